@@ -1,0 +1,60 @@
+#include "tilesweep/base/source.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tilesweep/base/error.h"
+
+namespace ts {
+
+namespace {
+
+// Returns the byte offset of the first invalid UTF-8 sequence, or npos.
+std::size_t find_invalid_utf8(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0) return i;
+    int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+    if (extra < 0 || i + extra >= s.size() + (extra == 0 ? 1 : 0)) return i;
+    for (int k = 1; k <= extra; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return i;
+    i += extra + 1;
+  }
+  return std::string::npos;
+}
+
+}  // namespace
+
+void check_text(const std::string& what, const std::string& text) {
+  std::size_t bad = find_invalid_utf8(text);
+  if (bad == std::string::npos) return;
+  int line = 1;
+  for (std::size_t i = 0; i < bad; ++i) line += text[i] == '\n';
+  fail(SourceLoc{what, line, 0},
+       "file is not UTF-8 text (a NUL byte or an invalid UTF-8 sequence); kernel and job files must be text");
+}
+
+std::string read_text_file(const std::string& path, std::size_t max_bytes) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UserError(fmt::format("error: '{}' is a directory, not a file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw UserError(fmt::format("error: cannot open '{}': {}", path, std::strerror(errno)));
+  auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > max_bytes)
+    throw UserError(fmt::format("error: '{}' is {} bytes, more than the {} byte limit for input "
+                                "files; is this the right file?",
+                                path, size, max_bytes));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  check_text(path, text);
+  return text;
+}
+
+}  // namespace ts

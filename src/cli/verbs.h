@@ -1,0 +1,17 @@
+// The verbs of the tilesweep command line. Each registers its subcommand and returns the exit
+// code of its run through the callback it installs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace ts::cli {
+
+// A verb's run function, called after parsing; returns the process exit code.
+using VerbRun = std::function<int()>;
+
+VerbRun add_check(CLI::App& app);
+VerbRun add_eval(CLI::App& app);
+
+}  // namespace ts::cli

@@ -1,0 +1,620 @@
+#include "tilesweep/ir/frontend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "tilesweep/base/source.h"
+#include "tilesweep/base/suggest.h"
+#include "tilesweep/ir/ast.h"
+
+namespace ts::ir {
+
+namespace {
+
+constexpr int kMaxInlineDepth = 64;
+
+// A value during elaboration: a tensor (graph node) or a compile-time constant.
+struct Value {
+  enum Kind { Tensor, Number, DimV, Bool, Tuple, None } kind = None;
+  int node = -1;
+  double number = 0;
+  bool is_int = false;
+  Dim dim;
+  bool flag = false;
+  std::vector<Value> items;
+
+  static Value tensor(int n) { Value v; v.kind = Tensor; v.node = n; return v; }
+  static Value num(double x, bool i) { Value v; v.kind = Number; v.number = x; v.is_int = i; return v; }
+  static Value of_dim(Dim d) {
+    if (d.is_const()) return num(static_cast<double>(d.value()), true);
+    Value v; v.kind = DimV; v.dim = std::move(d); return v;
+  }
+};
+
+const char* kind_name(const Value& v) {
+  switch (v.kind) {
+    case Value::Tensor: return "a tensor";
+    case Value::Number: return "a number";
+    case Value::DimV: return "a dim";
+    case Value::Bool: return "a bool";
+    case Value::Tuple: return "a tuple";
+    case Value::None: return "None";
+  }
+  return "?";
+}
+
+using Scope = std::map<std::string, Value>;
+
+bool is_kernel(const AstFunction& f) {
+  for (const auto& p : f.params)
+    if (!p.annotation) return false;
+  return true;
+}
+
+class Elaborator {
+ public:
+  Elaborator(const AstModule& m, const sem::OpTable& ops) : m_(m), ops_(ops) {
+    for (const auto& f : m.functions) {
+      auto [it, inserted] = functions_.emplace(f.name, &f);
+      if (!inserted)
+        fail(f.loc, "'{}' is defined twice (first at line {})", f.name, it->second->loc.line);
+      if (ops.find(f.name))
+        fail(f.loc, "'{}' is the name of a built-in op; choose another name for the function", f.name);
+    }
+  }
+
+  Kernel kernel(const AstFunction& f) {
+    k_ = Kernel{};
+    k_.name = f.name;
+    k_.loc = f.loc;
+    Scope scope;
+    for (const auto& p : f.params) scope[p.name] = parameter(p);
+    stack_ = {f.name};
+    Value result = run_body(f, scope);
+    outputs(f, result);
+    return std::move(k_);
+  }
+
+ private:
+  // ---- parameters and annotations ----
+  struct TypeAnn {
+    DType dtype = DType::F32;
+    bool scalar = true;
+    std::vector<Dim> shape;
+  };
+
+  TypeAnn annotation(const AstExpr& a, bool declare_dims) {
+    TypeAnn t;
+    const AstExpr* name = &a;
+    if (a.kind == AstExpr::Subscript) {
+      name = a.args[0].get();
+      t.scalar = false;
+    }
+    if (name->kind != AstExpr::Name)
+      fail(a.loc, "expected a type like f32[M, N] or f32");
+    auto dt = parse_dtype(name->name);
+    if (!dt)
+      fail(name->loc, "unknown dtype '{}' (expected f32, bf16, f16 or f8){}", name->name,
+           did_you_mean(name->name, {"f32", "bf16", "f16", "f8"}));
+    t.dtype = *dt;
+    if (!t.scalar) {
+      for (const auto& s : a.slices) {
+        if (s.is_slice) fail(a.loc, "a shape lists dims separated by commas, like f32[M, N]");
+        t.shape.push_back(dim_expr(*s.index, declare_dims));
+      }
+    }
+    return t;
+  }
+
+  Dim dim_expr(const AstExpr& e, bool declare) {
+    switch (e.kind) {
+      case AstExpr::Int:
+        if (e.int_value < 0) fail(e.loc, "a dim cannot be negative");
+        return Dim(e.int_value);
+      case AstExpr::Name: {
+        if (parse_dtype(e.name)) fail(e.loc, "'{}' is a dtype, not a dim", e.name);
+        bool known = std::find(k_.dims.begin(), k_.dims.end(), e.name) != k_.dims.end();
+        if (!known) {
+          if (!declare) fail(e.loc, "unknown dim '{}' (dims: {})", e.name, join(k_.dims));
+          k_.dims.push_back(e.name);
+        }
+        return Dim::symbol(e.name);
+      }
+      case AstExpr::Binary: {
+        Dim a = dim_expr(*e.args[0], declare), b = dim_expr(*e.args[1], declare);
+        if (e.name == "+") return a + b;
+        if (e.name == "-") return a - b;
+        if (e.name == "*") return a * b;
+        if (e.name == "//") {
+          if (b.is_const() && b.value() <= 0) fail(e.loc, "division of a dim by {}", b.str());
+          return floordiv(a, b);
+        }
+        fail(e.loc, "'{}' is not allowed in a dim (use + - * //)", e.name);
+      }
+      default:
+        fail(e.loc, "expected a dim: a name, an integer, or + - * // of them");
+    }
+  }
+
+  static std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+    return s.empty() ? "none" : s;
+  }
+
+  Value parameter(const AstParam& p) {
+    TypeAnn t = annotation(*p.annotation, true);
+    Param param;
+    param.name = p.name;
+    param.scalar = t.scalar;
+    param.dtype = t.dtype;
+    param.shape = t.shape;
+    param.loc = p.loc;
+    if (p.default_value) {
+      if (!t.scalar) fail(p.default_value->loc, "only scalar parameters may have a default");
+      Value d = eval(*p.default_value, empty_);
+      if (d.kind != Value::Number) fail(p.default_value->loc, "a default must be a number");
+      param.default_value = d.number;
+    }
+    Node n;
+    n.op = "input";
+    n.shape = t.shape;
+    n.dtype = t.dtype;
+    n.param = static_cast<int>(k_.params.size());
+    n.label = p.name;
+    n.loc = p.loc;
+    param.node = push(std::move(n));
+    k_.params.push_back(std::move(param));
+    return Value::tensor(k_.params.back().node);
+  }
+
+  int push(Node n) {
+    k_.nodes.push_back(std::move(n));
+    return static_cast<int>(k_.nodes.size()) - 1;
+  }
+
+  // ---- statements ----
+  Value run_body(const AstFunction& f, Scope& scope) {
+    for (std::size_t i = 0; i < f.body.size(); ++i) {
+      const AstStmt& s = f.body[i];
+      switch (s.kind) {
+        case AstStmt::Expr: break;  // docstring or pass
+        case AstStmt::Assign: assign(s, scope); break;
+        case AstStmt::Return: {
+          for (std::size_t j = i + 1; j < f.body.size(); ++j)
+            if (f.body[j].kind != AstStmt::Expr)
+              fail(f.body[j].loc, "unreachable statement after return");
+          if (!s.value) fail(s.loc, "'{}' must return a value", f.name);
+          return eval(*s.value, scope);
+        }
+      }
+    }
+    fail(f.loc, "'{}' has no return statement; a kernel or helper must end with `return ...`", f.name);
+  }
+
+  void assign(const AstStmt& s, Scope& scope) {
+    Value v = eval(*s.value, scope);
+    for (const auto& t : s.targets) {
+      if (std::find(k_.dims.begin(), k_.dims.end(), t) != k_.dims.end())
+        fail(s.loc, "'{}' is a dim of kernel '{}'; choose another name for the variable", t, k_.name);
+      if (ops_.find(t) || functions_.count(t))
+        fail(s.loc, "'{}' is the name of {}; choose another name for the variable", t,
+             ops_.find(t) ? "an op" : "a function");
+    }
+    if (s.targets.size() == 1) {
+      bind(scope, s.targets[0], v);
+      return;
+    }
+    if (v.kind != Value::Tuple || v.items.size() != s.targets.size())
+      fail(s.loc, "cannot unpack {} into {} names", v.kind == Value::Tuple ? fmt::format("{} values", v.items.size()) : kind_name(v), s.targets.size());
+    for (std::size_t i = 0; i < s.targets.size(); ++i) bind(scope, s.targets[i], v.items[i]);
+  }
+
+  void bind(Scope& scope, const std::string& name, const Value& v) {
+    scope[name] = v;
+    if (v.kind == Value::Tensor && k_.nodes[v.node].label.empty()) k_.nodes[v.node].label = name;
+  }
+
+  // ---- expressions ----
+  Value eval(const AstExpr& e, Scope& scope) {
+    switch (e.kind) {
+      case AstExpr::Name: return name(e, scope);
+      case AstExpr::Int: return Value::num(static_cast<double>(e.int_value), true);
+      case AstExpr::Float: return Value::num(e.float_value, false);
+      case AstExpr::String: fail(e.loc, "strings are not values in the kernel language");
+      case AstExpr::Unary: {
+        Value v = eval(*e.args[0], scope);
+        if (e.name == "+") return v;
+        if (v.kind == Value::Number) return Value::num(-v.number, v.is_int);
+        if (v.kind == Value::DimV) return Value::of_dim(-v.dim);
+        if (v.kind == Value::Tensor) return op_call("neg", {v}, {}, e.loc);
+        fail(e.loc, "cannot negate {}", kind_name(v));
+      }
+      case AstExpr::Binary: return binary(e, scope);
+      case AstExpr::Call: return call(e, scope);
+      case AstExpr::Attribute: {
+        Value base = eval(*e.args[0], scope);
+        if (base.kind == Value::Tensor && e.name == "T") return op_call("transpose", {base}, {}, e.loc);
+        fail(e.loc, "unknown attribute '.{}' of {} (only .T is supported)", e.name, kind_name(base));
+      }
+      case AstExpr::Subscript: return subscript(e, scope);
+      case AstExpr::Tuple: {
+        Value t;
+        t.kind = Value::Tuple;
+        for (const auto& a : e.args) t.items.push_back(eval(*a, scope));
+        return t;
+      }
+    }
+    fail(e.loc, "unsupported expression");
+  }
+
+  Value name(const AstExpr& e, Scope& scope) {
+    if (auto it = scope.find(e.name); it != scope.end()) return it->second;
+    if (std::find(k_.dims.begin(), k_.dims.end(), e.name) != k_.dims.end())
+      return Value::of_dim(Dim::symbol(e.name));
+    if (e.name == "True" || e.name == "False") {
+      Value v;
+      v.kind = Value::Bool;
+      v.flag = e.name == "True";
+      return v;
+    }
+    if (e.name == "None") return Value{};
+    if (ops_.find(e.name) || functions_.count(e.name))
+      fail(e.loc, "'{}' is a function; call it like {}(...)", e.name, e.name);
+    std::vector<std::string> names;
+    for (const auto& [n, v] : scope) names.push_back(n);
+    names.insert(names.end(), k_.dims.begin(), k_.dims.end());
+    fail(e.loc, "unknown name '{}'{}", e.name, did_you_mean(e.name, names));
+  }
+
+  Value binary(const AstExpr& e, Scope& scope) {
+    Value a = eval(*e.args[0], scope), b = eval(*e.args[1], scope);
+    const std::string& op = e.name;
+    bool tensor = a.kind == Value::Tensor || b.kind == Value::Tensor;
+    if (!tensor) return constant_binary(e, a, b);
+    if (op == "**") {
+      if (b.kind == Value::Number && b.number == 2) return op_call("square", {a}, {}, e.loc);
+      if (b.kind == Value::Number && b.number == 0.5) return op_call("sqrt", {a}, {}, e.loc);
+      fail(e.loc, "'**' on tensors supports only the exponents 2 and 0.5; use square, sqrt, exp or log");
+    }
+    static const std::map<std::string, std::string> ops = {
+        {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"}, {"@", "matmul"}};
+    auto it = ops.find(op);
+    if (it == ops.end()) fail(e.loc, "operator '{}' is not supported on tensors", op);
+    return op_call(it->second, {a, b}, {}, e.loc);
+  }
+
+  Value constant_binary(const AstExpr& e, const Value& a, const Value& b) {
+    auto is_num = [](const Value& v) { return v.kind == Value::Number || v.kind == Value::DimV; };
+    if (!is_num(a) || !is_num(b)) fail(e.loc, "operator '{}' cannot combine {} and {}", e.name, kind_name(a), kind_name(b));
+    const std::string& op = e.name;
+    bool ints = (a.kind == Value::DimV || a.is_int) && (b.kind == Value::DimV || b.is_int);
+    if (a.kind == Value::DimV || b.kind == Value::DimV) {
+      if (!ints) fail(e.loc, "a dim can only be combined with integers (use // for division)");
+      Dim x = a.kind == Value::DimV ? a.dim : Dim(static_cast<std::int64_t>(a.number));
+      Dim y = b.kind == Value::DimV ? b.dim : Dim(static_cast<std::int64_t>(b.number));
+      if (op == "+") return Value::of_dim(x + y);
+      if (op == "-") return Value::of_dim(x - y);
+      if (op == "*") return Value::of_dim(x * y);
+      if (op == "//" || op == "%") {
+        if (y.is_const() && y.value() <= 0) fail(e.loc, "division of a dim by {}", y.str());
+        return Value::of_dim(op == "//" ? floordiv(x, y) : x - floordiv(x, y) * y);
+      }
+      fail(e.loc, "operator '{}' is not supported on dims (use + - * // %)", op);
+    }
+    double x = a.number, y = b.number;
+    if (op == "+") return Value::num(x + y, ints);
+    if (op == "-") return Value::num(x - y, ints);
+    if (op == "*") return Value::num(x * y, ints);
+    if (op == "/") {
+      if (y == 0) fail(e.loc, "division by zero");
+      return Value::num(x / y, false);
+    }
+    if (op == "//" || op == "%") {
+      if (y == 0) fail(e.loc, "division by zero");
+      double q = std::floor(x / y);
+      return Value::num(op == "//" ? q : x - q * y, ints);
+    }
+    if (op == "**") return Value::num(std::pow(x, y), ints && y >= 0);
+    fail(e.loc, "operator '{}' is not supported on numbers", op);
+  }
+
+  Value call(const AstExpr& e, Scope& scope) {
+    const AstExpr& callee = *e.args[0];
+    if (callee.kind == AstExpr::Attribute)
+      fail(callee.loc, "write {}(...) without a module prefix: kernel ops are built in", callee.name);
+    if (callee.kind != AstExpr::Name) fail(callee.loc, "only named functions can be called");
+    std::vector<Value> args;
+    for (std::size_t i = 1; i < e.args.size(); ++i) args.push_back(eval(*e.args[i], scope));
+    std::vector<std::pair<std::string, Value>> kws;
+    for (const auto& k : e.keywords) kws.emplace_back(k.name, eval(*k.value, scope));
+    if (auto f = functions_.find(callee.name); f != functions_.end())
+      return inline_call(*f->second, args, kws, e.loc);
+    if (!ops_.find(callee.name)) {
+      std::vector<std::string> names = ops_.names();
+      for (const auto& [n, f] : functions_) names.push_back(n);
+      fail(callee.loc, "unknown op '{}'{}", callee.name, did_you_mean(callee.name, names));
+    }
+    return op_call(callee.name, args, kws, e.loc);
+  }
+
+  Value inline_call(const AstFunction& f, const std::vector<Value>& args,
+                    const std::vector<std::pair<std::string, Value>>& kws, const SourceLoc& loc) {
+    if (std::find(stack_.begin(), stack_.end(), f.name) != stack_.end())
+      fail(loc, "recursive call to '{}': helpers are inlined, so recursion is not supported", f.name);
+    if (stack_.size() >= kMaxInlineDepth)
+      fail(loc, "helper calls nested more than {} deep", kMaxInlineDepth);
+    if (args.size() > f.params.size())
+      fail(loc, "'{}' takes {} argument(s), got {}", f.name, f.params.size(), args.size());
+    Scope scope;
+    for (std::size_t i = 0; i < args.size(); ++i) scope[f.params[i].name] = args[i];
+    for (const auto& [k, v] : kws) {
+      auto p = std::find_if(f.params.begin(), f.params.end(), [&](const AstParam& q) { return q.name == k; });
+      if (p == f.params.end()) fail(loc, "'{}' has no parameter '{}'", f.name, k);
+      if (scope.count(k)) fail(loc, "argument '{}' of '{}' given twice", k, f.name);
+      scope[k] = v;
+    }
+    for (const auto& p : f.params) {
+      if (scope.count(p.name)) continue;
+      if (!p.default_value) fail(loc, "'{}' needs the argument '{}'", f.name, p.name);
+      scope[p.name] = eval(*p.default_value, empty_);
+    }
+    stack_.push_back(f.name);
+    Value v = run_body(f, scope);
+    stack_.pop_back();
+    return v;
+  }
+
+  int materialize(const Value& v, const SourceLoc& loc, const std::string& what) {
+    switch (v.kind) {
+      case Value::Tensor: return v.node;
+      case Value::Number: {
+        int n = add_node("const", {}, {{"value", v.number}}, loc);
+        k_.nodes[n].weak = true;
+        return n;
+      }
+      case Value::DimV: {
+        int n = add_node("dim", {}, {{"value", v.dim}}, loc);
+        k_.nodes[n].weak = true;
+        return n;
+      }
+      default: fail(loc, "{} must be a tensor or a number, not {}", what, kind_name(v));
+    }
+  }
+
+  sem::AttrValue attr_value(const Value& v, const std::string& op, const std::string& arg, const SourceLoc& loc) {
+    switch (v.kind) {
+      case Value::Bool: return v.flag;
+      case Value::Number:
+        if (v.is_int) return static_cast<std::int64_t>(v.number);
+        return v.number;
+      case Value::DimV: return v.dim;
+      case Value::Tuple: {
+        std::vector<Dim> ds;
+        for (const auto& x : v.items) {
+          if (x.kind == Value::DimV) ds.push_back(x.dim);
+          else if (x.kind == Value::Number && x.is_int) ds.push_back(Dim(static_cast<std::int64_t>(x.number)));
+          else fail(loc, "argument '{}' of '{}' must hold integers or dims, not {}", arg, op, kind_name(x));
+        }
+        return ds;
+      }
+      default: fail(loc, "argument '{}' of '{}' must be a constant, not {}", arg, op, kind_name(v));
+    }
+  }
+
+  Value op_call(const std::string& name, std::vector<Value> args,
+                const std::vector<std::pair<std::string, Value>>& kws, const SourceLoc& loc) {
+    const sem::OpSpec& op = *ops_.find(name);
+    if (op.fold && !args.empty() && args[0].kind == Value::Tuple) {
+      std::vector<Value> parts = args[0].items;
+      if (parts.size() < 2) fail(loc, "'{}' needs at least two tensors", name);
+      args.erase(args.begin());
+      Value acc = parts[0];
+      for (std::size_t i = 1; i < parts.size(); ++i) {
+        std::vector<Value> a = {acc, parts[i]};
+        a.insert(a.end(), args.begin(), args.end());
+        acc = op_call(name, a, kws, loc);
+      }
+      return acc;
+    }
+    if (args.size() > op.args.size())
+      fail(loc, "'{}' takes at most {} argument(s) ({}), got {}", name, op.args.size(), join(op.args), args.size());
+    std::map<std::string, Value> bound;
+    for (std::size_t i = 0; i < args.size(); ++i) bound[op.args[i]] = args[i];
+    for (const auto& [k, v] : kws) {
+      if (std::find(op.args.begin(), op.args.end(), k) == op.args.end())
+        fail(loc, "'{}' has no argument '{}' (arguments: {}){}", name, k, join(op.args), did_you_mean(k, op.args));
+      if (bound.count(k)) fail(loc, "argument '{}' of '{}' given twice", k, name);
+      bound[k] = v;
+    }
+    std::vector<int> inputs;
+    for (const auto& o : op.operands) {
+      auto it = bound.find(o);
+      if (it == bound.end()) fail(loc, "'{}' needs the argument '{}'", name, o);
+      inputs.push_back(materialize(it->second, loc, fmt::format("argument '{}' of '{}'", o, name)));
+    }
+    sem::AttrMap attrs;
+    for (const auto& [k, v] : bound) {
+      if (op.operand_index(k) >= 0) continue;
+      if (v.kind == Value::None) continue;
+      attrs[k] = attr_value(v, name, k, loc);
+    }
+    return Value::tensor(add_node(name, inputs, attrs, loc));
+  }
+
+  int add_node(const std::string& name, std::vector<int> inputs, const sem::AttrMap& attrs, const SourceLoc& loc) {
+    const sem::OpSpec* spec = ops_.find(name);
+    TS_CHECK(spec, "op '{}' missing from the table", name);
+    std::vector<std::vector<Dim>> shapes;
+    for (int i : inputs) shapes.push_back(k_.nodes[i].shape);
+    sem::OpInstance inst = sem::instantiate(*spec, shapes, attrs, loc);
+    Node n;
+    n.op = name;
+    n.spec = spec;
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(inst.attrs);
+    n.shape = std::move(inst.shape);
+    n.body = std::move(inst.body);
+    n.loc = loc;
+    bool any = false;
+    for (int i : n.inputs) {
+      const Node& in = k_.nodes[i];
+      if (in.weak) continue;
+      n.dtype = any ? promote(n.dtype, in.dtype) : in.dtype;
+      any = true;
+    }
+    n.weak = !n.inputs.empty() && !any;
+    for (auto& p : inst.preconditions) {
+      p.what += fmt::format(" at line {}", loc.line);
+      add_precondition(std::move(p));
+    }
+    return push(std::move(n));
+  }
+
+  void add_precondition(sem::Precondition p) {
+    for (const auto& q : k_.preconditions)
+      if (q.str() == p.str()) return;
+    k_.preconditions.push_back(std::move(p));
+  }
+
+  Value subscript(const AstExpr& e, Scope& scope) {
+    Value base = eval(*e.args[0], scope);
+    if (base.kind != Value::Tensor) fail(e.loc, "only tensors can be indexed, not {}", kind_name(base));
+    const std::vector<Dim> shape = k_.nodes[base.node].shape;
+    if (e.slices.size() > shape.size())
+      fail(e.loc, "too many indices ({}) for a tensor of rank {} {}", e.slices.size(), shape.size(), format_shape(shape));
+    std::vector<Dim> begin, end, step, kept;
+    bool identity = true, drops = false;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      const Dim& d = shape[i];
+      if (i >= e.slices.size()) {
+        begin.push_back(0), end.push_back(d), step.push_back(1), kept.push_back(d);
+        continue;
+      }
+      const AstSlice& s = e.slices[i];
+      if (!s.is_slice) {
+        Dim at = bound(*s.index, d, scope, e.loc);
+        begin.push_back(at), end.push_back(at + Dim(1)), step.push_back(1);
+        identity = false, drops = true;
+        continue;
+      }
+      Dim st(1);
+      if (s.step) {
+        Value sv = eval(*s.step, scope);
+        if (sv.kind != Value::Number || !sv.is_int || sv.number < 1)
+          fail(s.step->loc, "a slice step must be a positive integer constant");
+        st = Dim(static_cast<std::int64_t>(sv.number));
+      }
+      Dim lo = s.lo ? bound(*s.lo, d, scope, e.loc) : Dim(0);
+      Dim hi = s.hi ? bound(*s.hi, d, scope, e.loc) : d;
+      identity = identity && lo == Dim(0) && hi == d && st == Dim(1);
+      begin.push_back(lo), end.push_back(hi), step.push_back(st);
+      kept.push_back(floordiv(hi - lo + st - Dim(1), st));
+    }
+    if (identity) return base;
+    Value sliced = op_call("slice", {base}, {{"begin", tuple(begin)}, {"end", tuple(end)}, {"step", tuple(step)}}, e.loc);
+    if (!drops) return sliced;
+    return op_call("reshape", {sliced}, {{"shape", tuple(kept)}}, e.loc);
+  }
+
+  static Value tuple(const std::vector<Dim>& ds) {
+    Value t;
+    t.kind = Value::Tuple;
+    for (const auto& d : ds) t.items.push_back(Value::of_dim(d));
+    return t;
+  }
+
+  // A slice bound: an integer or dim expression; negative constants count from the end.
+  Dim bound(const AstExpr& x, const Dim& size, Scope& scope, const SourceLoc& loc) {
+    Value v = eval(x, scope);
+    if (v.kind == Value::DimV) return v.dim;
+    if (v.kind != Value::Number || !v.is_int)
+      fail(x.loc, "a slice bound must be an integer or a dim expression, not {}", kind_name(v));
+    auto i = static_cast<std::int64_t>(v.number);
+    if (i < 0) {
+      if (size.is_const() && -i > size.value())
+        fail(loc, "index {} is out of range for a dim of size {}", i, size.str());
+      return size + Dim(i);
+    }
+    if (size.is_const() && i > size.value())
+      fail(x.loc, "index {} is out of range for a dim of size {}", i, size.str());
+    return Dim(i);
+  }
+
+  // ---- outputs ----
+  void outputs(const AstFunction& f, const Value& result) {
+    std::vector<Value> values = result.kind == Value::Tuple ? result.items : std::vector<Value>{result};
+    for (const auto& v : values) k_.outputs.push_back(materialize(v, f.loc, "a kernel output"));
+    if (!f.returns) return;
+    std::vector<const AstExpr*> anns;
+    if (f.returns->kind == AstExpr::Tuple)
+      for (const auto& a : f.returns->args) anns.push_back(a.get());
+    else
+      anns.push_back(f.returns.get());
+    if (anns.size() != k_.outputs.size())
+      fail(f.returns->loc, "'{}' returns {} value(s) but its annotation declares {}", f.name, k_.outputs.size(), anns.size());
+    for (std::size_t i = 0; i < anns.size(); ++i) {
+      TypeAnn t = annotation(*anns[i], false);
+      const Node& n = k_.nodes[k_.outputs[i]];
+      std::vector<Dim> want = t.scalar ? std::vector<Dim>{} : t.shape;
+      bool ok = want.size() == n.shape.size();
+      for (std::size_t j = 0; ok && j < want.size(); ++j) {
+        if (want[j] == n.shape[j]) continue;
+        if (want[j].has_floordiv() || n.shape[j].has_floordiv()) {
+          add_precondition({n.shape[j], sem::BinOp::Eq, want[j], fmt::format("the declared return shape at line {}", anns[i]->loc.line)});
+          continue;
+        }
+        ok = false;
+      }
+      if (!ok)
+        fail(anns[i]->loc, "'{}' returns {}{} but its annotation declares {}{}", f.name,
+             dtype_name(n.dtype), format_shape(n.shape), dtype_name(t.dtype), format_shape(want));
+      if (t.dtype != n.dtype && !n.weak)
+        fail(anns[i]->loc, "'{}' returns {} values but its annotation declares {}", f.name, dtype_name(n.dtype), dtype_name(t.dtype));
+    }
+  }
+
+  const AstModule& m_;
+  const sem::OpTable& ops_;
+  std::map<std::string, const AstFunction*> functions_;
+  Kernel k_;
+  std::vector<std::string> stack_;
+  Scope empty_;
+};
+
+}  // namespace
+
+const Kernel& Module::kernel(const std::string& name) const {
+  std::vector<std::string> names;
+  for (const auto& k : kernels) names.push_back(k.name);
+  if (name.empty()) {
+    if (kernels.size() == 1) return kernels[0];
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw UserError(fmt::format("error: '{}' has {} kernels ({}); choose one with --kernel", file, kernels.size(), list));
+  }
+  for (const auto& k : kernels)
+    if (k.name == name) return k;
+  throw UserError(fmt::format("error: no kernel '{}' in '{}'{}", name, file, did_you_mean(name, names)));
+}
+
+Module parse_module(const std::string& text, const std::string& file, const sem::OpTable& ops) {
+  check_text(file, text);
+  AstModule ast = parse_syntax(text, file);
+  Module m;
+  m.file = file;
+  Elaborator el(ast, ops);
+  for (const auto& f : ast.functions)
+    if (is_kernel(f)) m.kernels.push_back(el.kernel(f));
+  if (m.kernels.empty())
+    fail(SourceLoc{file, 1, 1}, "no kernels in this file: a kernel is a `def` whose parameters all have types, like `def k(x: f32[M, N]) -> f32[M, N]:`");
+  return m;
+}
+
+Module load_module(const std::string& path, const sem::OpTable& ops) {
+  return parse_module(read_text_file(path), path, ops);
+}
+
+}  // namespace ts::ir

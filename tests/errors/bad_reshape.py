@@ -1,0 +1,3 @@
+# expect: :3:12: error: 'reshape' requires numel(S) == numel(T): M * N == M * M does not hold
+def f(x: f32[M, N]):
+    return reshape(x, (M, M))

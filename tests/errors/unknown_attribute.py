@@ -1,0 +1,3 @@
+# expect: :3:13: error: unknown attribute '.shape' of a tensor (only .T is supported)
+def f(x: f32[M, N]):
+    return x.shape
