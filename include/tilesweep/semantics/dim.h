@@ -53,6 +53,8 @@ class Dim {
     std::vector<AtomPtr> atoms;  // sorted by key; empty for the constant term
     std::int64_t coeff = 0;
   };
+  // The polynomial: sum of coeff * product of atoms (for encoders that rebuild it elsewhere).
+  const std::map<std::string, Term>& terms() const { return terms_; }
 
  private:
   static std::string mono_key(const std::vector<AtomPtr>& atoms);

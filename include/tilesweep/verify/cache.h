@@ -1,0 +1,43 @@
+// Verdicts keyed by a canonical form of the query (parameters by position, dims by order of
+// first appearance, node ids by topological position), so the same question is never solved
+// twice in one process; optionally persisted to a file and reused across runs.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "tilesweep/ir/graph.h"
+#include "tilesweep/verify/verdict.h"
+
+namespace ts::verify {
+
+// Text of a kernel with names abstracted away: two kernels with the same canonical text
+// compute the same function of their (positional) parameters.
+std::string canonical_text(const ir::Kernel& k);
+
+class VerdictCache {
+ public:
+  VerdictCache() = default;
+  // Loads verdicts from `path` if it exists (a missing file is an empty cache); saves there.
+  explicit VerdictCache(std::string path);
+
+  std::optional<Verdict> find(const std::string& key) const;
+  void insert(const std::string& key, const Verdict& v);
+  std::size_t size() const;
+  std::size_t hits() const;
+  // Writes the cache file (when constructed with a path). Only Equivalent and NotEquivalent
+  // verdicts are persisted: Unknown may become known with a longer timeout.
+  void save() const;
+
+  static std::string key(const ir::Kernel& a, const ir::Kernel& b);
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, Verdict> verdicts_;
+  mutable std::size_t hits_ = 0;
+  std::string path_;
+};
+
+}  // namespace ts::verify
