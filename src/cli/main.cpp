@@ -10,7 +10,8 @@ int main(int argc, char** argv) {
   CLI::App app{"tilesweep: a distributed superoptimizer for tile-based accelerator kernels"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tilesweep ") + TILESWEEP_VERSION);
-  std::vector<ts::cli::VerbRun> verbs = {ts::cli::add_check(app), ts::cli::add_eval(app), ts::cli::add_prove(app)};
+  std::vector<ts::cli::VerbRun> verbs = {ts::cli::add_check(app), ts::cli::add_eval(app), ts::cli::add_prove(app),
+                                          ts::cli::add_variants(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,5 +14,6 @@ using VerbRun = std::function<int()>;
 VerbRun add_check(CLI::App& app);
 VerbRun add_eval(CLI::App& app);
 VerbRun add_prove(CLI::App& app);
+VerbRun add_variants(CLI::App& app);
 
 }  // namespace ts::cli

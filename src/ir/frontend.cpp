@@ -8,6 +8,7 @@
 #include "tilesweep/base/source.h"
 #include "tilesweep/base/suggest.h"
 #include "tilesweep/ir/ast.h"
+#include "tilesweep/ir/graph_edit.h"
 
 namespace ts::ir {
 
@@ -165,6 +166,7 @@ class Elaborator {
     n.param = static_cast<int>(k_.params.size());
     n.label = p.name;
     n.loc = p.loc;
+    n.origin = static_cast<int>(k_.nodes.size());
     param.node = push(std::move(n));
     k_.params.push_back(std::move(param));
     return Value::tensor(k_.params.back().node);
@@ -447,37 +449,10 @@ class Elaborator {
   int add_node(const std::string& name, std::vector<int> inputs, const sem::AttrMap& attrs, const SourceLoc& loc) {
     const sem::OpSpec* spec = ops_.find(name);
     TS_CHECK(spec, "op '{}' missing from the table", name);
-    std::vector<std::vector<Dim>> shapes;
-    for (int i : inputs) shapes.push_back(k_.nodes[i].shape);
-    sem::OpInstance inst = sem::instantiate(*spec, shapes, attrs, loc);
-    Node n;
-    n.op = name;
-    n.spec = spec;
-    n.inputs = std::move(inputs);
-    n.attrs = std::move(inst.attrs);
-    n.shape = std::move(inst.shape);
-    n.body = std::move(inst.body);
-    n.loc = loc;
-    bool any = false;
-    for (int i : n.inputs) {
-      const Node& in = k_.nodes[i];
-      if (in.weak) continue;
-      n.dtype = any ? promote(n.dtype, in.dtype) : in.dtype;
-      any = true;
-    }
-    n.weak = !n.inputs.empty() && !any;
-    for (auto& p : inst.preconditions) {
-      p.what += fmt::format(" at line {}", loc.line);
-      add_precondition(std::move(p));
-    }
-    return push(std::move(n));
+    return add_op(k_, *spec, std::move(inputs), attrs, loc);
   }
 
-  void add_precondition(sem::Precondition p) {
-    for (const auto& q : k_.preconditions)
-      if (q.str() == p.str()) return;
-    k_.preconditions.push_back(std::move(p));
-  }
+  void add_precondition(sem::Precondition p) { ir::add_precondition(k_, std::move(p)); }
 
   Value subscript(const AstExpr& e, Scope& scope) {
     Value base = eval(*e.args[0], scope);

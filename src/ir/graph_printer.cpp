@@ -17,6 +17,33 @@ std::string node_ref(const Kernel& k, int id) {
 
 }  // namespace
 
+namespace {
+std::string expr_of(const Kernel& k, int id) {
+  const Node& n = k.nodes[id];
+  if (n.param >= 0) return n.label;
+  if (n.op == "const") return sem::to_string(n.attrs.at("value"));
+  if (n.op == "dim") return sem::to_string(n.attrs.at("value"));
+  std::string s = n.op + "(";
+  bool first = true;
+  for (int in : n.inputs) {
+    s += (first ? "" : ", ") + expr_of(k, in);
+    first = false;
+  }
+  for (const auto& [name, v] : n.attrs) {
+    if (name == "keepdims" && std::get_if<bool>(&v) && !std::get<bool>(v)) continue;
+    s += (first ? "" : ", ") + name + "=" + sem::to_string(v);
+    first = false;
+  }
+  return s + ")";
+}
+}  // namespace
+
+std::string expression_text(const Kernel& k) {
+  std::string s;
+  for (std::size_t i = 0; i < k.outputs.size(); ++i) s += (i ? ", " : "") + expr_of(k, k.outputs[i]);
+  return s;
+}
+
 std::string kernel_signature(const Kernel& k) {
   std::string s = k.name + "(";
   for (std::size_t i = 0; i < k.params.size(); ++i) {

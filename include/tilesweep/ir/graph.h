@@ -25,6 +25,7 @@ struct Node {
   sem::TermGraph body;                // the element expression (empty for inputs)
   int param = -1;                     // inputs: index into Kernel::params
   std::string label;                  // the user's name for the value, if any
+  int origin = -1;                    // the node of the parsed kernel this one derives from
   SourceLoc loc;
 };
 
