@@ -165,7 +165,7 @@ class Query {
     if (auto c = find_witness(a_, b_, h)) return refuted("the outputs differ", c);
     return unknown(fmt::format(
         "the solver found a model of the abstract encoding of output {} (uninterpreted functions, "
-        "abstracted reductions), but no concrete counterexample exists at small shapes: incomplete theory", o));
+        "abstracted reductions), but the reference interpreter found no concrete counterexample at small shapes: the theory is incomplete here", o));
   }
 
   const ir::Kernel& a_;

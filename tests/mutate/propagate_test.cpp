@@ -1,0 +1,121 @@
+#include "tilesweep/mutate/propagate.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/ir/graph_printer.h"
+#include "tilesweep/ir/interpreter.h"
+
+namespace ts::mutate {
+namespace {
+
+namespace fs = std::filesystem;
+
+ir::Module load(const std::string& suite, const std::string& name) {
+  return ir::load_module((fs::path(TS_SOURCE_DIR) / "jobs" / "kernels" / suite / (name + ".py")).string(),
+                         sem::OpTable::builtin());
+}
+
+bool has_variant(const VariantSet& s, const std::string& text) {
+  for (const auto& v : s.variants)
+    if (ir::expression_text(v.kernel) == text) return true;
+  return false;
+}
+
+TEST(Propagate, MultiplyPassesMatmulInRmsnormMatmul) {
+  ir::Module m = load("axon", "rmsnorm_matmul");
+  VariantSet s = propagate(m.kernels[0]);
+  EXPECT_EQ(s.stop, StopReason::Saturated);
+  bool found = false;
+  for (const auto& v : s.variants) found = found || v.step.rfind("mul@", 0) == 0 && v.step.find("past matmul@") != std::string::npos;
+  EXPECT_TRUE(found) << "no variant moves the multiply past the matmul";
+  for (const auto& p : s.proofs)
+    if (p.to_variant >= 0) EXPECT_TRUE(p.verdict.proved());
+}
+
+TEST(Propagate, DivisionPassesMatmulInSoftmaxMatmul) {
+  ir::Module m = load("axon", "softmax_matmul");
+  VariantSet s = propagate(m.kernels[0]);
+  bool found = false;
+  for (const auto& v : s.variants) found = found || v.step.rfind("div@", 0) == 0 && v.step.find("past matmul@") != std::string::npos;
+  EXPECT_TRUE(found);
+}
+
+TEST(Propagate, GatedMlpHasNoSwap) {
+  // Axon Fig. 7: neither silu nor the multiply can move past their successors.
+  ir::Module m = ir::parse_module("def f(x: f32[M, K], w1: f32[K, N], w3: f32[K, N]):\n    return silu(x @ w1) * (x @ w3)\n",
+                                  "k.py", sem::OpTable::builtin());
+  VariantSet s = propagate(m.kernels[0]);
+  EXPECT_EQ(s.variants.size(), 1u);
+  EXPECT_FALSE(s.proofs.empty());
+}
+
+TEST(Propagate, VariantsAreDistinctAndBudgetsStop) {
+  ir::Module m = load("axon", "rmsnorm_matmul");
+  PropagateOptions o;
+  o.max_variants = 2;
+  VariantSet s = propagate(m.kernels[0], o);
+  EXPECT_EQ(s.variants.size(), 2u);
+  EXPECT_EQ(s.stop, StopReason::VariantLimit);
+  VariantSet all = propagate(m.kernels[0]);
+  std::set<std::uint64_t> hashes;
+  for (const auto& v : all.variants) hashes.insert(v.hash);
+  EXPECT_EQ(hashes.size(), all.variants.size());
+}
+
+// Every variant of every suite kernel computes what the original does (reference interpreter,
+// random inputs, small dims): the proofs are checked numerically too.
+class SuiteVariants : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SuiteVariants, AgreeNumericallyWithTheOriginal) {
+  std::string param = GetParam();
+  std::string suite = param.substr(0, param.find('/')), name = param.substr(param.find('/') + 1);
+  ir::Module m = load(suite, name);
+  const ir::Kernel& k = m.kernel(name);
+  VariantSet s = propagate(k);
+  sem::DimEnv dims;
+  for (const auto& d : k.dims) dims[d] = 4;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uni(0.1, 1.0);
+  std::vector<ir::Tensor> in;
+  for (const auto& p : k.params) {
+    ir::Tensor t(ir::concrete_shape(p.shape, dims));
+    for (double& v : t.data) v = uni(rng);
+    in.push_back(std::move(t));
+  }
+  auto want = ir::evaluate(k, dims, in, ir::Precision::F64);
+  for (std::size_t i = 1; i < s.variants.size(); ++i) {
+    auto got = ir::evaluate(s.variants[i].kernel, dims, in, ir::Precision::F64);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t o = 0; o < got.size(); ++o)
+      for (std::size_t e = 0; e < got[o].data.size(); ++e)
+        ASSERT_NEAR(got[o].data[e], want[o].data[e], 1e-9 + 1e-9 * std::fabs(want[o].data[e]))
+            << "variant " << i << " (" << s.variants[i].step << ") output " << o << " element " << e;
+  }
+}
+
+std::vector<std::string> suite_kernels() {
+  std::vector<std::string> out;
+  for (const char* suite : {"axon", "nkibench"}) {
+    fs::path dir = fs::path(TS_SOURCE_DIR) / "jobs" / "kernels" / suite;
+    if (!fs::exists(dir)) continue;
+    for (const auto& f : fs::directory_iterator(dir))
+      if (f.path().extension() == ".py") out.push_back(std::string(suite) + "/" + f.path().stem().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Suites, SuiteVariants, ::testing::ValuesIn(suite_kernels()), [](const auto& info) {
+  std::string n = info.param;
+  std::replace(n.begin(), n.end(), '/', '_');
+  return n;
+});
+
+}  // namespace
+}  // namespace ts::mutate
