@@ -136,6 +136,7 @@ Poly NormalForm::sum(const z3::expr& var, const z3::expr& extent, const Poly& bo
 Poly NormalForm::reduce_atom(const char* kind, const z3::expr& var, const z3::expr& extent, const Poly& body) {
   std::string name = var.decl().name().str();
   std::string k = kind;
+  if (k == "min") return neg(reduce_atom("max", var, extent, neg(body)));  // min x = -max(-x)
   Poly inner, outer;
   for (const auto& m : body.monos) {
     bool split = (k == "max" || k == "min") && !mono_mentions(m, name);

@@ -5,6 +5,7 @@
 //   sum(a + b) = sum(a) + sum(b)        sum(c * a) = c * sum(a)   (c not mentioning the variable)
 //   sum(c) = n * c                      (sum_k a)(sum_j b) = sum_k sum_j a * b   (j, k fresh)
 //   ite(c, a, b) = [c] a + [not c] b    sums over one element: sum_{k<1} a = a[k := 0]
+//   max(c + a) = c + max(a)  (non-empty range)     min(a) = -max(-a)
 // A monomial with binders is finally abstracted by its canonical form (binders renamed in the
 // order that gives the smallest text), so equal sums written differently meet.
 #pragma once

@@ -81,6 +81,10 @@ class Query {
       std::vector<z3::expr> idx;
       z3::expr in_range = ctx_.bool_val(true);
       for (std::size_t d = 0; d < sa.size(); ++d) {
+        if (sa[d].is_const() && sa[d].value() == 1) {
+          idx.push_back(ctx_.int_val(0));  // the only index of a size-1 axis
+          continue;
+        }
         z3::expr i = ctx_.int_const(fmt::format("i{}", d).c_str());
         idx.push_back(i);
         in_range = in_range && i >= 0 && i < sym_.dim_expr(sa[d]);

@@ -1,0 +1,241 @@
+# False but plausible identities: no pair `<rule>_lhs`, `<rule>_rhs` may ever be proved
+# equivalent (tests/verify/rules_test.cpp). Both sides of a pair have identical parameter
+# lists and the same output shape, so each pair is well-typed and differs only in value.
+# Where a wrong rewrite needs equal dims to be shape-valid, the tensors are square.
+# scripts/check_identities.py checks numerically that every pair disagrees on some input.
+
+# ---------------------------------------------------------------- matmul
+
+# Wrong Axon swap: silu does not move past a multiply.
+def silu_past_mul_lhs(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return silu(x * y)
+def silu_past_mul_rhs(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return silu(x) * y
+
+# Wrong Axon swap: a column scale of the LEFT operand (on the contracted axis) is not a column scale of the product.
+def col_scale_wrong_side_lhs(a: f32[M, N], b: f32[N, N], c: f32[1, N]) -> f32[M, N]:
+    return matmul(a * c, b)
+def col_scale_wrong_side_rhs(a: f32[M, N], b: f32[N, N], c: f32[1, N]) -> f32[M, N]:
+    return matmul(a, b) * c
+
+# Wrong Axon swap: a row scale of the RIGHT operand is not a row scale of the product.
+def row_scale_wrong_side_lhs(a: f32[N, N], b: f32[N, P], d: f32[N, 1]) -> f32[N, P]:
+    return a @ (d * b)
+def row_scale_wrong_side_rhs(a: f32[N, N], b: f32[N, P], d: f32[N, 1]) -> f32[N, P]:
+    return d * (a @ b)
+
+# Wrong Axon swap (Softmax+MatMul): division by a row sum of the RIGHT operand does not move past the matmul.
+def div_past_matmul_wrong_side_lhs(w: f32[M, M], e: f32[M, N]) -> f32[M, N]:
+    s = sum(e, axis=1, keepdims=True)
+    return matmul(w, e / s)
+def div_past_matmul_wrong_side_rhs(w: f32[M, M], e: f32[M, N]) -> f32[M, N]:
+    s = sum(e, axis=1, keepdims=True)
+    return matmul(w, e) / s
+
+# Wrong Axon swap (RMSNorm+MatMul): a norm over the wrong axis (per column) does not move past the matmul.
+def rmsnorm_wrong_axis_past_matmul_lhs(x: f32[M, K], w: f32[K, K]) -> f32[M, K]:
+    rms = rsqrt(mean(square(x), axis=0, keepdims=True))
+    return matmul(x * rms, w)
+def rmsnorm_wrong_axis_past_matmul_rhs(x: f32[M, K], w: f32[K, K]) -> f32[M, K]:
+    rms = rsqrt(mean(square(x), axis=0, keepdims=True))
+    return matmul(x, w) * rms
+
+# Linear algebra: transpose of a product without swapping the order (square, so shapes agree).
+def transpose_product_no_swap_lhs(a: f32[N, N], b: f32[N, N]) -> f32[N, N]:
+    return (a @ b).T
+def transpose_product_no_swap_rhs(a: f32[N, N], b: f32[N, N]) -> f32[N, N]:
+    return a.T @ b.T
+
+# Linear algebra: matmul is not commutative (square).
+def matmul_commute_lhs(a: f32[N, N], b: f32[N, N]) -> f32[N, N]:
+    return a @ b
+def matmul_commute_rhs(a: f32[N, N], b: f32[N, N]) -> f32[N, N]:
+    return b @ a
+
+# Wrong Axon slice swap: the second half of the rows of a product is not the product of the first half.
+def slice_rows_wrong_half_lhs(x: f32[2 * M, K], w: f32[K, N]) -> f32[M, N]:
+    return matmul(x, w)[:M, :]
+def slice_rows_wrong_half_rhs(x: f32[2 * M, K], w: f32[K, N]) -> f32[M, N]:
+    return matmul(x[M:, :], w)
+
+# Wrong split-K: the cross terms of the halves of the contracted axis are not the product.
+def split_k_cross_terms_lhs(a: f32[M, 2 * K], b: f32[2 * K, N]) -> f32[M, N]:
+    return a @ b
+def split_k_cross_terms_rhs(a: f32[M, 2 * K], b: f32[2 * K, N]) -> f32[M, N]:
+    return a[:, :K] @ b[K:, :] + a[:, K:] @ b[:K, :]
+
+# ---------------------------------------------------------------- reductions
+
+# Reduction over the wrong axis (square).
+def sum_wrong_axis_lhs(x: f32[N, N]) -> f32[N]:
+    return sum(x, axis=0)
+def sum_wrong_axis_rhs(x: f32[N, N]) -> f32[N]:
+    return sum(x, axis=1)
+
+# mean is not sum.
+def mean_vs_sum_lhs(x: f32[M, N]) -> f32[M]:
+    return mean(x, axis=1)
+def mean_vs_sum_rhs(x: f32[M, N]) -> f32[M]:
+    return sum(x, axis=1)
+
+# mean divides by the reduced dim, not the kept one.
+def mean_wrong_divisor_lhs(x: f32[M, N]) -> f32[M]:
+    return mean(x, axis=1)
+def mean_wrong_divisor_rhs(x: f32[M, N]) -> f32[M]:
+    return sum(x, axis=1) / M
+
+# The max of a sum is not the sum of the maxes.
+def max_of_sum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M]:
+    return max(a + b, axis=1)
+def max_of_sum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M]:
+    return max(a, axis=1) + max(b, axis=1)
+
+# A scale moves out of a max only when it is non-negative.
+def max_scalar_scale_lhs(x: f32[M, N], s: f32) -> f32[M]:
+    return max(s * x, axis=1)
+def max_scalar_scale_rhs(x: f32[M, N], s: f32) -> f32[M]:
+    return s * max(x, axis=1)
+
+# The mean of a product is not the product of the means.
+def mean_of_product_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M]:
+    return mean(a * b, axis=1)
+def mean_of_product_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M]:
+    return mean(a, axis=1) * mean(b, axis=1)
+
+# The sum of squares is not the square of the sum.
+def sum_of_squares_lhs(x: f32[M, N]) -> f32[M, 1]:
+    return sum(square(x), axis=1, keepdims=True)
+def sum_of_squares_rhs(x: f32[M, N]) -> f32[M, 1]:
+    return square(sum(x, axis=1, keepdims=True))
+
+# RMSNorm: rsqrt of a mean is not the mean of the rsqrt.
+def rsqrt_mean_swap_lhs(x: f32[M, N]) -> f32[M, 1]:
+    return rsqrt(mean(square(x), axis=1, keepdims=True))
+def rsqrt_mean_swap_rhs(x: f32[M, N]) -> f32[M, 1]:
+    return mean(rsqrt(square(x)), axis=1, keepdims=True)
+
+# cumsum over the wrong axis (square).
+def cumsum_wrong_axis_lhs(x: f32[N, N]) -> f32[N, N]:
+    return cumsum(x, axis=0)
+def cumsum_wrong_axis_rhs(x: f32[N, N]) -> f32[N, N]:
+    return cumsum(x, axis=1)
+
+# A cumsum is not the broadcast total.
+def cumsum_vs_total_lhs(x: f32[M, N]) -> f32[M, N]:
+    return cumsum(x, axis=1)
+def cumsum_vs_total_rhs(x: f32[M, N]) -> f32[M, N]:
+    return broadcast_to(sum(x, axis=1, keepdims=True), (M, N))
+
+# Softmax over the wrong axis (square).
+def softmax_wrong_axis_lhs(x: f32[N, N]) -> f32[N, N]:
+    e = exp(x - max(x, axis=1, keepdims=True))
+    return e / sum(e, axis=1, keepdims=True)
+def softmax_wrong_axis_rhs(x: f32[N, N]) -> f32[N, N]:
+    e = exp(x - max(x, axis=0, keepdims=True))
+    return e / sum(e, axis=0, keepdims=True)
+
+# ---------------------------------------------------------------- element-wise
+
+# exp does not turn a sum into a sum.
+def exp_of_sum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a + b)
+def exp_of_sum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a) + exp(b)
+
+# sqrt is not additive.
+def sqrt_of_sum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return sqrt(a + b)
+def sqrt_of_sum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return sqrt(a) + sqrt(b)
+
+# relu is not additive.
+def relu_of_sum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return relu(a + b)
+def relu_of_sum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return relu(a) + relu(b)
+
+# abs is not additive.
+def abs_of_sum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return abs(a + b)
+def abs_of_sum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return abs(a) + abs(b)
+
+# The square of a sum is missing its cross term.
+def square_of_sum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return square(a + b)
+def square_of_sum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return square(a) + square(b)
+
+# reciprocal is not additive.
+def reciprocal_of_sum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return reciprocal(a + b)
+def reciprocal_of_sum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return reciprocal(a) + reciprocal(b)
+
+# A scale moves out of a maximum only when it is non-negative.
+def maximum_times_scale_lhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return maximum(a, b) * c
+def maximum_times_scale_rhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return maximum(a * c, b * c)
+
+# Negation turns maximum into minimum, not maximum.
+def maximum_neg_duality_wrong_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return maximum(a, b)
+def maximum_neg_duality_wrong_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return -maximum(-a, -b)
+
+# Division is not associative.
+def div_assoc_lhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return (a / b) / c
+def div_assoc_rhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return a / (b / c)
+
+# Subtraction is not commutative.
+def sub_comm_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return a - b
+def sub_comm_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return b - a
+
+# Wrong factoring: x - x*y is not x*(y - 1).
+def factor_sign_wrong_lhs(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return x - x * y
+def factor_sign_wrong_rhs(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return x * (y - 1.0)
+
+# sigmoid is not homogeneous.
+def sigmoid_past_scale_lhs(x: f32[M, N]) -> f32[M, N]:
+    return sigmoid(2.0 * x)
+def sigmoid_past_scale_rhs(x: f32[M, N]) -> f32[M, N]:
+    return 2.0 * sigmoid(x)
+
+# ---------------------------------------------------------------- layout
+
+# Off-by-one slices of the same length.
+def off_by_one_slice_lhs(x: f32[M, N + 1]) -> f32[M, N]:
+    return x[:, 1:]
+def off_by_one_slice_rhs(x: f32[M, N + 1]) -> f32[M, N]:
+    return x[:, :N]
+
+# concat is not commutative.
+def concat_swapped_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, 2 * N]:
+    return concat((a, b), axis=1)
+def concat_swapped_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, 2 * N]:
+    return concat((b, a), axis=1)
+
+# repeat (each element repeated) is not tiling (the whole tensor repeated).
+def repeat_vs_tile_lhs(x: f32[M, N]) -> f32[M, 2 * N]:
+    return repeat(x, 2, axis=1)
+def repeat_vs_tile_rhs(x: f32[M, N]) -> f32[M, 2 * N]:
+    return concat((x, x), axis=1)
+
+# Two different cyclic 3-D transposes (cube, so shapes agree).
+def transpose_3d_wrong_cycle_lhs(x: f32[N, N, N]) -> f32[N, N, N]:
+    return transpose(x, axes=(1, 2, 0))
+def transpose_3d_wrong_cycle_rhs(x: f32[N, N, N]) -> f32[N, N, N]:
+    return transpose(x, axes=(2, 0, 1))
+
+# A reshape to the swapped dims is not a transpose.
+def reshape_vs_transpose_lhs(x: f32[M, N]) -> f32[N, M]:
+    return reshape(x, (N, M))
+def reshape_vs_transpose_rhs(x: f32[M, N]) -> f32[N, M]:
+    return x.T

@@ -1,0 +1,449 @@
+# True identities over the reals, for all dim values: every pair `<rule>_lhs`, `<rule>_rhs`
+# must be proved equivalent (tests/verify/rules_test.cpp). Both sides of a pair have identical
+# parameter lists and the same output shape. A pair marked `needs: exp-add` holds over the
+# reals only with exp(a + b) = exp(a) * exp(b), which the encoding does not assume.
+# scripts/check_identities.py checks every pair numerically with NumPy.
+
+# ---------------------------------------------------------------- matmul algebra
+
+# Linear algebra: matmul is associative.
+def matmul_assoc_lhs(a: f32[M, K], b: f32[K, N], c: f32[N, P]) -> f32[M, P]:
+    return matmul(matmul(a, b), c)
+def matmul_assoc_rhs(a: f32[M, K], b: f32[K, N], c: f32[N, P]) -> f32[M, P]:
+    return matmul(a, matmul(b, c))
+
+# Linear algebra: transpose of a product swaps the order, (A B)^T = B^T A^T.
+def transpose_of_product_lhs(a: f32[M, K], b: f32[K, N]) -> f32[N, M]:
+    return (a @ b).T
+def transpose_of_product_rhs(a: f32[M, K], b: f32[K, N]) -> f32[N, M]:
+    return b.T @ a.T
+
+# Linear algebra: batched transpose of a product (last two axes), as in attention's K^T.
+def batched_transpose_of_product_lhs(a: f32[G, M, K], b: f32[G, K, N]) -> f32[G, N, M]:
+    return transpose(matmul(a, b), axes=(0, 2, 1))
+def batched_transpose_of_product_rhs(a: f32[G, M, K], b: f32[G, K, N]) -> f32[G, N, M]:
+    return matmul(transpose(b, axes=(0, 2, 1)), transpose(a, axes=(0, 2, 1)))
+
+# Axon Table 2: multiply (per-row scale of the left operand) past matmul.
+def row_scale_past_matmul_lhs(a: f32[M, K], b: f32[K, N], d: f32[M, 1]) -> f32[M, N]:
+    return matmul(d * a, b)
+def row_scale_past_matmul_rhs(a: f32[M, K], b: f32[K, N], d: f32[M, 1]) -> f32[M, N]:
+    return d * matmul(a, b)
+
+# Linear algebra: a scalar scale of the left operand moves out of the product.
+def scalar_scale_left_matmul_lhs(a: f32[M, K], b: f32[K, N], s: f32) -> f32[M, N]:
+    return (s * a) @ b
+def scalar_scale_left_matmul_rhs(a: f32[M, K], b: f32[K, N], s: f32) -> f32[M, N]:
+    return s * (a @ b)
+
+# Linear algebra: a scalar scale of the right operand moves out of the product.
+def scalar_scale_right_matmul_lhs(a: f32[M, K], b: f32[K, N], s: f32) -> f32[M, N]:
+    return a @ (b * s)
+def scalar_scale_right_matmul_rhs(a: f32[M, K], b: f32[K, N], s: f32) -> f32[M, N]:
+    return (a @ b) * s
+
+# Axon Table 2: multiply (per-column scale of the right operand, [1, N]) past matmul.
+def col_scale_past_matmul_lhs(a: f32[M, K], b: f32[K, N], c: f32[1, N]) -> f32[M, N]:
+    return matmul(a, b * c)
+def col_scale_past_matmul_rhs(a: f32[M, K], b: f32[K, N], c: f32[1, N]) -> f32[M, N]:
+    return matmul(a, b) * c
+
+# Axon Table 2: multiply (per-column scale as a vector [N], broadcast) past matmul.
+def col_vec_scale_past_matmul_lhs(a: f32[M, K], b: f32[K, N], c: f32[N]) -> f32[M, N]:
+    return matmul(a, b * c)
+def col_vec_scale_past_matmul_rhs(a: f32[M, K], b: f32[K, N], c: f32[N]) -> f32[M, N]:
+    return matmul(a, b) * c
+
+# Linear algebra: a scale on the contracted axis moves between the operands, (A diag(c)) B = A (diag(c) B).
+def contracted_scale_moves_lhs(a: f32[M, K], b: f32[K, N], c: f32[1, K]) -> f32[M, N]:
+    return (a * c) @ b
+def contracted_scale_moves_rhs(a: f32[M, K], b: f32[K, N], c: f32[1, K]) -> f32[M, N]:
+    return a @ (c.T * b)
+
+# Linear algebra: left distributivity of matmul over +.
+def matmul_distrib_right_lhs(a: f32[M, K], b: f32[K, N], c: f32[K, N]) -> f32[M, N]:
+    return a @ (b + c)
+def matmul_distrib_right_rhs(a: f32[M, K], b: f32[K, N], c: f32[K, N]) -> f32[M, N]:
+    return a @ b + a @ c
+
+# Linear algebra: right distributivity of matmul over +.
+def matmul_distrib_left_lhs(a: f32[M, K], b: f32[M, K], c: f32[K, N]) -> f32[M, N]:
+    return (a + b) @ c
+def matmul_distrib_left_rhs(a: f32[M, K], b: f32[M, K], c: f32[K, N]) -> f32[M, N]:
+    return a @ c + b @ c
+
+# Linear algebra: matmul distributes over -.
+def matmul_distrib_sub_lhs(a: f32[M, K], b: f32[K, N], c: f32[K, N]) -> f32[M, N]:
+    return matmul(a, b - c)
+def matmul_distrib_sub_rhs(a: f32[M, K], b: f32[K, N], c: f32[K, N]) -> f32[M, N]:
+    return matmul(a, b) - matmul(a, c)
+
+# Linear algebra: negation moves out of a product.
+def matmul_neg_lhs(a: f32[M, K], b: f32[K, N]) -> f32[M, N]:
+    return (-a) @ b
+def matmul_neg_rhs(a: f32[M, K], b: f32[K, N]) -> f32[M, N]:
+    return -(a @ b)
+
+# Linear algebra: a matrix-vector product is a broadcast multiply and a row sum.
+def matvec_as_sum_lhs(a: f32[M, K], v: f32[K, 1]) -> f32[M, 1]:
+    return matmul(a, v)
+def matvec_as_sum_rhs(a: f32[M, K], v: f32[K, 1]) -> f32[M, 1]:
+    return sum(a * v.T, axis=1, keepdims=True)
+
+# Linear algebra: an outer product (contracted dim 1) is a broadcast multiply.
+def outer_product_as_broadcast_lhs(u: f32[M, 1], v: f32[1, N]) -> f32[M, N]:
+    return u @ v
+def outer_product_as_broadcast_rhs(u: f32[M, 1], v: f32[1, N]) -> f32[M, N]:
+    return u * v
+
+# Linear algebra: a row sum of a product is the product with the row sums of the right operand.
+def row_sum_of_matmul_lhs(a: f32[M, K], b: f32[K, N]) -> f32[M, 1]:
+    return sum(matmul(a, b), axis=1, keepdims=True)
+def row_sum_of_matmul_rhs(a: f32[M, K], b: f32[K, N]) -> f32[M, 1]:
+    return matmul(a, sum(b, axis=1, keepdims=True))
+
+# Linear algebra: a column sum of a product is the column sums of the left operand times it.
+def col_sum_of_matmul_lhs(a: f32[M, K], b: f32[K, N]) -> f32[1, N]:
+    return sum(a @ b, axis=0, keepdims=True)
+def col_sum_of_matmul_rhs(a: f32[M, K], b: f32[K, N]) -> f32[1, N]:
+    return sum(a, axis=0, keepdims=True) @ b
+
+# ---------------------------------------------------------------- Axon swaps (Table 2, §4.2)
+
+# Axon Table 2 / §4.2: RMSNorm+MatMul, the multiply by rms moves past the matmul.
+def rmsnorm_mul_past_matmul_lhs(x: f32[M, K], w: f32[K, N], eps: f32 = 1e-6) -> f32[M, N]:
+    rms = rsqrt(mean(square(x), axis=1, keepdims=True) + eps)
+    return matmul(x * rms, w)
+def rmsnorm_mul_past_matmul_rhs(x: f32[M, K], w: f32[K, N], eps: f32 = 1e-6) -> f32[M, N]:
+    rms = rsqrt(mean(square(x), axis=1, keepdims=True) + eps)
+    return matmul(x, w) * rms
+
+# Axon Table 2 / §4.2: Softmax+MatMul, the division by the row sum moves past the matmul.
+def softmax_div_past_matmul_lhs(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:
+    e = exp(x - max(x, axis=1, keepdims=True))
+    s = sum(e, axis=1, keepdims=True)
+    return matmul(e / s, w)
+def softmax_div_past_matmul_rhs(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:
+    e = exp(x - max(x, axis=1, keepdims=True))
+    s = sum(e, axis=1, keepdims=True)
+    return matmul(e, w) / s
+
+# Axon Table 2: element-wise unary (exp) past transpose.
+def exp_past_transpose_lhs(x: f32[M, N]) -> f32[N, M]:
+    return exp(x).T
+def exp_past_transpose_rhs(x: f32[M, N]) -> f32[N, M]:
+    return exp(x.T)
+
+# Axon Table 2: element-wise unary (silu) past a 3-D transpose.
+def silu_past_transpose_3d_lhs(x: f32[A, B, C]) -> f32[C, A, B]:
+    return silu(transpose(x, axes=(2, 0, 1)))
+def silu_past_transpose_3d_rhs(x: f32[A, B, C]) -> f32[C, A, B]:
+    return transpose(silu(x), axes=(2, 0, 1))
+
+# Axon Table 2: add past transpose.
+def add_past_transpose_lhs(a: f32[M, N], b: f32[M, N]) -> f32[N, M]:
+    return (a + b).T
+def add_past_transpose_rhs(a: f32[M, N], b: f32[M, N]) -> f32[N, M]:
+    return a.T + b.T
+
+# Axon Table 2: multiply with a broadcast row scale past transpose.
+def mul_past_transpose_lhs(x: f32[M, N], r: f32[M, 1]) -> f32[N, M]:
+    return (x * r).T
+def mul_past_transpose_rhs(x: f32[M, N], r: f32[M, 1]) -> f32[N, M]:
+    return x.T * r.T
+
+# Axon Table 2: transpose past concat (rows become columns).
+def transpose_past_concat_lhs(a: f32[M, N], b: f32[P, N]) -> f32[N, M + P]:
+    return concat((a, b), axis=0).T
+def transpose_past_concat_rhs(a: f32[M, N], b: f32[P, N]) -> f32[N, M + P]:
+    return concat((a.T, b.T), axis=1)
+
+# Axon Table 2: a slice of the rows of a matmul is the matmul of the sliced rows.
+def slice_rows_of_matmul_lhs(x: f32[2 * M, K], w: f32[K, N]) -> f32[M, N]:
+    return matmul(x, w)[M:, :]
+def slice_rows_of_matmul_rhs(x: f32[2 * M, K], w: f32[K, N]) -> f32[M, N]:
+    return matmul(x[M:, :], w)
+
+# Axon Table 2: a slice of the columns of a matmul is the matmul with the sliced columns.
+def slice_cols_of_matmul_lhs(x: f32[M, K], w: f32[K, 2 * N]) -> f32[M, N]:
+    return (x @ w)[:, :N]
+def slice_cols_of_matmul_rhs(x: f32[M, K], w: f32[K, 2 * N]) -> f32[M, N]:
+    return x @ w[:, :N]
+
+# Axon Table 2: concat along rows then matmul is the concat of the matmuls.
+def concat_rows_matmul_lhs(a: f32[M, K], b: f32[P, K], w: f32[K, N]) -> f32[M + P, N]:
+    return matmul(concat((a, b), axis=0), w)
+def concat_rows_matmul_rhs(a: f32[M, K], b: f32[P, K], w: f32[K, N]) -> f32[M + P, N]:
+    return concat((matmul(a, w), matmul(b, w)), axis=0)
+
+# Axon Table 2: concat along columns of the right operand then matmul is the concat of the matmuls.
+def concat_cols_matmul_lhs(x: f32[M, K], a: f32[K, N], b: f32[K, P]) -> f32[M, N + P]:
+    return x @ concat((a, b), axis=1)
+def concat_cols_matmul_rhs(x: f32[M, K], a: f32[K, N], b: f32[K, P]) -> f32[M, N + P]:
+    return concat((x @ a, x @ b), axis=1)
+
+# Axon Table 2: repeat commutes with an element-wise unary (exp).
+def repeat_past_exp_lhs(x: f32[M, N]) -> f32[2 * M, N]:
+    return exp(repeat(x, 2, axis=0))
+def repeat_past_exp_rhs(x: f32[M, N]) -> f32[2 * M, N]:
+    return repeat(exp(x), 2, axis=0)
+
+# Axon Table 2: repeat commutes with an element-wise binary (add).
+def repeat_past_add_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, 3 * N]:
+    return repeat(a, 3, axis=1) + repeat(b, 3, axis=1)
+def repeat_past_add_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, 3 * N]:
+    return repeat(a + b, 3, axis=1)
+
+# Axon Table 2: element-wise unary (sigmoid) past slice.
+def sigmoid_past_slice_lhs(x: f32[M, 2 * H]) -> f32[M, H]:
+    return sigmoid(x)[:, H:]
+def sigmoid_past_slice_rhs(x: f32[M, 2 * H]) -> f32[M, H]:
+    return sigmoid(x[:, H:])
+
+# Axon Table 2: multiply by a row scale past concat.
+def mul_past_concat_lhs(a: f32[M, N], b: f32[M, P], r: f32[M, 1]) -> f32[M, N + P]:
+    return concat((a * r, b * r), axis=1)
+def mul_past_concat_rhs(a: f32[M, N], b: f32[M, P], r: f32[M, 1]) -> f32[M, N + P]:
+    return concat((a, b), axis=1) * r
+
+# ---------------------------------------------------------------- reductions
+
+# Linearity: a sum of a sum is the sum of the sums.
+def sum_add_linear_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M]:
+    return sum(a + b, axis=1)
+def sum_add_linear_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M]:
+    return sum(a, axis=1) + sum(b, axis=1)
+
+# Linearity: a factor constant along the reduced axis moves out of the sum.
+def sum_row_scale_lhs(x: f32[M, N], c: f32[M, 1]) -> f32[M, 1]:
+    return sum(c * x, axis=1, keepdims=True)
+def sum_row_scale_rhs(x: f32[M, N], c: f32[M, 1]) -> f32[M, 1]:
+    return c * sum(x, axis=1, keepdims=True)
+
+# Linearity: a scalar factor moves out of a column sum.
+def sum_scalar_scale_lhs(x: f32[M, N], s: f32) -> f32[N]:
+    return sum(s * x, axis=0)
+def sum_scalar_scale_rhs(x: f32[M, N], s: f32) -> f32[N]:
+    return s * sum(x, axis=0)
+
+# Definition: mean is the sum divided by the size of the reduced axis.
+def mean_is_sum_over_n_lhs(x: f32[M, N]) -> f32[M]:
+    return mean(x, axis=1)
+def mean_is_sum_over_n_rhs(x: f32[M, N]) -> f32[M]:
+    return sum(x, axis=1) / N
+
+# Linearity: mean of a scaled tensor (RMSNorm's mean(square(x)) scaled by a constant).
+def mean_scalar_scale_lhs(x: f32[M, N], s: f32) -> f32[M, 1]:
+    return mean(square(x) * s, axis=1, keepdims=True)
+def mean_scalar_scale_rhs(x: f32[M, N], s: f32) -> f32[M, 1]:
+    return mean(square(x), axis=1, keepdims=True) * s
+
+# Layout: summing the transposed axis 0 is summing axis 1.
+def sum_of_transpose_lhs(x: f32[M, N]) -> f32[M]:
+    return sum(x.T, axis=0)
+def sum_of_transpose_rhs(x: f32[M, N]) -> f32[M]:
+    return sum(x, axis=1)
+
+# Fubini: the order of two finite sums can be exchanged.
+def sum_exchange_lhs(x: f32[M, N]) -> f32[1, 1]:
+    return sum(sum(x, axis=1, keepdims=True), axis=0, keepdims=True)
+def sum_exchange_rhs(x: f32[M, N]) -> f32[1, 1]:
+    return sum(sum(x, axis=0, keepdims=True), axis=1, keepdims=True)
+
+# Softmax stabilisation: a shift constant along the reduced axis moves out of a max.
+def max_shift_lhs(x: f32[M, N], c: f32[M, 1]) -> f32[M, 1]:
+    return max(x + c, axis=1, keepdims=True)
+def max_shift_rhs(x: f32[M, N], c: f32[M, 1]) -> f32[M, 1]:
+    return max(x, axis=1, keepdims=True) + c
+
+# Order duality: a min is a negated max of the negation.
+def min_via_max_lhs(x: f32[M, N]) -> f32[M]:
+    return min(x, axis=1)
+def min_via_max_rhs(x: f32[M, N]) -> f32[M]:
+    return -max(-x, axis=1)
+
+# Linearity: cumsum of a sum is the sum of the cumsums.
+def cumsum_add_linear_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return cumsum(a + b, axis=1)
+def cumsum_add_linear_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return cumsum(a, axis=1) + cumsum(b, axis=1)
+
+# Linearity: a factor constant along the scanned axis moves out of a cumsum.
+def cumsum_row_scale_lhs(x: f32[M, N], c: f32[M, 1]) -> f32[M, N]:
+    return cumsum(c * x, axis=1)
+def cumsum_row_scale_rhs(x: f32[M, N], c: f32[M, 1]) -> f32[M, N]:
+    return c * cumsum(x, axis=1)
+
+# Layout: cumsum over axis 0 of the transpose is the transpose of cumsum over axis 1.
+def cumsum_of_transpose_lhs(x: f32[M, N]) -> f32[N, M]:
+    return cumsum(x.T, axis=0)
+def cumsum_of_transpose_rhs(x: f32[M, N]) -> f32[N, M]:
+    return cumsum(x, axis=1).T
+
+# ---------------------------------------------------------------- element-wise (Trinity-style)
+
+# Trinity: + is commutative.
+def add_comm_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return a + b
+def add_comm_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return b + a
+
+# Trinity: * is commutative (with broadcasting).
+def mul_comm_lhs(a: f32[M, N], b: f32[N]) -> f32[M, N]:
+    return a * b
+def mul_comm_rhs(a: f32[M, N], b: f32[N]) -> f32[M, N]:
+    return b * a
+
+# Trinity: + is associative.
+def add_assoc_lhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return (a + b) + c
+def add_assoc_rhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return a + (b + c)
+
+# Trinity: * is associative (with broadcasting).
+def mul_assoc_lhs(a: f32[M, N], b: f32[M, 1], c: f32[1, N]) -> f32[M, N]:
+    return (a * b) * c
+def mul_assoc_rhs(a: f32[M, N], b: f32[M, 1], c: f32[1, N]) -> f32[M, N]:
+    return a * (b * c)
+
+# Trinity: * distributes over +.
+def mul_distrib_lhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return a * (b + c)
+def mul_distrib_rhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return a * b + a * c
+
+# Trinity: factoring, x - x*y = x*(1 - y).
+def factor_one_minus_lhs(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return x - x * y
+def factor_one_minus_rhs(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return x * (1.0 - y)
+
+# Trinity: x / y * z = x * z / y (the same denominator on both sides).
+def div_mul_swap_lhs(x: f32[M, N], y: f32[M, N], z: f32[M, N]) -> f32[M, N]:
+    return x / y * z
+def div_mul_swap_rhs(x: f32[M, N], y: f32[M, N], z: f32[M, N]) -> f32[M, N]:
+    return x * z / y
+
+# Trinity: fractions over the same denominator add numerators.
+def div_add_same_denominator_lhs(a: f32[M, N], b: f32[M, N], c: f32[M, 1]) -> f32[M, N]:
+    return a / c + b / c
+def div_add_same_denominator_rhs(a: f32[M, N], b: f32[M, N], c: f32[M, 1]) -> f32[M, N]:
+    return (a + b) / c
+
+# Definition: multiplying by a reciprocal is dividing.
+def mul_reciprocal_is_div_lhs(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return x * reciprocal(y)
+def mul_reciprocal_is_div_rhs(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return x / y
+
+# Definition: rsqrt is the reciprocal of sqrt.
+def rsqrt_is_reciprocal_sqrt_lhs(x: f32[M, N]) -> f32[M, N]:
+    return rsqrt(x)
+def rsqrt_is_reciprocal_sqrt_rhs(x: f32[M, N]) -> f32[M, N]:
+    return reciprocal(sqrt(x))
+
+# Definition: square is x * x (and ** 2).
+def square_is_mul_lhs(x: f32[M, N]) -> f32[M, N]:
+    return square(x)
+def square_is_mul_rhs(x: f32[M, N]) -> f32[M, N]:
+    return x * x
+
+# Algebra: square of a negation.
+def square_of_neg_lhs(x: f32[M, N]) -> f32[M, N]:
+    return square(-x)
+def square_of_neg_rhs(x: f32[M, N]) -> f32[M, N]:
+    return x ** 2
+
+# Algebra: binomial expansion (nonlinear real arithmetic).
+def binomial_square_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return square(a + b)
+def binomial_square_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return a * a + 2.0 * a * b + b * b
+
+# Definition: relu is maximum with 0.
+def relu_is_maximum_lhs(x: f32[M, N]) -> f32[M, N]:
+    return relu(x)
+def relu_is_maximum_rhs(x: f32[M, N]) -> f32[M, N]:
+    return maximum(x, 0.0)
+
+# Algebra: relu(x) - relu(-x) = x.
+def relu_difference_lhs(x: f32[M, N]) -> f32[M, N]:
+    return relu(x) - relu(-x)
+def relu_difference_rhs(x: f32[M, N]) -> f32[M, N]:
+    return x
+
+# Definition: silu is x * sigmoid(x).
+def silu_is_x_sigmoid_lhs(x: f32[M, N]) -> f32[M, N]:
+    return silu(x)
+def silu_is_x_sigmoid_rhs(x: f32[M, N]) -> f32[M, N]:
+    return x * sigmoid(x)
+
+# Order duality: maximum(a, b) = -minimum(-a, -b).
+def maximum_via_minimum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return maximum(a, b)
+def maximum_via_minimum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return -minimum(-a, -b)
+
+# Algebra: maximum(a, b) + minimum(a, b) = a + b.
+def maximum_plus_minimum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return maximum(a, b) + minimum(a, b)
+def maximum_plus_minimum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return a + b
+
+# Algebra: abs(x) = maximum(x, -x).
+def abs_via_maximum_lhs(x: f32[M, N]) -> f32[M, N]:
+    return abs(x)
+def abs_via_maximum_rhs(x: f32[M, N]) -> f32[M, N]:
+    return maximum(x, -x)
+
+# Algebra: a shift moves out of a maximum, maximum(a + c, b + c) = maximum(a, b) + c.
+def maximum_shift_lhs(a: f32[M, N], b: f32[M, N], c: f32[M, 1]) -> f32[M, N]:
+    return maximum(a + c, b + c)
+def maximum_shift_rhs(a: f32[M, N], b: f32[M, N], c: f32[M, 1]) -> f32[M, N]:
+    return maximum(a, b) + c
+
+# ---------------------------------------------------------------- layout
+
+# Layout: transpose is an involution.
+def double_transpose_lhs(x: f32[M, N]) -> f32[M, N]:
+    return x.T.T
+def double_transpose_rhs(x: f32[M, N]) -> f32[M, N]:
+    return x
+
+# Layout: two 3-D transposes compose to the identity.
+def transpose_3d_inverse_lhs(x: f32[A, B, C]) -> f32[A, B, C]:
+    return transpose(transpose(x, axes=(1, 2, 0)), axes=(2, 0, 1))
+def transpose_3d_inverse_rhs(x: f32[A, B, C]) -> f32[A, B, C]:
+    return x
+
+# Layout: a reshape round trip is the identity.
+def reshape_round_trip_lhs(x: f32[M, N]) -> f32[M, N]:
+    return reshape(reshape(x, (N, M)), (M, N))
+def reshape_round_trip_rhs(x: f32[M, N]) -> f32[M, N]:
+    return x
+
+# Layout: transpose of a broadcast is the broadcast of the transpose (x only names the dim N).
+def transpose_of_broadcast_lhs(r: f32[M, 1], x: f32[M, N]) -> f32[N, M]:
+    return broadcast_to(r, (M, N)).T
+def transpose_of_broadcast_rhs(r: f32[M, 1], x: f32[M, N]) -> f32[N, M]:
+    return broadcast_to(r.T, (N, M))
+
+# Layout: concat of the two halves of x is x.
+def concat_of_halves_lhs(x: f32[M, 2 * H]) -> f32[M, 2 * H]:
+    return concat((x[:, :H], x[:, H:]), axis=1)
+def concat_of_halves_rhs(x: f32[M, 2 * H]) -> f32[M, 2 * H]:
+    return x
+
+# Layout: a slice of a slice is one slice.
+def slice_of_slice_lhs(x: f32[M, 3 * H]) -> f32[M, H]:
+    return x[:, H:][:, :H]
+def slice_of_slice_rhs(x: f32[M, 3 * H]) -> f32[M, H]:
+    return x[:, H : 2 * H]
+
+# Layout: concat is associative.
+def concat_assoc_lhs(a: f32[M, N], b: f32[M, P], c: f32[M, Q]) -> f32[M, N + P + Q]:
+    return concat((concat((a, b), axis=1), c), axis=1)
+def concat_assoc_rhs(a: f32[M, N], b: f32[M, P], c: f32[M, Q]) -> f32[M, N + P + Q]:
+    return concat((a, concat((b, c), axis=1)), axis=1)
+
+# ---------------------------------------------------------------- exp axioms
