@@ -13,6 +13,7 @@ std::string to_string(AttrType t) {
     case AttrType::Dims: return "dims";
     case AttrType::Axis: return "axis";
     case AttrType::Axes: return "axes";
+    case AttrType::Name: return "name";
   }
   return "?";
 }
@@ -23,6 +24,7 @@ std::string to_string(const AttrValue& v) {
     std::string operator()(std::int64_t i) const { return std::to_string(i); }
     std::string operator()(double d) const { return fmt::format("{}", d); }
     std::string operator()(const Dim& d) const { return d.str(); }
+    std::string operator()(const std::string& s) const { return "'" + s + "'"; }
     std::string operator()(const std::vector<Dim>& ds) const {
       std::string s = "(";
       for (std::size_t i = 0; i < ds.size(); ++i) s += (i ? ", " : "") + ds[i].str();

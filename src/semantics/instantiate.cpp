@@ -32,8 +32,9 @@ struct Scope {
 
 class Instantiator {
  public:
-  Instantiator(const OpSpec& op, const std::vector<std::vector<Dim>>& shapes, const SourceLoc& loc)
-      : op_(op), shapes_(shapes), loc_(loc), operand_groups_(shapes.size()) {}
+  Instantiator(const OpSpec& op, const std::vector<std::vector<Dim>>& shapes, const SourceLoc& loc,
+               const OpTable& table)
+      : op_(op), shapes_(shapes), loc_(loc), table_(table), operand_groups_(shapes.size()) {}
 
   OpInstance run(const AttrMap& given) {
     if (shapes_.size() != op_.operands.size())
@@ -113,6 +114,16 @@ class Instantiator {
         bad_attr(a, v, "a tuple of dims");
       case AttrType::Axis:
         return axis_value(a, v, rank_of(a.of));
+      case AttrType::Name: {
+        auto* s = std::get_if<std::string>(&v);
+        if (!s) bad_attr(a, v, "a name");
+        if (std::find(a.choices.begin(), a.choices.end(), *s) == a.choices.end()) {
+          std::string list;
+          for (const auto& c : a.choices) list += (list.empty() ? "" : ", ") + c;
+          fail(loc_, "argument '{}' of '{}' must be one of {}, got '{}'", a.name, op_.name, list, *s);
+        }
+        return *s;
+      }
       case AttrType::Axes: {
         auto* ds = std::get_if<std::vector<Dim>>(&v);
         if (!ds) bad_attr(a, v, "a tuple of axes");
@@ -453,6 +464,7 @@ class Instantiator {
   }
 
   int build_name(const Expr& e, Scope& s) {
+    if (auto it = inline_args_.find(e.name); it != inline_args_.end()) return it->second;
     if (!s.elem_group.empty() && e.name == s.elem_group) return index(s.groups.at(e.name)[s.elem]);
     if (auto it = s.scalars.find(e.name); it != s.scalars.end()) return index(it->second);
     if (auto a = attrs_.find(e.name); a != attrs_.end()) {
@@ -475,7 +487,52 @@ class Instantiator {
     spec_error(e, "unknown name '" + e.name + "'");
   }
 
+  // The name an attribute of type Name holds, for apply() and reduce().
+  const std::string& name_attr(const Expr& e, const Expr& arg) {
+    if (arg.kind != Expr::Name) spec_error(e, "the first argument must name an attribute");
+    auto a = attrs_.find(arg.name);
+    if (a == attrs_.end() || !std::holds_alternative<std::string>(a->second))
+      spec_error(e, "'" + arg.name + "' is not a name attribute");
+    return std::get<std::string>(a->second);
+  }
+
+  // apply(attr, args...): the element-wise op the attribute names, inlined on the arguments.
+  int build_apply(const Expr& e, Scope& s) {
+    if (e.args.empty()) spec_error(e, "apply takes (attribute, arguments...)");
+    const std::string& name = name_attr(e, *e.args[0]);
+    const OpSpec* f = table_.find(name);
+    if (!f) fail(loc_, "'{}' applies '{}', which is not an op", op_.name, name);
+    if (f->operands.size() + 1 != e.args.size() || !f->attrs.empty())
+      fail(loc_, "'{}' applies '{}', which does not take {} operand(s) and no attributes", op_.name, name,
+           e.args.size() - 1);
+    for (const auto& p : f->shapes)
+      if (p.items.size() != 1 || !p.items[0].group) fail(loc_, "'{}' applies '{}', which is not element-wise", op_.name, name);
+    std::map<std::string, int> args;
+    for (std::size_t i = 0; i < f->operands.size(); ++i) args[f->operands[i]] = build(*e.args[i + 1], s);
+    std::swap(args, inline_args_);
+    int t = build(*f->expr, s);
+    std::swap(args, inline_args_);
+    return t;
+  }
+
   int build_call(const Expr& e, Scope& s) {
+    if (e.name == "apply") return build_apply(e, s);
+    if (e.name == "reduce") {
+      // reduce(attr, dim, body): a reduction whose kind an attribute names.
+      if (e.args.size() != 3 || e.args[1]->kind != Expr::Name) spec_error(e, "reduce takes (attribute, dim, body)");
+      static const std::map<std::string, Reducer> kinds = {
+          {"add", Reducer::Sum}, {"mul", Reducer::Prod}, {"max", Reducer::Max}, {"min", Reducer::Min}};
+      const std::string& kind = name_attr(e, *e.args[0]);
+      auto k = kinds.find(kind);
+      if (k == kinds.end()) fail(loc_, "'{}' reduces with '{}' (expected add, mul, max or min)", op_.name, kind);
+      Expr r;
+      r.kind = Expr::Reduce;
+      r.reducer = k->second;
+      r.name = e.args[1]->name;
+      r.args = {e.args[2]};
+      r.col = e.col;
+      return build_reduce(r, s);
+    }
     if (e.name == "select") {
       if (e.args.size() != 3) spec_error(e, "select takes (condition, then, else)");
       int c = build(*e.args[0], s), a = build(*e.args[1], s), b = build(*e.args[2], s);
@@ -612,6 +669,8 @@ class Instantiator {
   const OpSpec& op_;
   const std::vector<std::vector<Dim>>& shapes_;
   SourceLoc loc_;
+  const OpTable& table_;
+  std::map<std::string, int> inline_args_;  // inside apply(): the applied op's operands
   AttrMap attrs_;
   std::map<std::string, Dim> dims_;
   std::map<std::string, int> dim_owner_;
@@ -625,8 +684,8 @@ class Instantiator {
 }  // namespace
 
 OpInstance instantiate(const OpSpec& op, const std::vector<std::vector<Dim>>& operand_shapes,
-                       const AttrMap& attrs, const SourceLoc& loc) {
-  return Instantiator(op, operand_shapes, loc).run(attrs);
+                       const AttrMap& attrs, const SourceLoc& loc, const OpTable* table) {
+  return Instantiator(op, operand_shapes, loc, table ? *table : OpTable::builtin()).run(attrs);
 }
 
 }  // namespace ts::sem

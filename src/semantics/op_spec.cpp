@@ -1,5 +1,7 @@
 #include "tilesweep/semantics/op_spec.h"
 
+#include "spec_parse.h"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -54,19 +56,28 @@ AttrType parse_attr_type(const std::string& s, const SourceLoc& loc) {
   static const std::pair<const char*, AttrType> types[] = {
       {"bool", AttrType::Bool}, {"int", AttrType::Int},   {"float", AttrType::Float},
       {"dim", AttrType::Dim},   {"dims", AttrType::Dims}, {"axis", AttrType::Axis},
-      {"axes", AttrType::Axes}};
+      {"axes", AttrType::Axes}, {"name", AttrType::Name}, {"func", AttrType::Name},
+      {"binop", AttrType::Name}, {"reduceop", AttrType::Name}};
   for (auto& [n, t] : types)
     if (s == n) return t;
-  fail(loc, "unknown attribute type '{}' (expected bool, int, float, dim, dims, axis or axes)", s);
+  fail(loc, "unknown attribute type '{}' (expected bool, int, float, dim, dims, axis, axes, name, func, binop or reduceop)", s);
 }
 
-AttrSpec parse_attr(const toml::node& n, const OpSpec& op, const std::string& file) {
+AttrSpec parse_attr(const toml::node& n, const OpSpec& op, const toml::table& owner, const std::string& file) {
   const toml::table* t = n.as_table();
   SourceLoc loc = loc_of(n, file);
   if (!t) fail(loc, "an attribute must be a table like {{ name = \"axis\", type = \"axis\" }}");
   AttrSpec a;
   a.name = get_string(*t, "name", file, loc, true);
-  a.type = parse_attr_type(get_string(*t, "type", file, loc, true), loc);
+  std::string type = get_string(*t, "type", file, loc, true);
+  a.type = parse_attr_type(type, loc);
+  if (a.type == AttrType::Name) {
+    // The allowed names: `choices` in the attribute, or the op's `funcs` / `binops` / `reduceops`.
+    a.choices = get_strings(*t, "choices", file);
+    if (a.choices.empty() && type != "name") a.choices = get_strings(owner, type + "s", file);
+    if (a.choices.empty())
+      fail(loc, "attribute '{}' of type {} needs its allowed names (`choices`, or `{}s` in the op)", a.name, type, type);
+  }
   a.of = get_string(*t, "of", file, loc, false);
   if ((a.type == AttrType::Axis || a.type == AttrType::Axes) && op.operand_index(a.of) < 0)
     fail(loc, "attribute '{}' of type {} needs `of` naming an operand of '{}'", a.name,
@@ -77,11 +88,13 @@ AttrSpec parse_attr(const toml::node& n, const OpSpec& op, const std::string& fi
     else if (d->is_floating_point()) a.default_value = *d->value<double>();
     else if (d->is_string() && d->as_string()->get() == "reversed" && a.type == AttrType::Axes)
       a.default_reversed = true;
+    else if (d->is_string() && a.type == AttrType::Name)
+      a.default_value = d->as_string()->get();
     else fail(loc_of(*d, file), "unsupported default for attribute '{}'", a.name);
   }
   for (auto&& [k, v] : *t) {
-    if (k != "name" && k != "type" && k != "of" && k != "default")
-      fail(loc_of(v, file), "unknown attribute key '{}' (expected name, type, of, default)", k.str());
+    if (k != "name" && k != "type" && k != "of" && k != "default" && k != "choices")
+      fail(loc_of(v, file), "unknown attribute key '{}' (expected name, type, of, default, choices)", k.str());
   }
   return a;
 }
@@ -104,13 +117,15 @@ void check_contract(const OpSpec& op, const SourceLoc& loc) {
            op.name, d);
 }
 
-OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file,
-                const SourceLoc& loc) {
-  static const std::set<std::string> keys = {"doc",   "operands", "attrs",  "args",
-                                             "shape", "broadcast", "out",   "contract",
-                                             "requires", "expr",  "fold"};
+}  // namespace
+
+OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc,
+                const std::set<std::string>& extra_keys) {
+  static const std::set<std::string> keys = {"doc",   "operands", "attrs",  "args",     "shape", "broadcast",
+                                             "out",   "contract", "requires", "expr",   "fold",  "funcs",
+                                             "binops", "reduceops"};
   for (auto&& [k, v] : t) {
-    if (!keys.count(std::string(k.str())))
+    if (!keys.count(std::string(k.str())) && !extra_keys.count(std::string(k.str())))
       fail(loc_of(v, file), "op '{}': unknown key '{}'", name, k.str());
   }
   OpSpec op;
@@ -121,7 +136,7 @@ OpSpec parse_op(const std::string& name, const toml::table& t, const std::string
   if (const toml::node* a = t.get("attrs")) {
     const toml::array* arr = a->as_array();
     if (!arr) fail(loc_of(*a, file), "op '{}': attrs must be an array of tables", name);
-    for (const auto& n : *arr) op.attrs.push_back(parse_attr(n, op, file));
+    for (const auto& n : *arr) op.attrs.push_back(parse_attr(n, op, t, file));
   }
   op.args = get_strings(t, "args", file);
   if (op.args.empty()) {
@@ -174,8 +189,6 @@ OpSpec parse_op(const std::string& name, const toml::table& t, const std::string
   return op;
 }
 
-}  // namespace
-
 const AttrSpec* OpSpec::attr(std::string_view n) const {
   for (const auto& a : attrs)
     if (a.name == n) return &a;
@@ -217,7 +230,7 @@ void OpTable::load(std::string_view toml_text, const std::string& file_name) {
     const toml::table* t = v.as_table();
     if (!t) fail(loc, "op '{}' must be a table", name);
     if (ops_.count(name)) fail(loc, "op '{}' is already defined (by {})", name, format_loc(ops_.find(name)->second.loc));
-    ops_.emplace(name, parse_op(name, *t, file_name, loc));
+    ops_.emplace(name, parse_op(name, *t, file_name, loc, {}));
   }
 }
 

@@ -32,8 +32,9 @@ struct OpInstance {
 };
 
 // Throws UserError at `loc` when the operands do not fit the op (naming the shapes) or an
-// attribute is missing, of the wrong type or out of range.
+// attribute is missing, of the wrong type or out of range. `table` resolves the ops that
+// `apply(attr, ...)` names (default: the built-in ops).
 OpInstance instantiate(const OpSpec& op, const std::vector<std::vector<Dim>>& operand_shapes,
-                       const AttrMap& attrs, const SourceLoc& loc);
+                       const AttrMap& attrs, const SourceLoc& loc, const OpTable* table = nullptr);
 
 }  // namespace ts::sem

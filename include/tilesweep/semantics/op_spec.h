@@ -21,6 +21,7 @@ struct AttrSpec {
   std::string of;                       // Axis/Axes: the operand whose rank they index
   std::optional<AttrValue> default_value;
   bool default_reversed = false;        // Axes: default is the reversed axes
+  std::vector<std::string> choices;     // Name: the allowed names
 };
 
 struct OpSpec {

@@ -1,0 +1,45 @@
+// ISA instructions loaded from a target's isa.toml: the semantics in the op format (so the
+// interpreter and the Z3 encoder treat instructions and ops alike) plus the hardware facts —
+// the engines it may run on, the memories of each operand, tile-size limits and the cost
+// formula in the engine's cycles.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tilesweep/semantics/op_spec.h"
+
+namespace ts::sem {
+
+enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma };
+enum class Memory { Sbuf, Psum, Hbm };
+
+const char* engine_name(Engine e);
+const char* memory_name(Memory m);
+
+struct InstrSpec {
+  OpSpec op;                                            // semantics (its name is the instruction's)
+  std::vector<Engine> engines;
+  std::map<std::string, std::vector<Memory>> memory;    // per operand, and "out"
+  std::map<std::string, std::int64_t> limits;           // max size per pattern dim
+  ExprPtr cost;                                         // engine cycles
+  std::string source;                                   // where the facts come from
+};
+
+// Thread-safe for concurrent reads.
+class InstrTable {
+ public:
+  // Adds the `[instr.NAME]` tables of an isa.toml; any malformed entry is a UserError with file
+  // and line. `ops` resolves the functions instructions apply (activation functions, ALU ops).
+  void load(std::string_view toml_text, const std::string& file_name, const OpTable& ops);
+
+  const InstrSpec* find(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, InstrSpec, std::less<>> instrs_;
+};
+
+}  // namespace ts::sem
