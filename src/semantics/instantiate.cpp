@@ -393,7 +393,9 @@ class Instantiator {
       // Independent dims (no floor division involved) equal only by coincidence: an error.
       bool independent = c.op == BinOp::Eq && !a.has_floordiv() && !b.has_floordiv();
       if (diff.is_const() || independent) {
-        if (!diff.is_const() || !*p.holds({}))
+        // With a constant difference the comparison is decided: compare it with 0.
+        Precondition on_diff{diff, c.op, Dim(0), p.what};
+        if (!diff.is_const() || !*on_diff.holds({}))
           fail(loc_, "'{}' requires {}: {} {} {} does not hold", op_.name, to_string(r), a.str(),
                to_string(c.op), b.str());
         continue;

@@ -40,7 +40,7 @@ TEST(OpTable, BadSpecsAreClearErrors) {
       {"[op.f]\noperands = [\"x\"]\nexpr = \"exp(x\"\n", "user.toml:3:14: error: expected ')' in 'exp(x'"},
       {"[op.f]\noperands = [\"x\"]\nexpr = \"x\"\ncolour = 1\n", "user.toml:4:10: error: op 'f': unknown key 'colour'"},
       {"[op.f]\noperands = [\"x\"]\nattrs = [{ name = \"axis\", type = \"axs\", of = \"x\" }]\nexpr = \"x\"\n",
-       "user.toml:3:10: error: unknown attribute type 'axs' (expected bool, int, float, dim, dims, axis or axes)"},
+       "user.toml:3:10: error: unknown attribute type 'axs' (expected bool, int, float, dim, dims, axis, axes, name, func, binop or reduceop)"},
       {"[op.f]\noperands = [\"a\", \"b\"]\nshape = { a = \"[m, k]\", b = \"[k, n]\" }\nout = \"[m, n]\"\ncontract = [\"m\"]\nexpr = \"a\"\n",
        "user.toml:1:1: error: op 'f': contract lists 'm', which is not an operand dim missing from the output"},
       {"x = 1\n", "user.toml:1:5: error: unknown top-level key 'x' (ops go in [op.NAME] tables)"},
