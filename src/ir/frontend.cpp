@@ -57,12 +57,18 @@ bool is_kernel(const AstFunction& f) {
 class Elaborator {
  public:
   Elaborator(const AstModule& m, const sem::OpTable& ops) : m_(m), ops_(ops) {
+    std::map<std::string, int> first_line;
     for (const auto& f : m.functions) {
-      auto [it, inserted] = functions_.emplace(f.name, &f);
-      if (!inserted)
-        fail(f.loc, "'{}' is defined twice (first at line {})", f.name, it->second->loc.line);
-      if (ops.find(f.name))
-        fail(f.loc, "'{}' is the name of a built-in op; choose another name for the function", f.name);
+      auto [it, inserted] = first_line.emplace(f.name, f.loc.line);
+      if (!inserted) fail(f.loc, "'{}' is defined twice (first at line {})", f.name, it->second);
+      // A kernel may share an op's name (the `matmul` kernel); calls by that name still mean
+      // the op. A helper may not: its calls would be ambiguous.
+      if (ops.find(f.name)) {
+        if (!is_kernel(f))
+          fail(f.loc, "helper '{}' has the name of a built-in op; choose another name for the function", f.name);
+        continue;
+      }
+      functions_.emplace(f.name, &f);
     }
   }
 

@@ -63,11 +63,10 @@ class Query {
     std::set<std::string> dims(a.dims.begin(), a.dims.end());
     dims.insert(b.dims.begin(), b.dims.end());
     for (const auto& d : dims) solver_.add(sym_.dim(d) >= 1);
-    for (const auto* k : {&a, &b})
-      for (const auto& p : k->preconditions) solver_.add(precondition(sym_, p));
   }
 
   Verdict run() {
+    if (auto v = same_domain()) return *v;
     if (a_.outputs.size() != b_.outputs.size())
       return refuted(fmt::format("'{}' has {} outputs but '{}' has {}", a_.name, a_.outputs.size(), b_.name,
                                  b_.outputs.size()), std::nullopt);
@@ -118,6 +117,43 @@ class Query {
   }
 
  private:
+  // Both kernels must accept the same dims: a rewrite that is only well-shaped for some of
+  // them (a broadcast that needs N == N // 2, say) would otherwise be "equivalent" vacuously.
+  std::optional<Verdict> same_domain() {
+    z3::expr pa = ctx_.bool_val(true), pb = ctx_.bool_val(true);
+    for (const auto& p : a_.preconditions) pa = pa && precondition(sym_, p);
+    for (const auto& p : b_.preconditions) pb = pb && precondition(sym_, p);
+    for (int side = 0; side < 2; ++side) {
+      const ir::Kernel& narrower = side == 0 ? b_ : a_;
+      solver_.push();
+      solver_.add(side == 0 ? (pa && !pb) : (pb && !pa));
+      z3::check_result r = solver_.check();
+      std::optional<Verdict> out;
+      if (r == z3::sat) {
+        Counterexample c;
+        for (const auto& [name, e] : sym_.dims()) {
+          std::int64_t x = 0;
+          if (solver_.get_model().eval(e, true).is_numeral_i64(x)) c.dims[name] = x;
+        }
+        c.note = fmt::format("'{}' is not defined (its shapes do not fit)", narrower.name);
+        out = refuted(fmt::format("the kernels accept different dims: '{}' needs {}", narrower.name,
+                                  describe(narrower.preconditions)), c);
+      } else if (r == z3::unknown) {
+        out = unknown("cannot decide whether both kernels accept the same dims: " + solver_.reason_unknown());
+      }
+      solver_.pop();
+      if (out) return out;
+    }
+    solver_.add(pa && pb);
+    return std::nullopt;
+  }
+
+  static std::string describe(const std::vector<sem::Precondition>& ps) {
+    std::string s;
+    for (const auto& p : ps) s += (s.empty() ? "" : " and ") + p.str();
+    return s.empty() ? "nothing" : s;
+  }
+
   std::optional<Verdict> shapes(std::size_t o, const std::vector<sem::Dim>& sa, const std::vector<sem::Dim>& sb) {
     z3::expr differ = ctx_.bool_val(false);
     bool any = false;

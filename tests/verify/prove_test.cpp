@@ -57,6 +57,15 @@ TEST(Prove, DifferentShapesAreNotEquivalent) {
   EXPECT_NE(v.reason.find("shape"), std::string::npos);
 }
 
+// Regression: a rewrite well-shaped only for some dims (here it needs N == N // 2, i.e. no
+// valid N at all) was "equivalent" vacuously, because both kernels' preconditions were assumed.
+TEST(Prove, BothKernelsMustAcceptTheSameDims) {
+  Verdict v = prove_src("def f(x: f32[M, N], c: f32[M, N // 2]):\n    return x[:, : N // 2] * c\n",
+                        "def f(x: f32[M, N], c: f32[M, N // 2]):\n    return (x * c)[:, : N // 2]\n");
+  ASSERT_EQ(v.kind, VerdictKind::NotEquivalent);
+  EXPECT_NE(v.reason.find("accept different dims"), std::string::npos) << v.reason;
+}
+
 TEST(Prove, DifferentParametersAreAUserError) {
   EXPECT_THROW(prove_src("def f(x: f32[M, N]):\n    return x\n", "def f(x: f32[N, M]):\n    return x.T.T\n"), UserError);
 }

@@ -1,0 +1,2 @@
+def glu(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return a * sigmoid(b)
