@@ -28,4 +28,24 @@ assert s0.dtype == np.float32 and s1.shape == (4, 3)
 assert np.allclose(s1, a.T, rtol=1e-6)
 PY
 fi
+# A user op from --ops, without touching C++.
+cat > "$tmp/ops.toml" <<'T'
+[op.softplus]
+operands = ["x"]
+expr = "log(1 + exp(x))"
+T
+cat > "$tmp/sp.py" <<'K'
+def sp(x: f32[N]) -> f32[N]:
+    return softplus(x) - x
+K
+"$bin" eval "$tmp/sp.py" --ops "$tmp/ops.toml" --shape N=5 --out "$tmp/sp.npy" >/dev/null
+if "$bin" check "$tmp/sp.py" 2>/dev/null; then echo "softplus should be unknown without --ops"; exit 1; fi
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  /usr/bin/python3 - "$tmp" <<'PY'
+import sys, numpy as np
+y = np.load(f"{sys.argv[1]}/sp.npy")
+# softplus(x) - x = log(1 + exp(-x)) > 0
+assert y.shape == (5,) and (y > 0).all(), y
+PY
+fi
 echo ok
