@@ -1,0 +1,53 @@
+// ISA synthesis (Axon Algorithm 2): for one tile-level op, enumerate sketches of ISA
+// instructions up to a depth, fill their holes (operands, function and ALU-op attributes),
+// and keep every candidate that Z3 proves equivalent to the op. Instructions are drawn from a
+// pool filtered by shared constituent operations, so an exp is never looked for among matmuls.
+// A quick numeric comparison with the reference interpreter discards most wrong candidates
+// before any proof; only proved candidates are returned.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tilesweep/ir/graph.h"
+#include "tilesweep/semantics/instr_spec.h"
+#include "tilesweep/verify/prove.h"
+
+namespace ts::lower {
+
+struct SynthesisOptions {
+  int max_depth = 3;               // instructions per sketch (isa_depth)
+  int max_candidates = 20000;      // complete, well-shaped candidates examined
+  bool all_depths = false;         // keep searching deeper after the first depth with a lowering
+  verify::ProveOptions prove;
+};
+
+struct Lowering {
+  ir::Kernel program;              // instruction nodes over the op's parameters
+  std::string text;                // e.g. "nc_matmul(nc_transpose_pe(x), y)"
+  int depth = 0;
+  verify::Verdict proof;
+};
+
+enum class SynthesisStop { Exhausted, CandidateLimit };
+
+struct SynthesisResult {
+  std::vector<Lowering> lowerings;  // proved, shallowest first, then by text
+  std::vector<std::string> pool;    // the instructions considered
+  int candidates = 0;               // complete well-shaped candidates
+  int filtered = 0;                 // rejected by the numeric check
+  int proved = 0, refuted = 0, unknown = 0;
+  double proof_ms = 0;
+  SynthesisStop stop = SynthesisStop::Exhausted;
+};
+
+// `op` is a kernel with one op node over its parameters (a tile-level op: 2-D operands).
+// Thread-safe for distinct calls; with a cache, repeated proofs are answered once.
+SynthesisResult synthesize(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& options = {},
+                           verify::VerdictCache* cache = nullptr);
+
+// The primitive operations (functions, reductions, arithmetic) an element expression uses:
+// what the pool filter compares.
+std::vector<std::string> constituents(const sem::TermGraph& body);
+
+}  // namespace ts::lower

@@ -1,0 +1,262 @@
+#include "tilesweep/lower/synthesize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "tilesweep/ir/graph_edit.h"
+#include "tilesweep/ir/graph_printer.h"
+#include "tilesweep/ir/interpreter.h"
+
+namespace ts::lower {
+
+namespace {
+
+void expr_constituents(const sem::Expr& e, const sem::OpSpec& op, std::set<std::string>& out);
+
+void op_constituents(const sem::OpSpec& op, std::set<std::string>& out) { expr_constituents(*op.expr, op, out); }
+
+void expr_constituents(const sem::Expr& e, const sem::OpSpec& op, std::set<std::string>& out) {
+  static const char* reducers[] = {"sum", "prod", "max", "min"};
+  switch (e.kind) {
+    case sem::Expr::Binary:
+      if (e.op == sem::BinOp::Add || e.op == sem::BinOp::Sub) out.insert("add");
+      if (e.op == sem::BinOp::Mul) out.insert("mul");
+      if (e.op == sem::BinOp::Div) out.insert("div");
+      break;
+    case sem::Expr::Reduce: out.insert(reducers[static_cast<int>(e.reducer)]); break;
+    case sem::Expr::Call:
+      if (e.name == "apply" || e.name == "reduce") {
+        // Any of the attribute's choices may be picked.
+        if (!e.args.empty() && e.args[0]->kind == sem::Expr::Name)
+          if (const sem::AttrSpec* a = op.attr(e.args[0]->name))
+            for (const auto& c : a->choices) {
+              if (e.name == "reduce") out.insert(c == "add" ? "sum" : c == "mul" ? "prod" : c);
+              else if (const sem::OpSpec* f = sem::OpTable::builtin().find(c)) op_constituents(*f, out);
+            }
+      } else if (e.name != "select" && e.name != "size") {
+        out.insert(e.name);
+      }
+      break;
+    default: break;
+  }
+  for (const auto& a : e.args) expr_constituents(*a, op, out);
+}
+
+bool same_shape(const std::vector<sem::Dim>& a, const std::vector<sem::Dim>& b) { return a == b; }
+
+class Synthesizer {
+ public:
+  Synthesizer(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& o, verify::VerdictCache* c)
+      : op_(ir::compact(op)), isa_(isa), opts_(o), cache_(c) {}
+
+  SynthesisResult run() {
+    TS_CHECK(op_.outputs.size() == 1, "synthesis needs a one-output op kernel");
+    target_ = op_.nodes[op_.outputs[0]].shape;
+    const ir::Node& root = op_.nodes[op_.outputs[0]];
+    std::vector<std::string> want_v = constituents(root.body);
+    std::set<std::string> want(want_v.begin(), want_v.end());
+    for (const auto& name : isa_.names()) {
+      const sem::InstrSpec* in = isa_.find(name);
+      if (in->op.operands.empty()) continue;  // memset, iota: no inputs to transform
+      std::set<std::string> have;
+      op_constituents(in->op, have);
+      bool shares = have.empty();  // pure data movement (copies, transposes)
+      for (const auto& c : have) shares = shares || want.count(c);
+      if (shares) pool_.push_back(in), result_.pool.push_back(name);
+    }
+    ir::Kernel base = leaves();
+    leaves_size_ = base.nodes.size();
+    for (int depth = 1; depth <= opts_.max_depth && !stopped(); ++depth) {
+      max_depth_ = depth;
+      seen_.clear();
+      extend(base, 1, -1);
+      if (!result_.lowerings.empty() && !opts_.all_depths) break;
+    }
+    std::stable_sort(result_.lowerings.begin(), result_.lowerings.end(), [](const Lowering& a, const Lowering& b) {
+      return a.depth != b.depth ? a.depth < b.depth : a.text < b.text;
+    });
+    return std::move(result_);
+  }
+
+ private:
+  bool stopped() {
+    if (result_.candidates >= opts_.max_candidates) result_.stop = SynthesisStop::CandidateLimit;
+    return result_.stop == SynthesisStop::CandidateLimit;
+  }
+
+  // The op's parameters plus constant tiles (zeros and ones per partition) that instructions
+  // may take as immediate operands (a bias of 0, a scale of 1).
+  ir::Kernel leaves() {
+    ir::Kernel k = op_;
+    k.nodes.resize(k.params.size());
+    k.outputs.clear();
+    std::set<std::string> firsts;
+    for (const auto& p : k.params) {
+      if (p.shape.size() < 2) continue;
+      std::string key = p.shape[0].str();
+      if (!firsts.insert(key).second) continue;
+      for (double v : {0.0, 1.0}) {
+        int c = ir::add_op(k, *sem::OpTable::builtin().find("const"), {}, {{"value", v}}, {});
+        k.nodes[c].weak = true;
+        ir::add_op(k, *sem::OpTable::builtin().find("broadcast_to"), {c},
+                   {{"shape", std::vector<sem::Dim>{p.shape[0], sem::Dim(1)}}}, {});
+      }
+    }
+    return k;
+  }
+
+  std::vector<sem::AttrMap> attr_choices(const sem::InstrSpec& in) {
+    std::vector<sem::AttrMap> out(1);
+    for (const auto& a : in.op.attrs) {
+      std::vector<sem::AttrValue> values;
+      if (a.type == sem::AttrType::Name) {
+        for (const auto& c : a.choices) values.push_back(c);
+      } else if (a.default_value || a.default_reversed) {
+        continue;  // the default
+      } else if (a.type == sem::AttrType::Float) {
+        values.push_back(1.0);
+      } else if (a.type == sem::AttrType::Bool) {
+        values.push_back(false);
+      } else {
+        return {};  // an attribute the search cannot fill
+      }
+      std::vector<sem::AttrMap> next;
+      for (const auto& m : out)
+        for (const auto& v : values) {
+          sem::AttrMap m2 = m;
+          m2[a.name] = v;
+          next.push_back(std::move(m2));
+        }
+      out = std::move(next);
+    }
+    return out;
+  }
+
+  // Adds one instruction; from depth 2 on it must consume the previous instruction's result,
+  // so that sketches are chains ending in the output (independent prefixes are never needed
+  // twice).
+  void extend(const ir::Kernel& k, int depth, int last) {
+    int n = static_cast<int>(k.nodes.size());
+    for (const sem::InstrSpec* in : pool_) {
+      int slots = static_cast<int>(in->op.operands.size());
+      std::vector<sem::AttrMap> attrs = attr_choices(*in);
+      std::vector<int> pick(slots, 0);
+      while (true) {
+        bool uses_last = last < 0;
+        for (int p : pick) uses_last = uses_last || p == last;
+        bool leaf_only = true;
+        for (int p : pick) leaf_only = leaf_only && (p >= static_cast<int>(k.params.size()) && p < first_step());
+        if (uses_last && !leaf_only)
+          for (const auto& a : attrs) {
+            if (stopped()) return;
+            try_instr(k, *in, pick, a, depth);
+          }
+        int i = 0;
+        while (i < slots && ++pick[i] == n) pick[i++] = 0;
+        if (i == slots || slots == 0) break;
+      }
+    }
+  }
+
+  int first_step() const { return static_cast<int>(leaves_size_); }
+
+  void try_instr(const ir::Kernel& k, const sem::InstrSpec& in, const std::vector<int>& inputs,
+                 const sem::AttrMap& attrs, int depth) {
+    ir::Kernel k2 = k;
+    int id;
+    try {
+      id = ir::add_op(k2, in.op, inputs, attrs, {});
+    } catch (const UserError&) {
+      return;  // operands that do not fit the instruction
+    }
+    std::vector<std::uint64_t> memo;
+    if (!seen_.insert(ir::node_hash(k2, id, memo)).second) return;
+    if (same_shape(k2.nodes[id].shape, target_)) candidate(k2, id, depth);
+    if (depth < max_depth_) extend(k2, depth + 1, id);
+  }
+
+  void candidate(ir::Kernel k, int id, int depth) {
+    ++result_.candidates;
+    k.outputs = {id};
+    k = ir::compact(k);
+    if (!agrees_numerically(k)) {
+      ++result_.filtered;
+      return;
+    }
+    verify::Verdict v = verify::prove_equivalent(op_, k, opts_.prove, cache_);
+    result_.proof_ms += v.ms;
+    if (v.kind == verify::VerdictKind::Equivalent) {
+      ++result_.proved;
+      result_.lowerings.push_back(Lowering{k, ir::expression_text(k), depth, v});
+    } else if (v.kind == verify::VerdictKind::NotEquivalent) {
+      ++result_.refuted;
+    } else {
+      ++result_.unknown;
+    }
+  }
+
+  bool agrees_numerically(const ir::Kernel& k) {
+    sem::DimEnv dims;
+    std::int64_t next = 3;
+    for (const auto& d : op_.dims) dims[d] = next++;
+    for (const auto& p : op_.preconditions)
+      if (auto ok = p.holds(dims); !ok || !*ok) return true;  // no cheap check: let the proof decide
+    std::mt19937_64 rng(11);
+    for (auto [lo, hi] : {std::pair{-1.0, 1.0}, std::pair{0.1, 1.0}}) {
+      std::uniform_real_distribution<double> uni(lo, hi);
+      std::vector<ir::Tensor> in;
+      for (const auto& p : op_.params) {
+        ir::Tensor t(ir::concrete_shape(p.shape, dims));
+        for (double& x : t.data) x = uni(rng);
+        in.push_back(std::move(t));
+      }
+      auto want = ir::evaluate(op_, dims, in, ir::Precision::F64);
+      auto got = ir::evaluate(k, dims, in, ir::Precision::F64);
+      for (std::size_t e = 0; e < want[0].data.size(); ++e) {
+        double a = want[0].data[e], b = got[0].data[e];
+        if (std::isfinite(a) != std::isfinite(b)) return false;
+        if (std::isfinite(a) && std::fabs(a - b) > 1e-9 + 1e-9 * std::fabs(a)) return false;
+      }
+    }
+    return true;
+  }
+
+  ir::Kernel op_;
+  const sem::InstrTable& isa_;
+  SynthesisOptions opts_;
+  verify::VerdictCache* cache_;
+  std::vector<const sem::InstrSpec*> pool_;
+  std::vector<sem::Dim> target_;
+  std::set<std::uint64_t> seen_;
+  std::size_t leaves_size_ = 0;
+  int max_depth_ = 1;
+  SynthesisResult result_;
+};
+
+}  // namespace
+
+std::vector<std::string> constituents(const sem::TermGraph& body) {
+  std::set<std::string> out;
+  static const char* reducers[] = {"sum", "prod", "max", "min"};
+  for (const auto& n : body.nodes) {
+    switch (n.op) {
+      case sem::TermOp::Add:
+      case sem::TermOp::Sub: if (!n.integer) out.insert("add"); break;
+      case sem::TermOp::Mul: if (!n.integer) out.insert("mul"); break;
+      case sem::TermOp::Div: out.insert("div"); break;
+      case sem::TermOp::Call: out.insert(sem::func_name(n.func)); break;
+      case sem::TermOp::Reduce: out.insert(reducers[static_cast<int>(n.reducer)]); break;
+      default: break;
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+SynthesisResult synthesize(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& options,
+                           verify::VerdictCache* cache) {
+  return Synthesizer(op, isa, options, cache).run();
+}
+
+}  // namespace ts::lower

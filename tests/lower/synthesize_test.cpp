@@ -1,0 +1,65 @@
+#include "tilesweep/lower/synthesize.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tilesweep/base/source.h"
+#include "tilesweep/ir/frontend.h"
+
+namespace ts::lower {
+namespace {
+
+const sem::InstrTable& isa() {
+  static const sem::InstrTable t = [] {
+    sem::InstrTable t;
+    std::string path = (std::filesystem::path(TS_SOURCE_DIR) / "tests" / "lower" / "test_isa.toml").string();
+    t.load(read_text_file(path), path, sem::OpTable::builtin());
+    return t;
+  }();
+  return t;
+}
+
+std::vector<std::string> lowerings(const std::string& src) {
+  static std::vector<ir::Module> keep;
+  keep.push_back(ir::parse_module(src, "op.py", sem::OpTable::builtin()));
+  SynthesisResult r = synthesize(keep.back().kernels[0], isa());
+  std::vector<std::string> out;
+  for (const auto& l : r.lowerings) {
+    EXPECT_TRUE(l.proof.proved()) << l.text;
+    out.push_back(l.text);
+  }
+  return out;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+TEST(Synthesize, MatmulNeedsATransposedStationary) {
+  auto l = lowerings("def f(x: f32[M, K], y: f32[K, N]):\n    return x @ y\n");
+  EXPECT_TRUE(has(l, "nc_matmul(nc_transpose_pe(x), y)")) << ::testing::PrintToString(l);
+  EXPECT_TRUE(has(l, "nc_matmul(dma_transpose(x), y)")) << ::testing::PrintToString(l);
+}
+
+TEST(Synthesize, TransposedMatmulIsOneInstruction) {
+  auto l = lowerings("def f(x: f32[K, M], y: f32[K, N]):\n    return x.T @ y\n");
+  EXPECT_EQ(l, std::vector<std::string>{"nc_matmul(x, y)"});
+}
+
+TEST(Synthesize, ElementwiseChoices) {
+  auto e = lowerings("def f(x: f32[P, F]):\n    return exp(x)\n");
+  EXPECT_TRUE(has(e, "activation(x, broadcast_to(0, shape=(P, 1)), func='exp', scale=1)")) << ::testing::PrintToString(e);
+  auto a = lowerings("def f(x: f32[P, F], y: f32[P, F]):\n    return x + y\n");
+  EXPECT_TRUE(has(a, "tensor_tensor(x, y, op='add')")) << ::testing::PrintToString(a);
+  auto s = lowerings("def f(x: f32[P, F], b: f32[P, 1]):\n    return x * b\n");
+  EXPECT_TRUE(has(s, "tensor_scalar(x, b, op0='mul')")) << ::testing::PrintToString(s);
+}
+
+TEST(Synthesize, PoolIsFilteredByConstituents) {
+  static ir::Module m = ir::parse_module("def f(x: f32[P, F]):\n    return exp(x)\n", "op.py", sem::OpTable::builtin());
+  SynthesisResult r = synthesize(m.kernels[0], isa());
+  EXPECT_FALSE(has(r.pool, "nc_matmul"));
+  EXPECT_TRUE(has(r.pool, "activation"));
+}
+
+}  // namespace
+}  // namespace ts::lower
