@@ -1,3 +1,4 @@
+#include "tilesweep/lower/instruction_choices.h"
 #include "tilesweep/lower/synthesize.h"
 
 #include <gtest/gtest.h>
@@ -59,6 +60,29 @@ TEST(Synthesize, PoolIsFilteredByConstituents) {
   SynthesisResult r = synthesize(m.kernels[0], isa());
   EXPECT_FALSE(has(r.pool, "nc_matmul"));
   EXPECT_TRUE(has(r.pool, "activation"));
+}
+
+}  // namespace
+}  // namespace ts::lower
+
+namespace ts::lower {
+namespace {
+
+TEST(InstructionChoices, EveryComputeOpOfAKernel) {
+  static ir::Module m = ir::parse_module(
+      "def f(x: f32[B, M, K], w: f32[K, N], b: f32[N]):\n    y = x @ w\n    return silu(y + b)\n", "k.py",
+      sem::OpTable::builtin());
+  SynthesisCache cache;
+  KernelChoices c = instruction_choices(m.kernels[0], isa(), cache);
+  ASSERT_EQ(c.ops.size(), 3u);  // matmul, add, silu
+  EXPECT_EQ(c.ops[0].tile, "matmul(x: f32[M, K], y: f32[K, N]) -> f32[M, N]");
+  EXPECT_EQ(c.ops[1].tile, "add(x: f32[M, N], y: f32[M, N]) -> f32[M, N]");  // b arrives broadcast by DMA
+  for (const auto& op : c.ops) EXPECT_FALSE(op.synthesis->lowerings.empty()) << op.label;
+  EXPECT_EQ(c.unlowered, 0);
+  EXPECT_GE(c.combinations, 2.0);
+  // A second kernel with the same tile ops reuses the syntheses.
+  instruction_choices(m.kernels[0], isa(), cache);
+  EXPECT_EQ(cache.hits(), 3u);
 }
 
 }  // namespace

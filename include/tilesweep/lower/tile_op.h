@@ -1,0 +1,28 @@
+// The tile-level form of one kernel op: the op applied to 2-D tiles [partition, free], which
+// is what ISA instructions compute. Leading (batch) dims become loops around the tile; an
+// operand that broadcasts across partitions is delivered whole by a broadcasting DMA, so its
+// tile is the full [P, F]; one that broadcasts along the free dim stays [P, 1] (a per-partition
+// scalar, as tensor_scalar and activation's bias take it). Layout ops (slices, reshapes,
+// concats, transposes of batch dims) are DMA access patterns, not instructions.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "tilesweep/ir/graph.h"
+
+namespace ts::lower {
+
+enum class OpClass { Compute, Layout, Constant, Input };
+
+OpClass classify(const ir::Node& n);
+
+struct TileOp {
+  ir::Kernel kernel;      // one op over 2-D (or smaller) tile parameters
+  std::string key;        // canonical text: equal keys have the same lowerings
+};
+
+// nullopt (with `why`) when the node is not a compute op or its reduction axis is a batch dim.
+std::optional<TileOp> tile_op(const ir::Kernel& k, int node, std::string* why = nullptr);
+
+}  // namespace ts::lower

@@ -1,0 +1,58 @@
+#include "tilesweep/lower/instruction_choices.h"
+
+#include <fmt/format.h>
+
+#include "tilesweep/ir/graph_printer.h"
+
+namespace ts::lower {
+
+const SynthesisResult& SynthesisCache::get(const TileOp& op, const sem::InstrTable& isa,
+                                           const SynthesisOptions& options, verify::VerdictCache* verdicts) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = results_.find(op.key);
+    if (it != results_.end()) {
+      ++hits_;
+      return it->second;
+    }
+  }
+  SynthesisResult r = synthesize(op.kernel, isa, options, verdicts);  // outside the lock: slow
+  std::lock_guard<std::mutex> lock(mu_);
+  return results_.emplace(op.key, std::move(r)).first->second;
+}
+
+std::size_t SynthesisCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return results_.size();
+}
+
+std::size_t SynthesisCache::hits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hits_;
+}
+
+KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa, SynthesisCache& cache,
+                                  const SynthesisOptions& options, verify::VerdictCache* verdicts) {
+  KernelChoices out;
+  for (std::size_t i = 0; i < k.nodes.size(); ++i) {
+    const ir::Node& n = k.nodes[i];
+    if (classify(n) != OpClass::Compute) continue;
+    OpChoices c;
+    c.node = static_cast<int>(i);
+    c.label = fmt::format("{}@{}", n.op, n.loc.line);
+    std::string why;
+    if (auto t = tile_op(k, c.node, &why)) {
+      c.tile = ir::kernel_signature(t->kernel);
+      c.synthesis = &cache.get(*t, isa, options, verdicts);
+      if (c.synthesis->lowerings.empty()) ++out.unlowered;
+      else out.combinations *= static_cast<double>(c.synthesis->lowerings.size());
+    } else {
+      c.note = why;
+      ++out.unlowered;
+    }
+    out.ops.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace ts::lower

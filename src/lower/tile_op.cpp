@@ -1,0 +1,98 @@
+#include "tilesweep/lower/tile_op.h"
+
+#include <algorithm>
+#include <set>
+
+#include "tilesweep/ir/graph_edit.h"
+#include "tilesweep/verify/cache.h"
+
+namespace ts::lower {
+
+OpClass classify(const ir::Node& n) {
+  static const std::set<std::string> layout = {"reshape", "concat", "slice", "repeat", "broadcast_to", "transpose"};
+  if (n.param >= 0) return OpClass::Input;
+  if (n.inputs.empty()) return OpClass::Constant;
+  if (layout.count(n.op)) return OpClass::Layout;
+  return OpClass::Compute;
+}
+
+namespace {
+
+// The last `n` dims of a shape.
+std::vector<sem::Dim> tail(const std::vector<sem::Dim>& s, std::size_t n) {
+  n = std::min(n, s.size());
+  return {s.end() - static_cast<std::ptrdiff_t>(n), s.end()};
+}
+
+bool is_one(const sem::Dim& d) { return d.is_const() && d.value() == 1; }
+
+}  // namespace
+
+std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
+  auto reject = [&](std::string reason) -> std::optional<TileOp> {
+    if (why) *why = std::move(reason);
+    return std::nullopt;
+  };
+  const ir::Node& n = k.nodes[id];
+  if (classify(n) != OpClass::Compute) return reject("not a compute op");
+  bool elementwise = n.spec->broadcast == std::vector<std::string>{"S"};
+  sem::AttrMap attrs = n.attrs;
+  std::vector<std::vector<sem::Dim>> shapes;
+  std::vector<sem::Dim> out_tile = tail(n.shape, 2);
+  for (int in : n.inputs) {
+    const auto& s = k.nodes[in].shape;
+    if (!elementwise) {
+      shapes.push_back(tail(s, 2));
+      continue;
+    }
+    // Element-wise: align with the output tile. Broadcasting across partitions is done by a
+    // broadcasting DMA (the tile arrives whole); a [P, 1] per-partition scalar stays as it is.
+    bool scalar = std::all_of(s.begin(), s.end(), is_one);
+    std::vector<sem::Dim> t = tail(s, out_tile.size());
+    while (t.size() < out_tile.size()) t.insert(t.begin(), sem::Dim(1));
+    if (t.size() == 2 && is_one(t[0]) && !is_one(out_tile[0])) t[0] = out_tile[0];
+    shapes.push_back(scalar ? std::vector<sem::Dim>{} : t);
+  }
+  // Axis attributes move with the dropped batch dims.
+  for (const auto& a : n.spec->attrs) {
+    if (a.type != sem::AttrType::Axis) continue;
+    int rank = static_cast<int>(k.nodes[n.inputs[n.spec->operand_index(a.of)]].shape.size());
+    auto axis = std::get<std::int64_t>(attrs.at(a.name));
+    std::int64_t dropped = std::max(0, rank - 2);
+    if (axis < dropped) return reject("reduces or scans along a batch dim");
+    attrs[a.name] = axis - dropped;
+  }
+  TileOp t;
+  t.kernel.name = n.op;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    ir::Param p;
+    p.name = i == 0 ? "x" : i == 1 ? "y" : "z" + std::to_string(i);
+    p.scalar = shapes[i].empty();
+    p.shape = shapes[i];
+    p.dtype = k.nodes[n.inputs[i]].dtype;
+    ir::Node in;
+    in.op = "input";
+    in.shape = shapes[i];
+    in.dtype = p.dtype;
+    in.param = static_cast<int>(i);
+    in.label = p.name;
+    in.origin = static_cast<int>(i);
+    p.node = static_cast<int>(t.kernel.nodes.size());
+    t.kernel.nodes.push_back(std::move(in));
+    t.kernel.params.push_back(std::move(p));
+    for (const auto& d : shapes[i])
+      for (const auto& s : d.symbols())
+        if (std::find(t.kernel.dims.begin(), t.kernel.dims.end(), s) == t.kernel.dims.end()) t.kernel.dims.push_back(s);
+  }
+  std::vector<int> inputs;
+  for (const auto& p : t.kernel.params) inputs.push_back(p.node);
+  try {
+    t.kernel.outputs = {ir::add_op(t.kernel, *n.spec, inputs, attrs, n.loc)};
+  } catch (const UserError& e) {
+    return reject(std::string("its tile form does not fit: ") + e.message());
+  }
+  t.key = verify::canonical_text(t.kernel);
+  return t;
+}
+
+}  // namespace ts::lower

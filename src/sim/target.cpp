@@ -1,0 +1,188 @@
+#include "tilesweep/sim/target.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "tilesweep/base/source.h"
+
+namespace ts::sim {
+
+namespace {
+
+SourceLoc loc_of(const toml::node& n, const std::string& file) {
+  return SourceLoc{file, static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
+}
+
+// Typed access to "section.key" with errors that name the file, line and key.
+class Reader {
+ public:
+  Reader(const toml::table& doc, std::string file) : doc_(doc), file_(std::move(file)) {}
+
+  const toml::table& section(const std::string& name) {
+    const toml::node* n = doc_.at_path(name).node();
+    if (!n) fail(SourceLoc{file_, 1, 1}, "missing table [{}]", name);
+    if (!n->is_table()) fail(loc_of(*n, file_), "'{}' must be a table", name);
+    return *n->as_table();
+  }
+
+  double number(const toml::table& t, const std::string& section, const std::string& key, double lo, double hi) {
+    const toml::node* n = t.get(key);
+    if (!n) fail(loc_of(t, file_), "missing key '{}.{}'", section, key);
+    if (!n->is_number()) fail(loc_of(*n, file_), "'{}.{}' must be a number", section, key);
+    double v = n->is_integer() ? static_cast<double>(*n->value<std::int64_t>()) : *n->value<double>();
+    if (!(v >= lo && v <= hi)) fail(loc_of(*n, file_), "'{}.{}' = {} is outside [{}, {}]", section, key, v, lo, hi);
+    return v;
+  }
+
+  std::int64_t integer(const toml::table& t, const std::string& section, const std::string& key, std::int64_t lo,
+                       std::int64_t hi) {
+    const toml::node* n = t.get(key);
+    if (!n) fail(loc_of(t, file_), "missing key '{}.{}'", section, key);
+    if (!n->is_integer()) fail(loc_of(*n, file_), "'{}.{}' must be an integer", section, key);
+    std::int64_t v = *n->value<std::int64_t>();
+    if (v < lo || v > hi) fail(loc_of(*n, file_), "'{}.{}' = {} is outside [{}, {}]", section, key, v, lo, hi);
+    return v;
+  }
+
+  std::string string(const toml::table& t, const std::string& section, const std::string& key) {
+    const toml::node* n = t.get(key);
+    if (!n || !n->is_string()) fail(n ? loc_of(*n, file_) : loc_of(t, file_), "'{}{}' must be a string", section.empty() ? "" : section + ".", key);
+    return n->as_string()->get();
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  const toml::table& doc_;
+  std::string file_;
+};
+
+toml::table parse(const std::string& text, const std::string& file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    fail(SourceLoc{file, static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column)}, "{}",
+         e.description());
+  }
+}
+
+}  // namespace
+
+double Target::Dma::efficiency_at(double b) const {
+  if (efficiency.empty()) return 1.0;
+  if (b <= efficiency.front().first) return efficiency.front().second;
+  for (std::size_t i = 1; i < efficiency.size(); ++i) {
+    auto [x1, y1] = efficiency[i];
+    if (b <= x1) {
+      auto [x0, y0] = efficiency[i - 1];
+      return y0 + (y1 - y0) * (b - x0) / (x1 - x0);
+    }
+  }
+  return efficiency.back().second;
+}
+
+Target load_target(const std::string& target_text, const std::string& target_file, const std::string& isa_text,
+                   const std::string& isa_file, const sem::OpTable& ops) {
+  toml::table doc = parse(target_text, target_file);
+  Reader r(doc, target_file);
+  Target t;
+  t.name = r.string(doc, "", "name");
+  t.core = r.string(doc, "", "core");
+  t.target_text = target_text;
+  t.isa_text = isa_text;
+
+  const toml::table& chip = r.section("chip");
+  t.chip.neuron_cores = static_cast<int>(r.integer(chip, "chip", "neuron_cores", 1, 64));
+  t.chip.hbm_bytes_per_s = r.number(chip, "chip", "hbm_bytes_per_s", 1e9, 1e14);
+  t.chip.dma_engines = static_cast<int>(r.integer(chip, "chip", "dma_engines", 1, 4096));
+  if (const toml::array* lnc = chip.get_as<toml::array>("lnc"))
+    for (const auto& v : *lnc)
+      if (v.is_integer()) t.chip.lnc.push_back(static_cast<int>(*v.value<std::int64_t>()));
+  if (t.chip.lnc.empty()) fail(loc_of(chip, target_file), "'chip.lnc' must list the logical-core options, e.g. [1, 2]");
+
+  const toml::table& sbuf = r.section("sbuf");
+  t.sbuf.partitions = static_cast<int>(r.integer(sbuf, "sbuf", "partitions", 1, 1024));
+  t.sbuf.bytes_per_partition = r.integer(sbuf, "sbuf", "bytes_per_partition", 1024, 1 << 30);
+  t.sbuf.usable_bytes_per_partition = r.integer(sbuf, "sbuf", "usable_bytes_per_partition", 1024, t.sbuf.bytes_per_partition);
+  t.sbuf.access_init_cycles = static_cast<int>(r.integer(sbuf, "sbuf", "access_init_cycles", 0, 100000));
+  t.sbuf.min_align_bytes = static_cast<int>(r.integer(sbuf, "sbuf", "min_align_bytes", 1, 4096));
+
+  const toml::table& psum = r.section("psum");
+  t.psum.partitions = static_cast<int>(r.integer(psum, "psum", "partitions", 1, 1024));
+  t.psum.bytes_per_partition = r.integer(psum, "psum", "bytes_per_partition", 256, 1 << 30);
+  t.psum.banks = static_cast<int>(r.integer(psum, "psum", "banks", 1, 64));
+  t.psum.bank_bytes = r.integer(psum, "psum", "bank_bytes", 64, t.psum.bytes_per_partition);
+
+  for (auto [name, engine] : {std::pair{"tensor", sem::Engine::Tensor}, std::pair{"vector", sem::Engine::Vector},
+                              std::pair{"scalar", sem::Engine::Scalar}, std::pair{"gpsimd", sem::Engine::GpSimd}}) {
+    std::string sec = std::string("engine.") + name;
+    const toml::table& e = r.section(sec);
+    t.engines[engine] = EngineSpec{r.number(e, sec, "clock_hz", 1e8, 1e10),
+                                   static_cast<int>(r.integer(e, sec, "elements_per_cycle", 1, 65536))};
+  }
+
+  const toml::table& o = r.section("overheads");
+  t.overheads.min_ii_cycles = r.number(o, "overheads", "min_ii_cycles", 0, 1e6);
+  t.overheads.mm_init_cycles = r.number(o, "overheads", "mm_init_cycles", 0, 1e6);
+  t.overheads.vector_fixed_cycles = r.number(o, "overheads", "vector_fixed_cycles", 0, 1e6);
+  t.overheads.gpsimd_start_cycles = r.number(o, "overheads", "gpsimd_start_cycles", 0, 1e6);
+  t.overheads.dynamic_address_cycles = r.number(o, "overheads", "dynamic_address_cycles", 0, 1e6);
+  t.overheads.semaphore_ns = r.number(o, "overheads", "semaphore_ns", 0, 1e6);
+  t.overheads.psum_read_cycles = r.number(o, "overheads", "psum_read_cycles", 0, 1e6);
+
+  const toml::table& d = r.section("dma");
+  t.dma.engines_per_core = static_cast<int>(r.integer(d, "dma", "engines_per_core", 1, 1024));
+  t.dma.queues_per_engine = static_cast<int>(r.integer(d, "dma", "queues_per_engine", 1, 1024));
+  t.dma.bytes_per_ns_per_engine = r.number(d, "dma", "bytes_per_ns_per_engine", 0.1, 1e4);
+  t.dma.start_ns = r.number(d, "dma", "start_ns", 0, 1e6);
+  t.dma.dge_ns = r.number(d, "dma", "dge_ns", 0, 1e6);
+  t.dma.transpose_fraction_hbm = r.number(d, "dma", "transpose_fraction_hbm", 0, 1);
+  t.dma.transpose_fraction_sbuf = r.number(d, "dma", "transpose_fraction_sbuf", 0, 1);
+  const toml::array* eff = d.get_as<toml::array>("efficiency");
+  if (!eff || eff->empty()) fail(loc_of(d, target_file), "'dma.efficiency' must be a table [[bytes_per_partition, fraction], ...]");
+  for (const auto& row : *eff) {
+    const toml::array* pair = row.as_array();
+    if (!pair || pair->size() != 2 || !(*pair)[0].is_number() || !(*pair)[1].is_number())
+      fail(loc_of(row, target_file), "'dma.efficiency' rows are [bytes_per_partition, fraction]");
+    auto num = [](const toml::node& n) { return n.is_integer() ? static_cast<double>(*n.value<std::int64_t>()) : *n.value<double>(); };
+    double x = num((*pair)[0]), y = num((*pair)[1]);
+    if (y <= 0 || y > 1) fail(loc_of(row, target_file), "a DMA efficiency must be in (0, 1], got {}", y);
+    if (!t.dma.efficiency.empty() && x <= t.dma.efficiency.back().first)
+      fail(loc_of(row, target_file), "'dma.efficiency' rows must have increasing bytes per partition");
+    t.dma.efficiency.emplace_back(x, y);
+  }
+
+  const toml::table& rf = r.section("roofline");
+  t.roofline.hbm_bytes_per_s = r.number(rf, "roofline", "hbm_bytes_per_s", 1e9, 1e14);
+  t.roofline.matmul_flops_fp32 = r.number(rf, "roofline", "matmul_flops_fp32", 1e9, 1e17);
+  t.roofline.matmul_flops_bf16 = r.number(rf, "roofline", "matmul_flops_bf16", 1e9, 1e17);
+  t.roofline.vector_flops = r.number(rf, "roofline", "vector_flops", 1e6, 1e16);
+
+  const toml::table& m = r.section("mesh");
+  t.mesh.topology = r.string(m, "mesh", "topology");
+  if (t.mesh.topology != "ring" && t.mesh.topology != "torus" && t.mesh.topology != "switch")
+    fail(loc_of(*m.get("topology"), target_file), "'mesh.topology' must be ring, torus or switch, got '{}'", t.mesh.topology);
+  t.mesh.devices_per_node = static_cast<int>(r.integer(m, "mesh", "devices_per_node", 1, 4096));
+  t.mesh.links_per_device = static_cast<int>(r.integer(m, "mesh", "links_per_device", 1, 64));
+  t.mesh.link_bytes_per_s = r.number(m, "mesh", "link_bytes_per_s", 1e6, 1e14);
+  t.mesh.intra_hop_latency_ns = r.number(m, "mesh", "intra_hop_latency_ns", 0, 1e9);
+  t.mesh.inter_node_latency_ns = r.number(m, "mesh", "inter_node_latency_ns", 0, 1e9);
+  t.mesh.efa_bytes_per_s = r.number(m, "mesh", "efa_bytes_per_s", 1e6, 1e14);
+
+  t.isa.load(isa_text, isa_file, ops);
+  return t;
+}
+
+Target load_target_dir(const std::string& dir, const sem::OpTable& ops) {
+  std::filesystem::path d(dir);
+  std::string tf = (d / "target.toml").string(), isf = (d / "isa.toml").string();
+  Target t = load_target(read_text_file(tf), tf, read_text_file(isf), isf, ops);
+  if (t.name != d.filename().string())
+    throw UserError(fmt::format("error: '{}' names the target '{}', but its folder is '{}'; they must agree", tf, t.name,
+                                d.filename().string()));
+  return t;
+}
+
+}  // namespace ts::sim
