@@ -1,0 +1,110 @@
+#include "tilesweep/sim/target.h"
+
+#include <gtest/gtest.h>
+
+namespace ts::sim {
+namespace {
+
+const char* kTarget = R"toml(
+name = "toy"
+core = "toy-core"
+[chip]
+neuron_cores = 2
+hbm_bytes_per_s = 820e9
+dma_engines = 32
+lnc = [1]
+[sbuf]
+partitions = 128
+bytes_per_partition = 196608
+usable_bytes_per_partition = 180224
+access_init_cycles = 60
+min_align_bytes = 4
+[psum]
+partitions = 128
+bytes_per_partition = 16384
+banks = 8
+bank_bytes = 2048
+[engine.tensor]
+clock_hz = 2.8e9
+elements_per_cycle = 128
+[engine.vector]
+clock_hz = 1.12e9
+elements_per_cycle = 128
+[engine.scalar]
+clock_hz = 1.4e9
+elements_per_cycle = 128
+[engine.gpsimd]
+clock_hz = 1.4e9
+elements_per_cycle = 128
+[overheads]
+min_ii_cycles = 64
+mm_init_cycles = 64
+vector_fixed_cycles = 144
+gpsimd_start_cycles = 150
+dynamic_address_cycles = 600
+semaphore_ns = 100
+psum_read_cycles = 64
+[dma]
+engines_per_core = 16
+queues_per_engine = 16
+bytes_per_ns_per_engine = 17.0
+start_ns = 1300
+dge_ns = 0
+transpose_fraction_hbm = 0.0
+transpose_fraction_sbuf = 0.0
+efficiency = [[0, 0.05], [256, 0.2], [2048, 0.6], [4096, 0.9], [32768, 1.0]]
+[roofline]
+hbm_bytes_per_s = 440.2e9
+matmul_flops_fp32 = 23.75e12
+matmul_flops_bf16 = 92e12
+vector_flops = 286.8e9
+[mesh]
+topology = "torus"
+devices_per_node = 16
+links_per_device = 4
+link_bytes_per_s = 96e9
+intra_hop_latency_ns = 1500
+inter_node_latency_ns = 15000
+efa_bytes_per_s = 100e9
+)toml";
+
+const char* kIsa = R"toml(
+[instr.tensor_copy]
+operands = ["x"]
+expr = "x"
+engines = ["vector"]
+cost = "maximum(MIN_II, N)"
+)toml";
+
+TEST(Target, Loads) {
+  Target t = load_target(kTarget, "target.toml", kIsa, "isa.toml");
+  EXPECT_EQ(t.name, "toy");
+  EXPECT_EQ(t.sbuf.bytes_per_partition, 196608);
+  EXPECT_DOUBLE_EQ(t.engines.at(sem::Engine::Tensor).clock_hz, 2.8e9);
+  EXPECT_TRUE(t.has_instr("tensor_copy"));
+  EXPECT_DOUBLE_EQ(t.dma.efficiency_at(0), 0.05);
+  EXPECT_DOUBLE_EQ(t.dma.efficiency_at(3072), 0.75);
+  EXPECT_DOUBLE_EQ(t.dma.efficiency_at(1e6), 1.0);
+}
+
+TEST(Target, MistakesNameFileLineAndKey) {
+  auto error = [](std::string text, const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+    try {
+      load_target(text, "target.toml", kIsa, "isa.toml");
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(kTarget, "clock_hz = 2.8e9", "clock_hz = 2.8e12"),
+            "target.toml:21:12: error: 'engine.tensor.clock_hz' = 2800000000000 is outside [100000000, 10000000000]");
+  EXPECT_EQ(error(kTarget, "banks = 8\n", ""), "target.toml:15:1: error: missing key 'psum.banks'");
+  EXPECT_EQ(error(kTarget, "topology = \"torus\"", "topology = \"tree\""),
+            "target.toml:55:12: error: 'mesh.topology' must be ring, torus or switch, got 'tree'");
+  EXPECT_EQ(error(kTarget, "[roofline]", "[rooflin]"), "target.toml:1:1: error: missing table [roofline]");
+  EXPECT_EQ(error(kTarget, "[4096, 0.9]", "[4096, 1.9]"), "target.toml:48:51: error: a DMA efficiency must be in (0, 1], got 1.9");
+}
+
+}  // namespace
+}  // namespace ts::sim
