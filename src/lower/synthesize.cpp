@@ -1,6 +1,7 @@
 #include "tilesweep/lower/synthesize.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <set>
@@ -83,7 +84,12 @@ class Synthesizer {
  private:
   bool stopped() {
     if (result_.candidates >= opts_.max_candidates) result_.stop = SynthesisStop::CandidateLimit;
-    return result_.stop == SynthesisStop::CandidateLimit;
+    if (++polls_ % 256 == 0 && elapsed_ms() > opts_.max_ms) result_.stop = SynthesisStop::TimeLimit;
+    return result_.stop != SynthesisStop::Exhausted;
+  }
+
+  double elapsed_ms() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   }
 
   // The op's parameters plus constant tiles (zeros and ones per partition) that instructions
@@ -213,7 +219,12 @@ class Synthesizer {
         in.push_back(std::move(t));
       }
       auto want = ir::evaluate(op_, dims, in, ir::Precision::F64);
-      auto got = ir::evaluate(k, dims, in, ir::Precision::F64);
+      std::vector<ir::Tensor> got;
+      try {
+        got = ir::evaluate(k, dims, in, ir::Precision::F64);
+      } catch (const UserError&) {
+        return false;  // the candidate's shapes only fit some dims (a precondition fails here)
+      }
       for (std::size_t e = 0; e < want[0].data.size(); ++e) {
         double a = want[0].data[e], b = got[0].data[e];
         if (std::isfinite(a) != std::isfinite(b)) return false;
@@ -232,6 +243,8 @@ class Synthesizer {
   std::set<std::uint64_t> seen_;
   std::size_t leaves_size_ = 0;
   int max_depth_ = 1;
+  std::uint64_t polls_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   SynthesisResult result_;
 };
 

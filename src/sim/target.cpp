@@ -7,6 +7,11 @@
 
 #include "tilesweep/base/source.h"
 
+namespace ts::embedded {
+extern const std::string_view trn1_target_toml, trn1_isa_toml, trn2_target_toml, trn2_isa_toml, trn3_target_toml,
+    trn3_isa_toml;
+}
+
 namespace ts::sim {
 
 namespace {
@@ -173,6 +178,26 @@ Target load_target(const std::string& target_text, const std::string& target_fil
 
   t.isa.load(isa_text, isa_file, ops);
   return t;
+}
+
+std::vector<std::string> builtin_target_names() { return {"trn1", "trn2", "trn3"}; }
+
+const Target& builtin_target(const std::string& name) {
+  static const std::map<std::string, Target> targets = [] {
+    std::map<std::string, Target> m;
+    auto add = [&](const char* n, std::string_view t, std::string_view i) {
+      std::string dir = std::string("src/targets/") + n + "/";
+      m.emplace(n, load_target(std::string(t), dir + "target.toml", std::string(i), dir + "isa.toml"));
+    };
+    add("trn1", embedded::trn1_target_toml, embedded::trn1_isa_toml);
+    add("trn2", embedded::trn2_target_toml, embedded::trn2_isa_toml);
+    add("trn3", embedded::trn3_target_toml, embedded::trn3_isa_toml);
+    return m;
+  }();
+  auto it = targets.find(name);
+  if (it == targets.end())
+    throw UserError(fmt::format("error: unknown target '{}' (bundled targets: trn1, trn2, trn3)", name));
+  return it->second;
 }
 
 Target load_target_dir(const std::string& dir, const sem::OpTable& ops) {

@@ -108,3 +108,36 @@ TEST(Target, MistakesNameFileLineAndKey) {
 
 }  // namespace
 }  // namespace ts::sim
+
+namespace ts::sim {
+namespace {
+
+TEST(BuiltinTargets, AllLoadAndDifferWhereTheHardwareDoes) {
+  const Target& t1 = builtin_target("trn1");
+  const Target& t2 = builtin_target("trn2");
+  const Target& t3 = builtin_target("trn3");
+  EXPECT_EQ(t1.chip.neuron_cores, 2);
+  EXPECT_EQ(t2.chip.neuron_cores, 8);
+  EXPECT_FALSE(t1.has_instr("dma_transpose"));
+  EXPECT_TRUE(t2.has_instr("dma_transpose"));
+  EXPECT_EQ(t1.isa.find("nc_matmul")->limits.at("n"), 512);
+  EXPECT_EQ(t3.isa.find("nc_matmul")->limits.at("n"), 4096);
+  EXPECT_GT(t2.sbuf.bytes_per_partition, t1.sbuf.bytes_per_partition);
+  for (const char* instr : {"dma_copy", "tensor_copy", "nc_transpose_pe", "nc_transpose_dve", "nc_matmul", "activation",
+                            "activation_reduce", "reciprocal", "tensor_tensor", "tensor_scalar", "scalar_tensor_tensor",
+                            "tensor_reduce", "tensor_partition_reduce", "tensor_scalar_reduce", "tensor_tensor_scan",
+                            "memset", "iota", "affine_select"})
+    for (const Target* t : {&t1, &t2, &t3}) EXPECT_TRUE(t->has_instr(instr)) << t->name << " " << instr;
+}
+
+TEST(BuiltinTargets, UnknownNameIsAUserError) {
+  try {
+    builtin_target("trn9");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_STREQ(e.what(), "error: unknown target 'trn9' (bundled targets: trn1, trn2, trn3)");
+  }
+}
+
+}  // namespace
+}  // namespace ts::sim

@@ -16,8 +16,9 @@
 namespace ts::lower {
 
 struct SynthesisOptions {
-  int max_depth = 3;               // instructions per sketch (isa_depth)
+  int max_depth = 2;               // instructions per sketch (isa_depth)
   int max_candidates = 20000;      // complete, well-shaped candidates examined
+  double max_ms = 5000;            // wall-clock budget for one op
   bool all_depths = false;         // keep searching deeper after the first depth with a lowering
   verify::ProveOptions prove;
 };
@@ -29,7 +30,7 @@ struct Lowering {
   verify::Verdict proof;
 };
 
-enum class SynthesisStop { Exhausted, CandidateLimit };
+enum class SynthesisStop { Exhausted, CandidateLimit, TimeLimit };
 
 struct SynthesisResult {
   std::vector<Lowering> lowerings;  // proved, shallowest first, then by text

@@ -71,6 +71,11 @@ struct Target {
 Target load_target(const std::string& target_text, const std::string& target_file, const std::string& isa_text,
                    const std::string& isa_file, const sem::OpTable& ops = sem::OpTable::builtin());
 
+// A bundled target (trn1, trn2, trn3), embedded at build time; loaded once. UserError for an
+// unknown name (listing the known ones).
+const Target& builtin_target(const std::string& name);
+std::vector<std::string> builtin_target_names();
+
 // Loads src/targets/<dir name>/target.toml and isa.toml from a folder.
 Target load_target_dir(const std::string& dir, const sem::OpTable& ops = sem::OpTable::builtin());
 
