@@ -1,4 +1,3 @@
 def softmax(x: f32[M, N]) -> f32[M, N]:
-    """Safe softmax along axis 1."""
     e = exp(x - max(x, axis=1, keepdims=True))
     return e / sum(e, axis=1, keepdims=True)

@@ -1,10 +1,10 @@
 # A kernel in neither suite, written as a new user would: LayerNorm with a learned scale and
-# shift over the last axis, followed by a projection.
+# shift, followed by a projection.
 def layernorm(x, gamma, beta, eps):
     mu = mean(x, axis=-1, keepdims=True)
     centered = x - mu
-    var = mean(square(centered), axis=-1, keepdims=True)
-    return centered * rsqrt(var + eps) * gamma + beta
+    var = mean(centered * centered, axis=-1, keepdims=True)
+    return centered / sqrt(var + eps) * gamma + beta
 
 def layernorm_matmul(x: f32[T, D], gamma: f32[D], beta: f32[D], w: f32[D, H], eps: f32 = 1e-5) -> f32[T, H]:
-    return matmul(layernorm(x, gamma, beta, eps), w)
+    return layernorm(x, gamma, beta, eps) @ w

@@ -1,2 +1,2 @@
 def silu(x: f32[M, N]) -> f32[M, N]:
-    return x / (1.0 + exp(-x))
+    return x / (1 + exp(-x))

@@ -1,2 +1,2 @@
 def swiglu(x: f32[M, K], w_gate: f32[K, N], w_up: f32[K, N], w_down: f32[N, K]) -> f32[M, K]:
-    return matmul(silu(matmul(x, w_gate)) * matmul(x, w_up), w_down)
+    return (silu(x @ w_gate) * (x @ w_up)) @ w_down

@@ -1,2 +1,2 @@
 def transpose_matmul(lhs: f32[K, M], rhs: f32[K, N]) -> f32[M, N]:
-    return matmul(transpose(lhs), rhs)
+    return transpose(lhs) @ rhs
