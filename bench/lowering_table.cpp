@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
         tile_ops[op.tile.empty() ? op.label : op.tile] = text;
       }
       std::cout << fmt::format("| {} | {} | {} | {} | {:.0f} | {:.0f} |\n", suite, k.name, c.ops.size(),
-                               static_cast<int>(c.ops.size()) - c.unlowered, c.combinations, ms);
+                               static_cast<int>(c.ops.size()) - c.unlowered, c.combinations, ms) << std::flush;
     }
   }
   std::cout << fmt::format("\n{} distinct tile ops, {} cache hits, {:.0f} ms in all\n\n", cache.size(), cache.hits(), total_ms);

@@ -65,8 +65,19 @@ class Synthesizer {
       op_constituents(in->op, have);
       bool shares = have.empty();  // pure data movement (copies, transposes)
       for (const auto& c : have) shares = shares || want.count(c);
-      if (shares) pool_.push_back(in), result_.pool.push_back(name);
+      if (shares) pool_.push_back(in);
     }
+    // Instructions sharing the most constituents with the op first: they are the likeliest
+    // final steps, and budgets stop the search in this order.
+    auto overlap = [&](const sem::InstrSpec* in) {
+      std::set<std::string> have;
+      op_constituents(in->op, have);
+      int n = 0;
+      for (const auto& c : have) n += want.count(c) ? 1 : 0;
+      return n;
+    };
+    std::stable_sort(pool_.begin(), pool_.end(), [&](auto* a, auto* b) { return overlap(a) > overlap(b); });
+    for (const auto* in : pool_) result_.pool.push_back(in->op.name);
     ir::Kernel base = leaves();
     leaves_size_ = base.nodes.size();
     for (int depth = 1; depth <= opts_.max_depth && !stopped(); ++depth) {
@@ -145,7 +156,11 @@ class Synthesizer {
   // twice).
   void extend(const ir::Kernel& k, int depth, int last) {
     int n = static_cast<int>(k.nodes.size());
-    for (const sem::InstrSpec* in : pool_) {
+    // The final step is likeliest an instruction sharing the op's constituents; earlier steps
+    // are likeliest data movement (transposes, copies): order each accordingly.
+    std::vector<const sem::InstrSpec*> order = pool_;
+    if (depth < max_depth_) std::reverse(order.begin(), order.end());
+    for (const sem::InstrSpec* in : order) {
       int slots = static_cast<int>(in->op.operands.size());
       std::vector<sem::AttrMap> attrs = attr_choices(*in);
       std::vector<int> pick(slots, 0);
@@ -154,10 +169,12 @@ class Synthesizer {
         for (int p : pick) uses_last = uses_last || p == last;
         bool leaf_only = true;
         for (int p : pick) leaf_only = leaf_only && (p >= static_cast<int>(k.params.size()) && p < first_step());
-        if (uses_last && !leaf_only)
+        if (uses_last && !leaf_only && ranks_fit(k, *in, pick))
           for (const auto& a : attrs) {
             if (stopped()) return;
-            try_instr(k, *in, pick, a, depth);
+            // Shapes do not depend on which function or ALU op is chosen: when the operands
+            // do not fit, no attribute choice will.
+            if (!try_instr(k, *in, pick, a, depth)) break;
           }
         int i = 0;
         while (i < slots && ++pick[i] == n) pick[i++] = 0;
@@ -168,19 +185,32 @@ class Synthesizer {
 
   int first_step() const { return static_cast<int>(leaves_size_); }
 
-  void try_instr(const ir::Kernel& k, const sem::InstrSpec& in, const std::vector<int>& inputs,
+  // A cheap necessary condition before instantiating: each operand's rank fits its pattern.
+  static bool ranks_fit(const ir::Kernel& k, const sem::InstrSpec& in, const std::vector<int>& inputs) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const auto& items = in.op.shapes[i].items;
+      bool group = std::any_of(items.begin(), items.end(), [](const sem::Item& it) { return it.group; });
+      std::size_t rank = k.nodes[inputs[i]].shape.size();
+      if (group ? rank + 1 < items.size() : rank != items.size()) return false;
+    }
+    return true;
+  }
+
+  // False when the operands do not fit the instruction's shapes.
+  bool try_instr(const ir::Kernel& k, const sem::InstrSpec& in, const std::vector<int>& inputs,
                  const sem::AttrMap& attrs, int depth) {
     ir::Kernel k2 = k;
     int id;
     try {
       id = ir::add_op(k2, in.op, inputs, attrs, {});
     } catch (const UserError&) {
-      return;  // operands that do not fit the instruction
+      return false;
     }
     std::vector<std::uint64_t> memo;
-    if (!seen_.insert(ir::node_hash(k2, id, memo)).second) return;
+    if (!seen_.insert(ir::node_hash(k2, id, memo)).second) return true;
     if (same_shape(k2.nodes[id].shape, target_)) candidate(k2, id, depth);
     if (depth < max_depth_) extend(k2, depth + 1, id);
+    return true;
   }
 
   void candidate(ir::Kernel k, int id, int depth) {
