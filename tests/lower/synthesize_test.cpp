@@ -87,3 +87,30 @@ TEST(InstructionChoices, EveryComputeOpOfAKernel) {
 
 }  // namespace
 }  // namespace ts::lower
+
+#include "tilesweep/sim/target.h"
+
+namespace ts::lower {
+namespace {
+
+TEST(SynthesizeOnBundledTargets, ElementwiseOpsLowerToTheirInstructions) {
+  static ir::Module m = ir::parse_module(
+      "def e(x: f32[P, F]):\n    return exp(x)\n\ndef s(x: f32[P, F], b: f32[P, 1]):\n    return x - b\n", "op.py",
+      sem::OpTable::builtin());
+  for (const char* t : {"trn1", "trn2", "trn3"}) {
+    const auto& isa = sim::builtin_target(t).isa;
+    SynthesisResult e = synthesize(m.kernel("e"), isa);
+    ASSERT_FALSE(e.lowerings.empty()) << t;
+    EXPECT_EQ(e.lowerings[0].depth, 1);
+    bool activation = false;
+    for (const auto& l : e.lowerings) activation = activation || l.text.rfind("activation(x", 0) == 0;
+    EXPECT_TRUE(activation) << t;
+    SynthesisResult s = synthesize(m.kernel("s"), isa);
+    bool tensor_scalar = false;
+    for (const auto& l : s.lowerings) tensor_scalar = tensor_scalar || l.text.rfind("tensor_scalar(x, b", 0) == 0;
+    EXPECT_TRUE(tensor_scalar) << t;
+  }
+}
+
+}  // namespace
+}  // namespace ts::lower
