@@ -103,23 +103,29 @@ class Synthesizer {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   }
 
-  // The op's parameters plus constant tiles (zeros and ones per partition) that instructions
-  // may take as immediate operands (a bias of 0, a scale of 1).
+  // The op's parameters plus constant tiles that instructions may take as immediate operands:
+  // per-partition zeros and ones (a bias of 0, a scale of 1), each tile size as a per-partition
+  // value (a mean's divisor), and a full tile of ones (a scan's multiplier).
   ir::Kernel leaves() {
     ir::Kernel k = op_;
     k.nodes.resize(k.params.size());
     k.outputs.clear();
-    std::set<std::string> firsts;
-    for (const auto& p : k.params) {
-      if (p.shape.size() < 2) continue;
-      std::string key = p.shape[0].str();
-      if (!firsts.insert(key).second) continue;
-      for (double v : {0.0, 1.0}) {
-        int c = ir::add_op(k, *sem::OpTable::builtin().find("const"), {}, {{"value", v}}, {});
-        k.nodes[c].weak = true;
-        ir::add_op(k, *sem::OpTable::builtin().find("broadcast_to"), {c},
-                   {{"shape", std::vector<sem::Dim>{p.shape[0], sem::Dim(1)}}}, {});
+    const sem::OpTable& ops = sem::OpTable::builtin();
+    auto broadcast = [&](int c, std::vector<sem::Dim> shape) {
+      k.nodes[c].weak = true;
+      ir::add_op(k, *ops.find("broadcast_to"), {c}, {{"shape", std::move(shape)}}, {});
+    };
+    std::set<std::string> done;
+    for (const auto& p : op_.params) {
+      if (p.shape.size() != 2) continue;
+      if (done.insert(p.shape[0].str()).second) {
+        for (double v : {0.0, 1.0})
+          broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", v}}, {}), {p.shape[0], sem::Dim(1)});
+        for (const auto& d : op_.dims)
+          broadcast(ir::add_op(k, *ops.find("dim"), {}, {{"value", sem::Dim::symbol(d)}}, {}), {p.shape[0], sem::Dim(1)});
       }
+      if (done.insert(sem::format_shape(p.shape)).second)
+        broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", 1.0}}, {}), p.shape);
     }
     return k;
   }

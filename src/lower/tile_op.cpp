@@ -1,6 +1,8 @@
 #include "tilesweep/lower/tile_op.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <set>
 
 #include "tilesweep/ir/graph_edit.h"
@@ -47,11 +49,16 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
     }
     // Element-wise: align with the output tile. Broadcasting across partitions is done by a
     // broadcasting DMA (the tile arrives whole); a [P, 1] per-partition scalar stays as it is.
+    // A scalar (a literal, eps) becomes a per-partition [P, 1] immediate. Dims that are not 1
+    // equal the output's (under the kernel's preconditions, e.g. N - N // 2 == N // 2).
     bool scalar = std::all_of(s.begin(), s.end(), is_one);
     std::vector<sem::Dim> t = tail(s, out_tile.size());
     while (t.size() < out_tile.size()) t.insert(t.begin(), sem::Dim(1));
+    for (std::size_t d = 0; d < t.size(); ++d)
+      if (!is_one(t[d])) t[d] = out_tile[d];
     if (t.size() == 2 && is_one(t[0]) && !is_one(out_tile[0])) t[0] = out_tile[0];
-    shapes.push_back(scalar ? std::vector<sem::Dim>{} : t);
+    if (scalar && out_tile.size() == 2) t = {out_tile[0], sem::Dim(1)};
+    shapes.push_back(scalar && out_tile.size() < 2 ? std::vector<sem::Dim>{} : t);
   }
   // Axis attributes move with the dropped batch dims.
   for (const auto& a : n.spec->attrs) {
@@ -62,6 +69,21 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
     if (axis < dropped) return reject("reduces or scans along a batch dim");
     attrs[a.name] = axis - dropped;
   }
+  // Tile sizes are free: every distinct size becomes a fresh dim (P, F, ...), so that the tile
+  // op is independent of how the kernel's dims relate (N // 2, (M + 1) // 2) and equal tile ops
+  // of different kernels meet in the synthesis cache.
+  static const char* kNames[] = {"P", "F", "K", "Q", "R", "T", "U", "V"};
+  std::map<std::string, sem::Dim> fresh;
+  for (auto& shape : shapes)
+    for (auto& d : shape) {
+      if (is_one(d)) continue;
+      auto it = fresh.find(d.key());
+      if (it == fresh.end()) {
+        if (fresh.size() >= std::size(kNames)) return reject("too many distinct tile sizes");
+        it = fresh.emplace(d.key(), sem::Dim::symbol(kNames[fresh.size()])).first;
+      }
+      d = it->second;
+    }
   TileOp t;
   t.kernel.name = n.op;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
