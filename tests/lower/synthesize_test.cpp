@@ -75,8 +75,8 @@ TEST(InstructionChoices, EveryComputeOpOfAKernel) {
   SynthesisCache cache;
   KernelChoices c = instruction_choices(m.kernels[0], isa(), cache);
   ASSERT_EQ(c.ops.size(), 3u);  // matmul, add, silu
-  EXPECT_EQ(c.ops[0].tile, "matmul(x: f32[M, K], y: f32[K, N]) -> f32[M, N]");
-  EXPECT_EQ(c.ops[1].tile, "add(x: f32[M, N], y: f32[M, N]) -> f32[M, N]");  // b arrives broadcast by DMA
+  EXPECT_EQ(c.ops[0].tile, "matmul(x: f32[P, F], y: f32[F, K]) -> f32[P, K]");
+  EXPECT_EQ(c.ops[1].tile, "add(x: f32[P, F], y: f32[P, F]) -> f32[P, F]");  // b arrives broadcast by DMA
   for (const auto& op : c.ops) EXPECT_FALSE(op.synthesis->lowerings.empty()) << op.label;
   EXPECT_EQ(c.unlowered, 0);
   EXPECT_GE(c.combinations, 2.0);
