@@ -43,12 +43,13 @@ z3::expr precondition(Symbols& s, const sem::Precondition& p) {
   }
 }
 
-sem::DimEnv model_dims(const z3::model& m, Symbols& s) {
+// The dims of a solver model; `small_only` keeps only values a witness search can run at.
+sem::DimEnv model_dims(const z3::model& m, Symbols& s, bool small_only) {
   sem::DimEnv env;
   for (const auto& [name, e] : s.dims()) {
     z3::expr v = m.eval(e, true);
     std::int64_t x = 1;
-    if (v.is_numeral_i64(x) && x >= 1 && x <= 16) env[name] = x;
+    if (v.is_numeral_i64(x) && (!small_only || (x >= 1 && x <= 16))) env[name] = x;
   }
   return env;
 }
@@ -107,7 +108,7 @@ class Query {
                            ? fmt::format("solver timeout after {} ms on output {}", opts_.timeout_ms, o)
                            : fmt::format("solver gave up on output {}: {}", o, why));
       }
-      sem::DimEnv hint = model_dims(solver_.get_model(), sym_);
+      sem::DimEnv hint = model_dims(solver_.get_model(), sym_, true);
       solver_.pop();
       return refuted_or_unknown(o, hint);
     }
@@ -131,10 +132,7 @@ class Query {
       std::optional<Verdict> out;
       if (r == z3::sat) {
         Counterexample c;
-        for (const auto& [name, e] : sym_.dims()) {
-          std::int64_t x = 0;
-          if (solver_.get_model().eval(e, true).is_numeral_i64(x)) c.dims[name] = x;
-        }
+        c.dims = model_dims(solver_.get_model(), sym_, false);
         c.note = fmt::format("'{}' is not defined (its shapes do not fit)", narrower.name);
         out = refuted(fmt::format("the kernels accept different dims: '{}' needs {}", narrower.name,
                                   describe(narrower.preconditions)), c);
@@ -169,10 +167,7 @@ class Query {
     std::optional<Verdict> out;
     if (r == z3::sat) {
       Counterexample c;
-      for (const auto& [name, e] : sym_.dims()) {
-        std::int64_t x = 0;
-        if (solver_.get_model().eval(e, true).is_numeral_i64(x)) c.dims[name] = x;
-      }
+      c.dims = model_dims(solver_.get_model(), sym_, false);
       c.output = static_cast<int>(o);
       c.note = fmt::format("output {} has shape {} vs {}", o, sem::format_shape(sa), sem::format_shape(sb));
       out = refuted(c.note, c);
