@@ -1,0 +1,28 @@
+// The cost of ISA instructions from their isa.toml formulas: cycles on the instruction's
+// engine, and time for a whole tile program (a lowering) at concrete tile sizes. This is the
+// per-instruction part of the simulator; the timeline (overlap, dependencies, DMA queues)
+// builds on it.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "tilesweep/ir/graph.h"
+#include "tilesweep/semantics/instr_spec.h"
+#include "tilesweep/sim/target.h"
+
+namespace ts::sim {
+
+// Evaluates a cost formula. Variables: the instruction's pattern dims (by name), N (free
+// elements per partition of the output), P (partitions of the output), MIN_II, fp32 (1 or 0),
+// bytes (bytes moved, for DMA). UserError naming the instruction for an unknown variable.
+double formula_value(const sem::InstrSpec& in, const std::map<std::string, double>& vars);
+
+// Time in ns of one instruction node of a tile program at the dims `env`, on the first engine
+// the instruction allows (DMA: bytes over the core's DMA bandwidth, plus the start latency).
+double instr_ns(const Target& t, const ir::Kernel& program, int node, const sem::DimEnv& env);
+
+// Sum of instr_ns over the program's instruction nodes (a serial bound, no overlap).
+double program_ns(const Target& t, const ir::Kernel& program, const sem::DimEnv& env);
+
+}  // namespace ts::sim

@@ -1,0 +1,96 @@
+#include "tilesweep/sim/instr_cost.h"
+
+#include <cmath>
+
+namespace ts::sim {
+
+namespace {
+
+double eval(const sem::Expr& e, const sem::InstrSpec& in, const std::map<std::string, double>& vars) {
+  switch (e.kind) {
+    case sem::Expr::Number: return e.number;
+    case sem::Expr::Name: {
+      auto it = vars.find(e.name);
+      if (it == vars.end())
+        throw UserError(fmt::format("error: the cost of instruction '{}' uses '{}', which is not a cost variable",
+                                    in.op.name, e.name));
+      return it->second;
+    }
+    case sem::Expr::Neg: return -eval(*e.args[0], in, vars);
+    case sem::Expr::Binary: {
+      double a = eval(*e.args[0], in, vars), b = eval(*e.args[1], in, vars);
+      switch (e.op) {
+        case sem::BinOp::Add: return a + b;
+        case sem::BinOp::Sub: return a - b;
+        case sem::BinOp::Mul: return a * b;
+        case sem::BinOp::Div: return a / b;
+        case sem::BinOp::FloorDiv: return std::floor(a / b);
+        case sem::BinOp::Mod: return a - std::floor(a / b) * b;
+        case sem::BinOp::Lt: return a < b;
+        case sem::BinOp::Le: return a <= b;
+        case sem::BinOp::Gt: return a > b;
+        case sem::BinOp::Ge: return a >= b;
+        case sem::BinOp::Eq: return a == b;
+        case sem::BinOp::Ne: return a != b;
+      }
+      return 0;
+    }
+    case sem::Expr::Call: {
+      std::vector<double> a;
+      for (const auto& x : e.args) a.push_back(eval(*x, in, vars));
+      if (e.name == "maximum" && a.size() == 2) return std::max(a[0], a[1]);
+      if (e.name == "minimum" && a.size() == 2) return std::min(a[0], a[1]);
+      if (e.name == "select" && a.size() == 3) return a[0] != 0 ? a[1] : a[2];
+      if (e.name == "ceil" && a.size() == 1) return std::ceil(a[0]);
+      throw UserError(fmt::format("error: the cost of instruction '{}' calls '{}' (allowed: maximum, minimum, select)",
+                                  in.op.name, e.name));
+    }
+    default:
+      throw UserError(fmt::format("error: the cost of instruction '{}' is not an arithmetic formula", in.op.name));
+  }
+}
+
+}  // namespace
+
+double formula_value(const sem::InstrSpec& in, const std::map<std::string, double>& vars) {
+  return eval(*in.cost, in, vars);
+}
+
+double instr_ns(const Target& t, const ir::Kernel& program, int id, const sem::DimEnv& env) {
+  const ir::Node& n = program.nodes[id];
+  const sem::InstrSpec* in = t.isa.find(n.op);
+  if (!in) return 0;  // constants and broadcasts of immediates cost nothing here
+  std::map<std::string, double> vars;
+  for (std::size_t k = 0; k < n.inputs.size() && k < in->op.shapes.size(); ++k) {
+    const auto& items = in->op.shapes[k].items;
+    const auto& shape = program.nodes[n.inputs[k]].shape;
+    if (items.size() != shape.size()) continue;
+    for (std::size_t d = 0; d < items.size(); ++d)
+      if (!items[d].group && !items[d].name.empty())
+        if (auto v = shape[d].evaluate(env)) vars[items[d].name] = static_cast<double>(*v);
+  }
+  double elements = 1;
+  for (const auto& d : n.shape) elements *= static_cast<double>(d.evaluate(env).value_or(1));
+  double partitions = n.shape.size() >= 2 ? static_cast<double>(n.shape[n.shape.size() - 2].evaluate(env).value_or(1)) : 1;
+  vars["P"] = partitions;
+  vars["N"] = elements / partitions;
+  vars["MIN_II"] = t.overheads.min_ii_cycles;
+  vars["fp32"] = n.dtype == ir::DType::F32 ? 1 : 0;
+  vars["bytes"] = elements * ir::dtype_bytes(n.dtype);
+  double value = formula_value(*in, vars);
+  sem::Engine engine = in->engines.front();
+  if (engine == sem::Engine::Dma) {
+    double bw = t.dma.bytes_per_ns_per_engine * t.dma.engines_per_core *
+                t.dma.efficiency_at(vars["bytes"] / std::max(1.0, partitions));
+    return t.dma.start_ns + t.dma.dge_ns + value / bw;
+  }
+  return value / t.engines.at(engine).clock_hz * 1e9;
+}
+
+double program_ns(const Target& t, const ir::Kernel& program, const sem::DimEnv& env) {
+  double total = 0;
+  for (std::size_t i = 0; i < program.nodes.size(); ++i) total += instr_ns(t, program, static_cast<int>(i), env);
+  return total;
+}
+
+}  // namespace ts::sim
