@@ -12,6 +12,7 @@
 
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/instruction_choices.h"
+#include "tilesweep/sim/instr_cost.h"
 #include "tilesweep/sim/target.h"
 
 namespace fs = std::filesystem;
@@ -40,9 +41,18 @@ int main(int argc, char** argv) {
         std::string text;
         if (!op.synthesis) text = "(" + op.note + ")";
         else if (op.synthesis->lowerings.empty()) text = "NONE";
-        else
-          for (std::size_t i = 0; i < op.synthesis->lowerings.size() && i < 4; ++i)
-            text += (i ? " | " : "") + op.synthesis->lowerings[i].text;
+        else {
+          // Cheapest first, by the isa.toml cost formulas at a nominal 128 x 512 tile.
+          std::vector<std::pair<double, std::string>> ranked;
+          for (const auto& l : op.synthesis->lowerings) {
+            ts::sem::DimEnv env;
+            for (const auto& d : l.program.dims) env[d] = d == "P" ? 128 : 512;
+            ranked.emplace_back(ts::sim::program_ns(t, l.program, env), l.text);
+          }
+          std::sort(ranked.begin(), ranked.end());
+          for (std::size_t i = 0; i < ranked.size() && i < 4; ++i)
+            text += fmt::format("{}{} ({:.0f} ns)", i ? " | " : "", ranked[i].second, ranked[i].first);
+        }
         if (op.synthesis && op.synthesis->lowerings.size() > 4)
           text += fmt::format(" | ... ({} in all)", op.synthesis->lowerings.size());
         tile_ops[op.tile.empty() ? op.label : op.tile] = text;
