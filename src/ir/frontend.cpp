@@ -56,7 +56,7 @@ bool is_kernel(const AstFunction& f) {
 
 class Elaborator {
  public:
-  Elaborator(const AstModule& m, const sem::OpTable& ops) : m_(m), ops_(ops) {
+  Elaborator(const AstModule& m, const sem::OpTable& ops) : ops_(ops) {
     std::map<std::string, int> first_line;
     for (const auto& f : m.functions) {
       auto [it, inserted] = first_line.emplace(f.name, f.loc.line);
@@ -557,7 +557,6 @@ class Elaborator {
     }
   }
 
-  const AstModule& m_;
   const sem::OpTable& ops_;
   std::map<std::string, const AstFunction*> functions_;
   Kernel k_;

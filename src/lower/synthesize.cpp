@@ -45,8 +45,6 @@ void expr_constituents(const sem::Expr& e, const sem::OpSpec& op, std::set<std::
   for (const auto& a : e.args) expr_constituents(*a, op, out);
 }
 
-bool same_shape(const std::vector<sem::Dim>& a, const std::vector<sem::Dim>& b) { return a == b; }
-
 class Synthesizer {
  public:
   Synthesizer(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& o, verify::VerdictCache* c)
@@ -214,7 +212,7 @@ class Synthesizer {
     }
     std::vector<std::uint64_t> memo;
     if (!seen_.insert(ir::node_hash(k2, id, memo)).second) return true;
-    if (same_shape(k2.nodes[id].shape, target_)) candidate(k2, id, depth);
+    if (k2.nodes[id].shape == target_) candidate(k2, id, depth);
     if (depth < max_depth_) extend(k2, depth + 1, id);
     return true;
   }

@@ -105,13 +105,7 @@ const char* memory_name(Memory m) {
 }
 
 void InstrTable::load(std::string_view toml_text, const std::string& file_name, const OpTable& ops) {
-  toml::table doc;
-  try {
-    doc = toml::parse(toml_text, file_name);
-  } catch (const toml::parse_error& e) {
-    fail(SourceLoc{file_name, static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column)},
-         "{}", e.description());
-  }
+  toml::table doc = parse_spec_toml(toml_text, file_name);
   const toml::table* instrs = doc.get("instr") ? doc.get("instr")->as_table() : nullptr;
   if (!instrs) fail(SourceLoc{file_name, 1, 1}, "no [instr.NAME] tables found");
   for (auto&& [k, v] : doc)

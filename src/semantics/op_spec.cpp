@@ -15,10 +15,7 @@ namespace ts::sem {
 
 namespace {
 
-SourceLoc loc_of(const toml::node& n, const std::string& file) {
-  return SourceLoc{file, static_cast<int>(n.source().begin.line),
-                   static_cast<int>(n.source().begin.column)};
-}
+SourceLoc loc_of(const toml::node& n, const std::string& file) { return toml_loc(n, file); }
 
 // Location of a string value's first character, for errors inside spec strings.
 SourceLoc string_loc(const toml::node& n, const std::string& file) {
@@ -119,6 +116,15 @@ void check_contract(const OpSpec& op, const SourceLoc& loc) {
 
 }  // namespace
 
+toml::table parse_spec_toml(std::string_view text, const std::string& file) {
+  try {
+    return toml::parse(text, file);
+  } catch (const toml::parse_error& e) {
+    fail(SourceLoc{file, static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column)}, "{}",
+         e.description());
+  }
+}
+
 OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc,
                 const std::set<std::string>& extra_keys) {
   static const std::set<std::string> keys = {"doc",   "operands", "attrs",  "args",     "shape", "broadcast",
@@ -211,14 +217,7 @@ const OpTable& OpTable::builtin() {
 }
 
 void OpTable::load(std::string_view toml_text, const std::string& file_name) {
-  toml::table doc;
-  try {
-    doc = toml::parse(toml_text, file_name);
-  } catch (const toml::parse_error& e) {
-    fail(SourceLoc{file_name, static_cast<int>(e.source().begin.line),
-                   static_cast<int>(e.source().begin.column)},
-         "{}", e.description());
-  }
+  toml::table doc = parse_spec_toml(toml_text, file_name);
   for (auto&& [k, v] : doc) {
     if (k != "op") fail(loc_of(v, file_name), "unknown top-level key '{}' (ops go in [op.NAME] tables)", k.str());
   }
