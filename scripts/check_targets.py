@@ -237,7 +237,7 @@ def load_ops() -> dict[str, int]:
 
 OP_KEYS = {"doc", "operands", "attrs", "args", "shape", "broadcast", "out", "contract", "requires",
            "expr", "fold", "funcs", "binops", "reduceops"}
-INSTR_KEYS = OP_KEYS | {"engines", "memory", "limits", "cost", "source"}
+INSTR_KEYS = OP_KEYS | {"engines", "memory", "limits", "cost", "source", "nki"}
 REQUIRED_INSTR_KEYS = ["doc", "operands", "out", "expr", "engines", "memory", "cost", "source"]
 ATTR_TYPES = {"bool", "int", "float", "dim", "dims", "axis", "axes", "name", "func", "binop", "reduceop"}
 ENGINES = {"tensor", "vector", "scalar", "gpsimd", "dma"}
@@ -550,7 +550,7 @@ def check_isa(path: Path, ops) -> dict:
         problem(str(path), f"not valid TOML: {e}")
         return {}
     for k in doc:
-        if k != "instr":
+        if k not in ("instr", "nki"):
             problem(str(path), f"unknown top-level key '{k}' (instructions go in [instr.NAME])")
     instrs = doc.get("instr", {})
     if not instrs:

@@ -1,9 +1,11 @@
 #include "args.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "tilesweep/base/error.h"
 #include "tilesweep/base/source.h"
+#include "tilesweep/base/suggest.h"
 
 namespace ts::cli {
 
@@ -42,6 +44,21 @@ sem::OpTable load_ops(const std::vector<std::string>& ops_files) {
   sem::OpTable table = sem::OpTable::builtin();
   for (const auto& f : ops_files) table.load(read_text_file(f), f);
   return table;
+}
+
+void check_dims(const ir::Kernel& k, const sem::DimEnv& dims) {
+  std::string all;
+  for (const auto& d : k.dims) all += (all.empty() ? "" : ", ") + d;
+  for (const auto& [name, v] : dims)
+    if (std::find(k.dims.begin(), k.dims.end(), name) == k.dims.end())
+      throw UserError(fmt::format("error: --shape: kernel '{}' has no dim '{}'{} (its dims: {})", k.name, name,
+                                  did_you_mean(name, k.dims), all));
+  for (const auto& d : k.dims)
+    if (!dims.count(d))
+      throw UserError(fmt::format("error: --shape: dim '{}' of kernel '{}' is missing (give all of: {})", d, k.name, all));
+  for (const auto& p : k.preconditions)
+    if (p.holds(dims) == false)
+      throw UserError(fmt::format("error: --shape: kernel '{}' needs {} ({})", k.name, p.str(), p.what));
 }
 
 }  // namespace ts::cli

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilesweep/ir/graph.h"
 #include "tilesweep/semantics/dim.h"
 #include "tilesweep/semantics/op_spec.h"
 
@@ -13,6 +14,10 @@ namespace ts::cli {
 
 // "M=4096,N=2048" -> {M: 4096, N: 2048}. Throws UserError naming --shape.
 sem::DimEnv parse_shape_arg(const std::string& text);
+
+// Checks --shape against a kernel: every dim given, none unknown, all positive, the kernel's
+// preconditions hold. Throws UserError naming --shape.
+void check_dims(const ir::Kernel& k, const sem::DimEnv& dims);
 
 // "x=path.npy" -> {"x", "path.npy"}. Throws UserError naming --input.
 std::pair<std::string, std::string> parse_input_arg(const std::string& text);

@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tilesweep ") + TILESWEEP_VERSION);
   std::vector<ts::cli::VerbRun> verbs = {ts::cli::add_check(app), ts::cli::add_eval(app), ts::cli::add_prove(app),
-                                          ts::cli::add_variants(app)};
+                                          ts::cli::add_variants(app), ts::cli::add_lower(app),
+                                          ts::cli::add_score(app), ts::cli::add_run(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -15,5 +15,8 @@ VerbRun add_check(CLI::App& app);
 VerbRun add_eval(CLI::App& app);
 VerbRun add_prove(CLI::App& app);
 VerbRun add_variants(CLI::App& app);
+VerbRun add_lower(CLI::App& app);
+VerbRun add_run(CLI::App& app);
+VerbRun add_score(CLI::App& app);
 
 }  // namespace ts::cli

@@ -1,10 +1,18 @@
 #include "tilesweep/semantics/instr_spec.h"
 
+#include <cctype>
+#include <set>
+
 #include "spec_parse.h"
 
 namespace ts::sem {
 
 namespace {
+
+// The file's [nki] table: NKI spellings of op / function names and of engines.
+struct NkiNames {
+  std::map<std::string, std::string> names, engines;
+};
 
 Engine parse_engine(const std::string& s, const SourceLoc& loc) {
   static const std::pair<const char*, Engine> names[] = {{"tensor", Engine::Tensor}, {"vector", Engine::Vector},
@@ -44,9 +52,80 @@ bool pattern_has_dim(const OpSpec& op, const std::string& dim) {
   return in(op.out);
 }
 
-InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc) {
+std::map<std::string, std::string> string_table(const toml::node& n, const std::string& file, const std::string& what) {
+  std::map<std::string, std::string> out;
+  const toml::table* t = n.as_table();
+  if (!t) fail(toml_loc(n, file), "{} must be a table of strings", what);
+  for (auto&& [k, v] : *t) {
+    if (!v.is_string()) fail(toml_loc(v, file), "{}: '{}' must be a string", what, k.str());
+    out[std::string(k.str())] = v.as_string()->get();
+  }
+  return out;
+}
+
+NkiNames parse_nki_names(const toml::table& doc, const std::string& file) {
+  NkiNames out;
+  const toml::node* n = doc.get("nki");
+  if (!n) return out;
+  const toml::table* t = n->as_table();
+  if (!t) fail(toml_loc(*n, file), "nki must be a table ([nki.names], [nki.engines])");
+  for (auto&& [k, v] : *t) {
+    if (k == "names") out.names = string_table(v, file, "nki.names");
+    else if (k == "engines") out.engines = string_table(v, file, "nki.engines");
+    else fail(toml_loc(v, file), "unknown key 'nki.{}' (expected names or engines)", k.str());
+  }
+  return out;
+}
+
+// Checks the `nki` template of `in` (every placeholder an operand, `out`, an attribute, a pattern
+// dim, `engine` or `dtype`) and records the NKI spellings it needs; UserError at the key.
+void parse_nki(InstrSpec& in, const toml::node& n, const std::string& file, const NkiNames& names) {
+  const std::string& name = in.op.name;
+  SourceLoc loc = toml_loc(n, file);
+  if (!n.is_string()) fail(loc, "instruction '{}': nki must be a string (a call template)", name);
+  in.nki = n.as_string()->get();
+  std::set<std::string> dims;
+  std::vector<const Pattern*> patterns{&in.op.out};
+  for (const auto& s : in.op.shapes) patterns.push_back(&s);
+  for (const Pattern* p : patterns)
+    for (const auto& it : p->items)
+      if (!it.group && !it.name.empty()) dims.insert(it.name);
+  std::string bad;
+  auto check = [&](const std::string& key) -> std::string {
+    if (!bad.empty()) return "";
+    if (const AttrSpec* a = in.op.attr(key); a && a->type == AttrType::Name) {
+      for (const auto& c : a->choices) {
+        auto it = names.names.find(c);
+        if (it == names.names.end())
+          fail(loc, "instruction '{}': nki uses '{{{}}}', but '{}' has no NKI spelling (add it to [nki.names])", name,
+               key, c);
+        in.nki_names[c] = it->second;
+      }
+    } else if (key == "engine") {
+      for (Engine e : in.engines) {
+        auto it = names.engines.find(engine_name(e));
+        if (it == names.engines.end())
+          fail(loc, "instruction '{}': nki uses '{{engine}}', but engine '{}' has no NKI spelling (add it to [nki.engines])",
+               name, engine_name(e));
+        in.nki_names[engine_name(e)] = it->second;
+      }
+    } else if (key != "out" && key != "dtype" && in.op.operand_index(key) < 0 && !a && !dims.count(key)) {
+      bad = key;
+    }
+    return "";
+  };
+  std::string error;
+  expand_nki(in.nki, check, &error);
+  if (!error.empty()) fail(loc, "instruction '{}': malformed nki template: {}", name, error);
+  if (!bad.empty())
+    fail(loc, "instruction '{}': unknown placeholder '{{{}}}' in nki (expected an operand, out, an attribute, a "
+              "pattern dim, engine or dtype)", name, bad);
+}
+
+InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc,
+                      const NkiNames& names) {
   InstrSpec in;
-  in.op = parse_op(name, t, file, loc, {"engines", "memory", "limits", "cost", "source"});
+  in.op = parse_op(name, t, file, loc, {"engines", "memory", "limits", "cost", "source", "nki"});
   const toml::node* engines = t.get("engines");
   if (!engines) fail(loc, "instruction '{}': missing key 'engines'", name);
   for (const auto& e : strings(*engines, file, "engines")) in.engines.push_back(parse_engine(e, toml_loc(*engines, file)));
@@ -79,6 +158,7 @@ InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::
   cl.col += 1;
   in.cost = parse_expr(c->as_string()->get(), cl);
   if (const toml::node* s = t.get("source"); s && s->is_string()) in.source = s->as_string()->get();
+  if (const toml::node* n = t.get("nki")) parse_nki(in, *n, file, names);
   return in;
 }
 
@@ -109,19 +189,57 @@ void InstrTable::load(std::string_view toml_text, const std::string& file_name, 
   const toml::table* instrs = doc.get("instr") ? doc.get("instr")->as_table() : nullptr;
   if (!instrs) fail(SourceLoc{file_name, 1, 1}, "no [instr.NAME] tables found");
   for (auto&& [k, v] : doc)
-    if (k != "instr") fail(toml_loc(v, file_name), "unknown top-level key '{}' (instructions go in [instr.NAME] tables)", k.str());
+    if (k != "instr" && k != "nki")
+      fail(toml_loc(v, file_name), "unknown top-level key '{}' (instructions go in [instr.NAME] tables)", k.str());
+  NkiNames names = parse_nki_names(doc, file_name);
   for (auto&& [k, v] : *instrs) {
     std::string name(k.str());
     const toml::table* t = v.as_table();
     SourceLoc loc = toml_loc(v, file_name);
     if (!t) fail(loc, "instruction '{}' must be a table", name);
-    InstrSpec spec = parse_instr(name, *t, file_name, loc);
+    InstrSpec spec = parse_instr(name, *t, file_name, loc, names);
     for (const auto& a : spec.op.attrs)
       for (const auto& c : a.choices)
         if (a.type == AttrType::Name && !ops.find(c) && c != "add" && c != "mul" && c != "max" && c != "min")
           fail(loc, "instruction '{}': '{}' in the choices of '{}' is not an op", name, c, a.name);
     if (!instrs_.emplace(name, std::move(spec)).second) fail(loc, "instruction '{}' is defined twice", name);
   }
+}
+
+std::string expand_nki(std::string_view tmpl, const std::function<std::string(const std::string&)>& value,
+                       std::string* error) {
+  std::string out;
+  for (std::size_t i = 0; i < tmpl.size(); ++i) {
+    char c = tmpl[i];
+    if ((c == '{' || c == '}') && i + 1 < tmpl.size() && tmpl[i + 1] == c) {
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '}') {
+      *error = fmt::format("'}}' at column {} closes nothing (write '}}}}' for a literal brace)", i + 1);
+      return "";
+    }
+    if (c != '{') {
+      out += c;
+      continue;
+    }
+    std::size_t end = tmpl.find('}', i);
+    if (end == std::string_view::npos) {
+      *error = fmt::format("'{{' at column {} is not closed", i + 1);
+      return "";
+    }
+    std::string key(tmpl.substr(i + 1, end - i - 1));
+    bool ident = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
+    for (char k : key) ident = ident && (std::isalnum(static_cast<unsigned char>(k)) || k == '_');
+    if (!ident) {
+      *error = fmt::format("'{{{}}}' at column {} is not a placeholder (a name in braces)", key, i + 1);
+      return "";
+    }
+    out += value(key);
+    i = end;
+  }
+  return out;
 }
 
 const InstrSpec* InstrTable::find(std::string_view name) const {

@@ -56,6 +56,40 @@ double formula_value(const sem::InstrSpec& in, const std::map<std::string, doubl
   return eval(*in.cost, in, vars);
 }
 
+InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, const std::vector<std::vector<std::int64_t>>& operands,
+                     const std::vector<std::int64_t>& out, ir::DType dtype) {
+  InstrVars r;
+  // Clip a named pattern dim to its limit; the copies multiply.
+  std::map<std::string, std::int64_t> clipped;
+  auto clip = [&](const std::string& name, std::int64_t v) {
+    auto lim = in.limits.find(name);
+    if (lim == in.limits.end() || v <= lim->second) return v;
+    if (!clipped.count(name)) r.repeat *= static_cast<int>((v + lim->second - 1) / lim->second);
+    clipped[name] = lim->second;
+    return lim->second;
+  };
+  for (std::size_t k = 0; k < operands.size() && k < in.op.shapes.size(); ++k) {
+    const auto& items = in.op.shapes[k].items;
+    if (items.size() != operands[k].size()) continue;
+    for (std::size_t d = 0; d < items.size(); ++d)
+      if (!items[d].group && !items[d].name.empty()) r.vars[items[d].name] = static_cast<double>(clip(items[d].name, operands[k][d]));
+  }
+  std::vector<std::int64_t> o = out;
+  const auto& out_items = in.op.out.items;
+  for (std::size_t d = 0; d < o.size() && out_items.size() == o.size(); ++d)
+    if (!out_items[d].group && !out_items[d].name.empty()) o[d] = clip(out_items[d].name, o[d]);
+  double elements = 1, whole = 1;
+  for (auto d : o) elements *= static_cast<double>(d);
+  for (auto d : out) whole *= static_cast<double>(d);
+  double partitions = o.size() >= 2 ? static_cast<double>(o[o.size() - 2]) : 1;
+  r.vars["P"] = partitions;
+  r.vars["N"] = elements / partitions;
+  r.vars["MIN_II"] = t.overheads.min_ii_cycles;
+  r.vars["fp32"] = dtype == ir::DType::F32 ? 1 : 0;
+  r.vars["bytes"] = whole * ir::dtype_bytes(dtype);
+  return r;
+}
+
 double instr_ns(const Target& t, const ir::Kernel& program, int id, const sem::DimEnv& env) {
   const ir::Node& n = program.nodes[id];
   const sem::InstrSpec* in = t.isa.find(n.op);

@@ -4,6 +4,7 @@
 // formula in the engine's cycles.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -26,7 +27,18 @@ struct InstrSpec {
   std::map<std::string, std::int64_t> limits;           // max size per pattern dim
   ExprPtr cost;                                         // engine cycles
   std::string source;                                   // where the facts come from
+  // The NKI call that runs it (optional; placeholder syntax in the isa.toml headers), and the NKI
+  // spelling of each name the template can receive: name-attribute choices and engines, from
+  // the file's [nki.names] / [nki.engines] tables (`sub` -> `nl.subtract`).
+  std::string nki;
+  std::map<std::string, std::string> nki_names;
 };
+
+// Expands an `nki` template: each `{name}` becomes value(name), `{{` and `}}` are literal braces.
+// A malformed template (an unclosed brace, a name that is not an identifier) returns "" and sets
+// `error` to what is wrong.
+std::string expand_nki(std::string_view tmpl, const std::function<std::string(const std::string&)>& value,
+                       std::string* error);
 
 // Thread-safe for concurrent reads.
 class InstrTable {

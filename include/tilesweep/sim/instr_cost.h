@@ -18,6 +18,17 @@ namespace ts::sim {
 // bytes (bytes moved, for DMA). UserError naming the instruction for an unknown variable.
 double formula_value(const sem::InstrSpec& in, const std::map<std::string, double>& vars);
 
+// The formula variables of one instruction on concrete tiles, and how many copies it is issued
+// as: a tile dim over the instruction's limit (e.g. 32 x 32 for the Vector transpose) is split
+// into ceil(size / limit) pieces, each costed at the clipped size. `operands` are the operand
+// tile shapes in the instruction's operand order, `out` the result tile.
+struct InstrVars {
+  std::map<std::string, double> vars;
+  int repeat = 1;
+};
+InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, const std::vector<std::vector<std::int64_t>>& operands,
+                     const std::vector<std::int64_t>& out, ir::DType dtype);
+
 // Time in ns of one instruction node of a tile program at the dims `env`, on the first engine
 // the instruction allows (DMA: bytes over the core's DMA bandwidth, plus the start latency).
 double instr_ns(const Target& t, const ir::Kernel& program, int node, const sem::DimEnv& env);

@@ -1,0 +1,98 @@
+// The candidate space of one (kernel, target, shape): algebraic variants x fusion choice x
+// instruction choice per op x engine policy x multi-buffering depth x tile configuration per
+// fused group (row block, free tile). Its
+// size is known without materializing anything, and candidate i is decoded and materialized
+// alone (mixed-radix digits inside one section per (variant, fusion)), so a sweep partitions it
+// by index. Tile configurations that cannot fit SBUF/PSUM are pruned when the space is built.
+//
+// Thread-safety: const methods may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tilesweep/lower/instruction_choices.h"
+#include "tilesweep/lower/materialize.h"
+
+namespace ts::lower {
+
+struct SpaceOptions {
+  int max_block = 8;               // row tiles per strip, up to
+  int max_lowerings = 2;           // distinct instruction sequences kept per op, cheapest first
+  std::vector<int> bufs = {1, 2, 3};
+  bool fusion = true;              // offer fused groups (the unfused form is always offered)
+  int cores = 1;                   // NeuronCores per candidate
+};
+
+// One variant of the kernel with its instruction choices.
+struct SpaceVariant {
+  const ir::Kernel* kernel = nullptr;
+  const KernelChoices* choices = nullptr;
+};
+
+struct Candidate {
+  int variant = 0;
+  bool fused = false;
+  int section = 0;
+  std::vector<int> lowering;         // per compute op (in KernelChoices order)
+  int engines = 0;                   // 0: each instruction's first engine; 1: its second where it has one
+  int bufs = 2;                      // multi-buffering depth of every strip buffer
+  std::vector<GroupTiling> tiling;   // per group
+};
+
+struct SpaceCounts {
+  std::int64_t variants = 0, lowered_variants = 0;
+  double instruction_choices = 0;    // summed over sections: lowering x engine combinations
+  double tile_configs = 0;           // summed over sections: before capacity pruning
+  std::int64_t candidates = 0;       // after pruning: size()
+  std::vector<std::string> unsupported;  // why a variant or fusion form has no program
+};
+
+class CandidateSpace {
+ public:
+  CandidateSpace(std::vector<SpaceVariant> variants, const sim::Target& target, sem::DimEnv dims,
+                 const SpaceOptions& options = {});
+
+  std::int64_t size() const { return size_; }
+  const SpaceCounts& counts() const { return counts_; }
+  Candidate decode(std::int64_t index) const;
+  std::string describe(std::int64_t index) const;  // the candidate's configuration in words
+  // The program of candidate `index` (its `config` left empty: describe() fills it when needed).
+  // Throws Unsupported when this combination has no program at the shape.
+  Program materialize(std::int64_t index) const;
+
+  // What a fixed-heuristic compiler builds: the original kernel, unfused, the cheapest
+  // lowering per op, default engines, 128 x 512 tiles, block 1, double buffering. nullopt
+  // when the original has no program.
+  std::optional<Program> heuristic() const;
+
+  // Index ranges [first, last) of the sections for ablations: the original variant only, or
+  // unfused forms only.
+  struct Section {
+    int variant = 0;
+    bool fused = false;
+    std::int64_t first = 0, size = 0;
+  };
+  std::vector<Section> sections() const;
+
+ private:
+  struct Sec;
+  Program build(const Sec& s, const Candidate& c) const;
+  void drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) const;
+
+  std::vector<SpaceVariant> variants_;
+  const sim::Target& target_;
+  sem::DimEnv dims_;
+  SpaceOptions options_;
+  std::vector<Sec> secs_;
+  std::int64_t size_ = 0;
+  SpaceCounts counts_;
+
+ public:
+  ~CandidateSpace();
+  CandidateSpace(CandidateSpace&&) noexcept;
+};
+
+}  // namespace ts::lower

@@ -1,0 +1,55 @@
+// Materialization: one kernel variant, with an instruction choice per op, a fusion choice, a
+// tile configuration per fused group and an engine choice per op, at concrete dims, becomes the
+// concrete Program the simulator scores. Layout ops become DMA access patterns (a transpose,
+// a strided slice, a broadcast) or aliases (a contiguous reshape) of HBM tensors.
+//
+// Loop nest of one fused group (Axon §4.3): batch loops, then the strip loop over row blocks
+// of `pt * block` rows; inside it the group's ops in order. Element-wise ops and reductions
+// along the free dim work on whole rows ([pt, C] tiles; a purely element-wise group may tile
+// the free dim too, `free` columns at a time); a matmul loops over N tiles of `free` columns and
+// K tiles of 128, reusing each loaded right-hand-side tile for the `block` row tiles of the
+// strip and accumulating in PSUM. Values used outside the group go to HBM.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tilesweep/ir/graph.h"
+#include "tilesweep/lower/program.h"
+#include "tilesweep/sim/target.h"
+
+namespace ts::lower {
+
+struct GroupTiling {
+  std::int64_t pt = 128;    // rows per tile (partitions)
+  std::int64_t block = 1;   // row tiles per strip
+  std::int64_t free = 0;    // matmul N tile, or the free tile of an element-wise group (0: whole rows)
+  int bufs = 2;             // multi-buffering depth of the strip's buffers
+};
+
+struct OpPick {
+  const ir::Kernel* lowering = nullptr;  // instruction program over the op's tile form
+  int engine = 0;                        // index into each instruction's engines (clamped)
+};
+
+struct Plan {
+  std::vector<std::vector<int>> groups;  // fusion_groups()
+  std::vector<GroupTiling> tiling;       // per group
+  std::map<int, OpPick> picks;           // per compute node
+  int cores = 1;
+};
+
+// Throws Unsupported when a layout op or an op form has no program yet, UserError when the dims
+// do not satisfy the kernel. The result passes validate().
+Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan);
+
+// The concrete row count of a group (the strip loop's extent) and its free extent, for tiling.
+struct GroupExtent {
+  std::int64_t rows = 1, cols = 1;
+  bool has_matmul = false, elementwise = true;
+  std::vector<std::int64_t> matmul_n;  // N of each matmul in the group
+};
+GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group, const sem::DimEnv& dims);
+
+}  // namespace ts::lower

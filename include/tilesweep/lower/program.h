@@ -1,0 +1,119 @@
+// A candidate program: a concrete loop nest of ISA instructions over buffers placed in HBM,
+// SBUF or PSUM, with a multi-buffering depth per on-chip buffer. It is the single thing the
+// timing simulator scores, the functional interpreter runs on numbers, and the NKI emitter
+// prints, so the three always agree on what runs.
+//
+// Shape of a program: `blocks[0]` is the top level (one trip); every block holds an ordered list
+// of items, each an instruction or a nested block (a loop). Loop variables are block ids.
+// Tiles are moved between HBM and on-chip buffers by DMA instructions whose HBM side is an
+// affine `Access`; every other instruction reads and writes whole on-chip tiles.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tilesweep/ir/dtype.h"
+#include "tilesweep/semantics/attr.h"
+#include "tilesweep/semantics/instr_spec.h"
+
+namespace ts::lower {
+
+struct Buffer {
+  std::string name;
+  sem::Memory memory = sem::Memory::Sbuf;
+  ir::DType dtype = ir::DType::F32;
+  // HBM: the whole tensor. SBUF/PSUM: one tile, [partitions, free] (partitions first).
+  std::vector<std::int64_t> shape;
+  int bufs = 1;       // on-chip: copies rotated across writes (multi-buffering)
+  int param = -1;     // HBM: the kernel parameter it holds
+  int output = -1;    // HBM: the kernel output it holds
+  int alias = -1;     // HBM: shares the storage of this buffer, read row-major in its own shape (reshape)
+  bool constant = false;  // on-chip: written once before any loop (an immediate tile)
+
+  std::int64_t elements() const;
+  std::int64_t bytes_per_partition() const;  // on-chip: free elements x dtype bytes
+  std::int64_t bytes() const;                // all of it, one copy
+};
+
+// The HBM side of a DMA. Buffer dim d feeds tile dim `tile_dim[d]` of the on-chip tile: it starts
+// at start(d) = offset[d] + sum over (block b, step s) in `terms[d]` of iter(b) * s and spans
+// `extent[d]` elements `stride[d]` apart (a strided slice). `tile_dim[d]` = -1 for a dim of extent
+// 1 that the tile does not carry. A tile dim that no buffer dim feeds is a broadcast (the DMA
+// repeats the data). Two buffer dims feeding one tile dim merge (outer first), as a contiguous
+// reshape does. Empty `offset` / `stride` mean 0 / 1. `iter` is indexed by block id.
+struct Access {
+  int buffer = -1;
+  std::vector<std::int64_t> extent;                                  // per buffer dim
+  std::vector<std::vector<std::pair<int, std::int64_t>>> terms;      // per buffer dim
+  std::vector<int> tile_dim;                                         // per buffer dim
+  std::vector<std::int64_t> offset, stride;                          // per buffer dim
+
+  std::int64_t start(std::size_t dim, const std::vector<std::int64_t>& iter) const;
+  std::int64_t step(std::size_t dim) const { return stride.empty() ? 1 : stride[dim]; }
+  std::int64_t contiguous_bytes(const std::vector<std::int64_t>& hbm_shape, int dtype_bytes) const;
+};
+
+// A window of an on-chip buffer along its free (last) dim: columns [start, start + width), start =
+// sum over (block b, step s) of iter(b) * s. width 0 = the whole buffer. Instructions read and
+// write windows of wider buffers (a row block's tile, one K slice of a row of x).
+struct Window {
+  std::vector<std::pair<int, std::int64_t>> terms;
+  std::int64_t width = 0;
+
+  bool whole() const { return width == 0; }
+  std::int64_t start(const std::vector<std::int64_t>& iter) const;
+};
+
+struct Inst {
+  const sem::InstrSpec* spec = nullptr;  // the ISA instruction (dma_copy, nc_matmul, ...)
+  sem::Engine engine = sem::Engine::Vector;  // one of spec->engines
+  std::vector<int> in;                   // on-chip operand buffers, in the instruction's operand order
+  int out = -1;                          // the on-chip buffer written
+  std::vector<Window> in_window;         // per `in` operand (empty = whole buffers)
+  Window out_window;
+  sem::AttrMap attrs;                    // the instruction's attributes (func, op0, scale, ...)
+  // DMA only: the HBM side; `store` = SBUF -> HBM (then `in` holds the SBUF tile, `out` = -1).
+  // The on-chip side is the window (in_window[0] for a store, out_window for a load).
+  bool dma = false, store = false;
+  Access hbm;
+  // PSUM accumulation across the iterations of this block: iteration 0 writes, later ones add.
+  int accumulate_block = -1;
+  // The formula variables of the instruction at this tile size (pattern dims, P, N, fp32,
+  // bytes), computed at materialization; `repeat` copies are issued when a tile exceeds the
+  // instruction's limits (each copy at the limit size, the variables are per copy).
+  std::map<std::string, double> vars;
+  int repeat = 1;
+  std::string note;                      // what the instruction computes, e.g. "rms = rsqrt(..)"
+};
+
+struct Item {
+  int inst = -1;   // exactly one of inst / block is set
+  int block = -1;
+};
+
+struct Block {
+  std::string var;          // loop variable ("" for the top level)
+  std::int64_t trips = 1;
+  int parent = -1;
+  std::vector<Item> items;
+};
+
+struct Program {
+  std::string kernel;
+  std::vector<Buffer> buffers;
+  std::vector<Inst> insts;
+  std::vector<Block> blocks;  // blocks[0] is the top level
+  int cores = 1;              // NeuronCores the outermost block's iterations are split across
+  std::string config;         // the candidate's configuration in words (archives record it)
+
+  // Iteration counts: how many times each instruction runs in all (trips of its enclosing loops).
+  std::vector<std::int64_t> executions() const;
+};
+
+// Checks the structural invariants (ids in range, DMA accesses inside their tensors, on-chip
+// operands on memories the instruction allows); InternalError naming the broken one.
+void validate(const Program& p);
+
+}  // namespace ts::lower

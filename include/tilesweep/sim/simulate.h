@@ -1,0 +1,69 @@
+// The timing simulator: one NeuronCore running a candidate program (lower::Program) on the
+// simulated Trainium of a Target. Engines Tensor, Vector, Scalar and GpSimd are in-order; the
+// core's DMA engines move tiles spread over the engines their partitions map to; buffers carry
+// versions (multi-buffering) so engines overlap exactly as far as data allows. Loops that reach
+// a periodic steady state are extrapolated instead of simulated to the end.
+//
+// The model, instruction by instruction (every number from the Target):
+//  - compute: cost formula (isa.toml) x repeat in the engine's clock; Vector/Scalar/GpSimd at
+//    least MIN_II; Vector + vector_fixed_cycles (K1's per-instruction DVE overhead); GpSimd +
+//    gpsimd_start_cycles for instructions shared with other engines (the GpSimd-only formulas
+//    include GPSIMD_START already); + psum_read_cycles per PSUM operand read off the Tensor engine.
+//    The result is readable sbuf.access_init_cycles after the instruction ends (a latency that
+//    back-to-back independent instructions hide, dependent ones pay).
+//  - DMA: bytes over the DMA engines the tile's partitions map to (partitions / engines each),
+//    at bytes_per_ns_per_engine x efficiency_at(contiguous bytes per partition), x the transpose
+//    fraction for a transposing access or dma_transpose; HBM bandwidth per core capped at the
+//    chip's HBM / sharing cores. A DMA starts dge_ns after kernel start at the earliest, and
+//    start_ns after any dependency it waits on (semaphore-to-start); its engines take transfers
+//    in the earliest gap (non-preemptive), so a prefetch may pass a store that waits.
+//  - dependencies: RAW on the version read, WAR against reads of version v - bufs, WAW; a
+//    dependency between different engines costs semaphore_ns (start_ns into a DMA).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tilesweep/lower/program.h"
+#include "tilesweep/sim/target.h"
+
+namespace ts::sim {
+
+struct SimOptions {
+  bool extrapolate = true;  // skip the rest of a loop once it is periodic (exact for a periodic regime)
+  int hbm_cores = 0;        // cores sharing the chip's HBM bandwidth; 0: the program's cores
+  bool trace = false;       // record every simulated instruction (extrapolated ones are not listed)
+};
+
+struct TraceEvent {
+  int inst = -1;
+  sem::Engine engine = sem::Engine::Vector;
+  double start_ns = 0, end_ns = 0;
+};
+
+struct SimResult {
+  bool feasible = true;
+  std::string reason;          // why infeasible (capacity), empty otherwise
+  double latency_ns = 0;       // end of the last instruction of one core's share
+  // Busy time per engine, indexed by sem::Engine (Tensor, Vector, Scalar, GpSimd, Dma). DMA:
+  // engine-time over the core's DMA engines (equals elapsed time when all are busy).
+  std::array<double, 5> busy_ns{};
+  double hbm_read_bytes = 0, hbm_write_bytes = 0;  // one core's share
+  std::int64_t sbuf_peak_bytes = 0;  // per partition: sum over SBUF buffers of bytes x bufs
+  std::int64_t psum_peak_bytes = 0;  // per partition, likewise
+  double instructions = 0;           // hardware instructions issued (repeat copies counted)
+  std::int64_t simulated = 0;        // instruction executions simulated (the rest extrapolated)
+  std::vector<TraceEvent> trace;     // SimOptions::trace only
+
+  double busy(sem::Engine e) const { return busy_ns[static_cast<int>(e)]; }
+};
+
+// Simulates one core's share of `p` (Program::cores > 1 splits the iterations of the top
+// block's loops, the slowest core's share is simulated). Infeasible programs (capacity, see
+// capacity.h) are not simulated. InternalError for a program that fails lower::validate.
+// Thread-safe: no shared state; cost roughly linear in the simulated instructions.
+SimResult simulate(const lower::Program& p, const Target& t, const SimOptions& o = {});
+
+}  // namespace ts::sim

@@ -1,0 +1,51 @@
+// The HDF5 archive of one job: /meta (attributes) and the /candidates, /best, /proofs and
+// /progress tables (chunked, shuffle+deflate compressed compound datasets). The layout is
+// documented in results/README.md.
+//
+// Text columns are fixed-length, NUL-padded UTF-8 fields as wide as the column's longest value
+// (chosen at write time), so nothing is ever truncated and repeated values compress well; a
+// column whose longest value exceeds 1024 bytes is stored variable-length instead, so one long
+// outlier cannot widen every row. /meta strings are variable-length. A string holding a NUL
+// byte cannot be stored and is refused.
+//
+// Not thread-safe: Debian's serial HDF5 is not; call the store from one thread at a time.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tilesweep/store/schema.h"
+
+namespace ts::store {
+
+struct Archive {
+  Meta meta;
+  std::vector<CandidateRecord> candidates;
+  std::vector<BestRecord> best;
+  std::vector<ProofRecord> proofs;
+  std::vector<ProgressRecord> progress;
+};
+
+// Writes the archive atomically: everything goes to `path + ".tmp"`, which is flushed, synced
+// and renamed over `path` only when complete, so a crash never leaves a half-written archive
+// under the real name (an existing archive at `path` stays intact until the rename). Rows are
+// written in the order given (callers sort them by a stable key first).
+// Throws UserError ("error: cannot write archive '<path>': ...") when the file cannot be
+// written, with HDF5's own message.
+void write_archive(const std::string& path, const Meta& meta,
+                   std::span<const CandidateRecord> candidates, std::span<const BestRecord> best,
+                   std::span<const ProofRecord> proofs, std::span<const ProgressRecord> progress);
+void write_archive(const std::string& path, const Archive& archive);
+
+// Reads a whole archive. Throws UserError naming the path:
+//   "error: cannot open archive '<path>': <strerror>"            missing or unreadable
+//   "error: not a tilesweep archive: '<path>' ..."                not HDF5, no /meta, a missing
+//                                                                 table or column, wrong schema
+//   "error: truncated or corrupt HDF5 file: '<path>' (<hdf5>)"   HDF5 cannot read it
+Archive read_archive(const std::string& path);
+
+// Reads /meta only (cheap: no table is touched). Same errors as read_archive.
+Meta read_meta(const std::string& path);
+
+}  // namespace ts::store

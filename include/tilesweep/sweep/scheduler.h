@@ -1,0 +1,42 @@
+// Dynamic scheduling of work units over MPI ranks. Rank 0 hands out units on request (one at a
+// time: unit costs vary by orders of magnitude) and scores units itself on a second thread, so
+// it never idles while its main thread serves requests and records results. Workers ask for a
+// unit, score it, send its rows back with the next request, until told to stop.
+//
+// Message tags: kTagRequest (worker -> 0: an encoded UnitResult, or empty for the first
+// request), kTagAssign (0 -> worker: 8-byte unit index, or empty: stop).
+//
+// A rank whose scoring throws prints `error on rank N: ...` and aborts the whole job with exit
+// code 2 (LAMMPS style); completed units are already in rank 0's journal.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <vector>
+
+#include "tilesweep/store/journal.h"
+#include "tilesweep/sweep/mpi_comm.h"
+#include "tilesweep/sweep/plan.h"
+
+namespace ts::sweep {
+
+inline constexpr int kTagRequest = 1;
+inline constexpr int kTagAssign = 2;
+
+struct MasterHooks {
+  std::function<void(store::UnitResult&&)> done;  // on rank 0's main thread, in arrival order
+  std::function<bool()> stop_requested;           // polled; true: hand out no more units
+};
+
+// Rank 0: runs the units of `todo` (indices into plan.units()) until all are done or a stop is
+// requested; returns after every rank has returned its last unit and been told to stop.
+void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_t>& todo, const MasterHooks& hooks,
+                std::ostream& err);
+
+// Ranks > 0: serves rank 0 until told to stop.
+void run_worker(const Comm& comm, const Plan& plan, std::ostream& err);
+
+// Test hook: the unit whose scoring fails with an error on purpose (TILESWEEP_FAIL_UNIT), or -1.
+std::int64_t injected_failure_unit();
+
+}  // namespace ts::sweep

@@ -1,0 +1,48 @@
+// Scoring candidates of one (kernel, target, shape): materialize candidate i, check capacity,
+// simulate. `search_shape` scores a whole space (or a range of it) on all cores with TBB and
+// keeps the best, the baselines and the ablation bests. Results are deterministic: ties in
+// latency go to the lower index, and thread-local bests are merged in index order.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tilesweep/lower/candidate_space.h"
+#include "tilesweep/sim/roofline.h"
+#include "tilesweep/sim/simulate.h"
+
+namespace ts::sweep {
+
+struct CandidateScore {
+  std::int64_t index = -1;
+  bool feasible = false;
+  std::string reason;   // why not (no program at this shape, capacity)
+  sim::SimResult sim;
+
+  double latency() const { return feasible ? sim.latency_ns : std::numeric_limits<double>::infinity(); }
+};
+
+// Never throws for an infeasible candidate: it is a recorded result.
+CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index, const sim::Target& t);
+CandidateScore score_program(const lower::Program& p, const sim::Target& t);
+
+// Best-first order: latency, then index.
+bool better(const CandidateScore& a, const CandidateScore& b);
+
+struct RangeResult {
+  std::vector<CandidateScore> top;    // the best `keep`, best first
+  std::int64_t scored = 0, infeasible = 0;
+  double no_algebra_ns = std::numeric_limits<double>::infinity();  // best of the original variant
+  double no_fusion_ns = std::numeric_limits<double>::infinity();   // best of the unfused forms
+};
+
+// Scores candidates [first, last) in parallel; keeps the best `keep`.
+RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last, const sim::Target& t,
+                        std::size_t keep);
+
+// Merges b into a (best `keep` kept).
+void merge(RangeResult& a, const RangeResult& b, std::size_t keep);
+
+}  // namespace ts::sweep

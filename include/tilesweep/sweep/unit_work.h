@@ -1,0 +1,28 @@
+// Scoring one work unit: its candidates scored in parallel (score_range, TBB), reduced to the
+// rows a sweep keeps — the unit's best `keep` candidates, plus the best candidate of every
+// section it touches (so the no-algebra / no-fusion ablations can be recomputed from rows
+// alone, also after a resume), plus one summary row carrying the infeasible count.
+//
+// The summary row is internal to the journal and the wire (never written to /candidates):
+// index -1, feasible false, reason kSummaryReason, `choice` = infeasible candidates.
+#pragma once
+
+#include <cstdint>
+
+#include "tilesweep/store/journal.h"
+#include "tilesweep/sweep/plan.h"
+#include "tilesweep/sweep/score.h"
+
+namespace ts::sweep {
+
+inline constexpr const char* kSummaryReason = "unit summary";
+
+// `keep_top`: kKeepAll or N. Thread-safe (a const plan), uses the current TBB arena.
+store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_t keep_top, int rank);
+
+bool is_summary(const store::CandidateRecord& r);
+
+// The /candidates row of a scored candidate of `e` (rank and unit left 0).
+store::CandidateRecord candidate_record(const SpaceEntry& e, const CandidateScore& s);
+
+}  // namespace ts::sweep

@@ -1,0 +1,114 @@
+// `tilesweep lower FILE --kernel K --target T --shape ..`: the candidate space of one kernel at
+// one shape — counts per stage (variants x instruction choices x tile configs, feasible after
+// capacity pruning), why any part has no program, sample candidates, NKI source.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "args.h"
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/lower/nki.h"
+#include "tilesweep/lower/program_printer.h"
+#include "tilesweep/sweep/prepare.h"
+#include "verbs.h"
+
+namespace ts::cli {
+
+namespace {
+
+struct LowerOpts {
+  std::string file, kernel, target = "trn1", shape, nki_dir, cache;
+  int show = 0, max_variants = 16, max_block = 8, max_lowerings = 2;
+  unsigned seed = 1;
+  std::vector<std::string> ops;
+  std::vector<std::int64_t> index;
+};
+
+void print_choices(const sweep::PreparedKernel& pk) {
+  const auto& kc = pk.choices.front();
+  std::cout << "instruction choices of the original kernel (proved lowerings per op, cheapest kept first):\n";
+  for (const auto& op : kc.ops) {
+    if (!op.synthesis) {
+      std::cout << fmt::format("  {}: none ({})\n", op.label, op.note);
+      continue;
+    }
+    std::cout << fmt::format("  {}  [{}]: {} lowering(s)\n", op.label, op.tile, op.synthesis->lowerings.size());
+    for (std::size_t i = 0; i < op.synthesis->lowerings.size() && i < 4; ++i)
+      std::cout << "      " << op.synthesis->lowerings[i].text << "\n";
+  }
+}
+
+}  // namespace
+
+VerbRun add_lower(CLI::App& app) {
+  auto* cmd = app.add_subcommand("lower", "count and show the candidate programs of a kernel at one shape on one target");
+  auto o = std::make_shared<LowerOpts>();
+  cmd->add_option("file", o->file, "kernel file")->required();
+  cmd->add_option("-k,--kernel", o->kernel, "kernel name (optional when the file has one kernel)");
+  cmd->add_option("-t,--target", o->target, "target: trn1, trn2, trn3");
+  cmd->add_option("-s,--shape", o->shape, "dims, e.g. M=4096,K=1024,N=2048")->required();
+  cmd->add_option("--show", o->show, "print this many candidates (the first, the last, and random ones by --seed)");
+  cmd->add_option("--index", o->index, "print these candidates (by index)");
+  cmd->add_option("--seed", o->seed, "seed for the sampled candidates");
+  cmd->add_option("--emit-nki", o->nki_dir, "write the NKI source of the shown candidates to this folder");
+  cmd->add_option("--max-variants", o->max_variants, "algebraic variants kept")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")->check(CLI::PositiveNumber);
+  cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
+  cmd->add_option("--ops", o->ops, "extra op semantics file (TOML)");
+  return [o, cmd]() {
+    if (!*cmd) return -1;
+    sem::OpTable ops = load_ops(o->ops);
+    ir::Module m = ir::load_module(o->file, ops);
+    const ir::Kernel& k = m.kernel(o->kernel);
+    const sim::Target& t = sim::builtin_target(o->target);
+    sem::DimEnv dims = parse_shape_arg(o->shape);
+    check_dims(k, dims);
+    verify::VerdictCache verdicts(o->cache);
+    lower::SynthesisCache synth;
+    sweep::PrepareOptions popts;
+    popts.propagate.max_variants = o->max_variants;
+    sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, synth, popts, &verdicts);
+    verdicts.save();
+    lower::SpaceOptions sopts;
+    sopts.max_block = o->max_block;
+    sopts.max_lowerings = o->max_lowerings;
+    lower::CandidateSpace space(pk.space_variants(), t, dims, sopts);
+    const auto& c = space.counts();
+    std::cout << fmt::format("kernel {} on {} at {}\n", k.name, t.name, o->shape);
+    std::cout << fmt::format("  variants: {} proved ({:.0f} ms), {} with a lowering for every op\n", c.variants, pk.propagate_ms,
+                             c.lowered_variants);
+    std::cout << fmt::format("  instruction choices: {:.0f} (lowering x engine combinations, summed over variant x fusion forms; synthesis {:.0f} ms, {} tile ops)\n",
+                             c.instruction_choices, pk.synthesis_ms, synth.size());
+    std::cout << fmt::format("  tile configs: {:.0f} before capacity pruning\n", c.tile_configs);
+    std::cout << fmt::format("  candidates: {} feasible after capacity pruning\n", c.candidates);
+    for (const auto& s : space.sections())
+      std::cout << fmt::format("    variant {} {}: {} candidates [{}, {})\n", s.variant, s.fused ? "fused" : "unfused", s.size, s.first,
+                               s.first + s.size);
+    for (const auto& u : c.unsupported) std::cout << "  no program: " << u << "\n";
+    print_choices(pk);
+    std::vector<std::int64_t> pick = o->index;
+    for (auto i : pick)
+      if (i < 0 || i >= space.size())
+        throw UserError(fmt::format("error: --index: candidate {} does not exist (there are {})", i, space.size()));
+    std::mt19937_64 rng(o->seed);
+    for (int i = 0; i < o->show && space.size() > 0; ++i)
+      pick.push_back(i == 0 ? 0 : i == 1 ? space.size() - 1 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size())));
+    std::vector<std::string> names;
+    for (const auto& p : k.params) names.push_back(p.name);
+    for (auto i : pick) {
+      lower::Program p = space.materialize(i);
+      p.config = space.describe(i);
+      std::cout << fmt::format("\ncandidate {}:\n", i) << lower::print_program(p);
+      if (o->nki_dir.empty()) continue;
+      std::filesystem::create_directories(o->nki_dir);
+      std::string path = fmt::format("{}/{}_{}.py", o->nki_dir, k.name, i);
+      std::ofstream(path) << lower::emit_nki(p, names);
+      std::cout << "  NKI: " << path << "\n";
+    }
+    return 0;
+  };
+}
+
+}  // namespace ts::cli

@@ -1,0 +1,173 @@
+// `tilesweep score FILE --kernel K --target T --shape .. [--mesh 2x2] [--top N] [--json]`:
+// searches one (kernel, shape) on this machine with all cores and prints the best candidates
+// with simulated latency, roofline bound, % of roofline, per-engine busy time and the baselines.
+#include <chrono>
+#include <cmath>
+#include <iostream>
+
+#include <tbb/global_control.h>
+
+#include "args.h"
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/mesh/mesh_cost.h"
+#include "tilesweep/mesh/sharding.h"
+#include "tilesweep/mesh/topology.h"
+#include "tilesweep/sweep/prepare.h"
+#include "tilesweep/sweep/score.h"
+#include "verbs.h"
+
+namespace ts::cli {
+
+namespace {
+
+struct ScoreOpts {
+  std::string file, kernel, target = "trn1", shape, mesh = "1", cache;
+  int top = 5, threads = 0, max_variants = 16, max_block = 8, max_lowerings = 2;
+  bool json = false;
+  std::vector<std::string> ops;
+};
+
+// One searched configuration: a sharding (or none) and its best candidates.
+struct Outcome {
+  std::string sharding = "none";
+  sweep::RangeResult range;
+  double heuristic_ns = NAN, collective_ns = 0, best_ns = INFINITY;
+  std::vector<std::string> configs;  // per top entry
+};
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "null"; }
+
+Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, const sem::DimEnv& dims, const ScoreOpts& o) {
+  lower::SpaceOptions so;
+  so.max_block = o.max_block;
+  so.max_lowerings = o.max_lowerings;
+  lower::CandidateSpace space(pk.space_variants(), t, dims, so);
+  Outcome out;
+  out.range = sweep::score_range(space, 0, space.size(), t, static_cast<std::size_t>(o.top));
+  if (auto h = space.heuristic()) {
+    auto s = sweep::score_program(*h, t);
+    if (s.feasible) out.heuristic_ns = s.sim.latency_ns;
+  }
+  for (const auto& c : out.range.top) out.configs.push_back(space.describe(c.index));
+  if (!out.range.top.empty()) out.best_ns = out.range.top.front().sim.latency_ns;
+  return out;
+}
+
+void print_text(const Outcome& r, const sim::Roofline& roof, std::int64_t scored, std::int64_t infeasible, double seconds) {
+  std::cout << fmt::format("roofline bound {:.2f} us (memory {:.2f}, matmul {:.2f}, other {:.2f}); sharding {}\n", roof.bound_ns / 1e3,
+                           roof.memory_ns / 1e3, roof.matmul_ns / 1e3, roof.other_ns / 1e3, r.sharding);
+  std::cout << fmt::format("{} candidates scored, {} infeasible, {:.2f} s\n", scored, infeasible, seconds);
+  std::cout << fmt::format("baselines: heuristic {:.2f} us, no-algebra {:.2f} us, no-fusion {:.2f} us\n", r.heuristic_ns / 1e3,
+                           r.range.no_algebra_ns / 1e3, r.range.no_fusion_ns / 1e3);
+  std::cout << "rank  index      latency_us  %roofline  tensor_us vector_us scalar_us gpsimd_us dma_us  config\n";
+  for (std::size_t i = 0; i < r.range.top.size(); ++i) {
+    const auto& c = r.range.top[i];
+    const auto& b = c.sim.busy_ns;
+    double lat = c.sim.latency_ns + r.collective_ns;
+    std::cout << fmt::format("{:<5} {:<10} {:>10.2f} {:>9.1f}% {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>7.2f}  {}\n", i + 1, c.index,
+                             lat / 1e3, 100 * roof.bound_ns / lat, b[0] / 1e3, b[1] / 1e3, b[2] / 1e3, b[3] / 1e3, b[4] / 1e3,
+                             r.configs[i]);
+  }
+}
+
+void print_json(const Outcome& r, const sim::Roofline& roof, std::int64_t scored, std::int64_t infeasible, double seconds) {
+  std::string top;
+  for (std::size_t i = 0; i < r.range.top.size(); ++i) {
+    const auto& c = r.range.top[i];
+    const auto& b = c.sim.busy_ns;
+    top += fmt::format(
+        "{}{{\"index\": {}, \"latency_ns\": {}, \"percent_of_roofline\": {}, \"busy_ns\": {{\"tensor\": {}, \"vector\": {}, "
+        "\"scalar\": {}, \"gpsimd\": {}, \"dma\": {}}}, \"hbm_read_bytes\": {}, \"hbm_write_bytes\": {}, \"sbuf_peak_bytes\": {}, "
+        "\"psum_peak_bytes\": {}, \"collective_ns\": {}, \"config\": {}}}",
+        i ? ", " : "", c.index, json_number(c.sim.latency_ns + r.collective_ns),
+        json_number(100 * roof.bound_ns / (c.sim.latency_ns + r.collective_ns)), json_number(b[0]), json_number(b[1]),
+        json_number(b[2]), json_number(b[3]), json_number(b[4]), json_number(c.sim.hbm_read_bytes), json_number(c.sim.hbm_write_bytes),
+        c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes, json_number(r.collective_ns), json_string(r.configs[i]));
+  }
+  std::cout << fmt::format(
+      "{{\"best_ns\": {}, \"roofline_ns\": {}, \"sharding\": {}, \"baselines\": {{\"heuristic_ns\": {}, \"no_algebra_ns\": {}, "
+      "\"no_fusion_ns\": {}}}, \"candidates_scored\": {}, \"infeasible\": {}, \"seconds\": {:.3f}, \"simulated\": true, \"top\": [{}]}}\n",
+      json_number(r.best_ns), json_number(roof.bound_ns), json_string(r.sharding), json_number(r.heuristic_ns),
+      json_number(r.range.no_algebra_ns), json_number(r.range.no_fusion_ns), scored, infeasible, seconds, top);
+}
+
+}  // namespace
+
+VerbRun add_score(CLI::App& app) {
+  auto* cmd = app.add_subcommand("score", "search one kernel at one shape on this machine and print the best simulated candidates");
+  auto o = std::make_shared<ScoreOpts>();
+  cmd->add_option("file", o->file, "kernel file")->required();
+  cmd->add_option("-k,--kernel", o->kernel, "kernel name (optional when the file has one kernel)");
+  cmd->add_option("-t,--target", o->target, "target: trn1, trn2, trn3");
+  cmd->add_option("-s,--shape", o->shape, "dims, e.g. M=4096,K=1024,N=2048")->required();
+  cmd->add_option("--mesh", o->mesh, "device mesh, e.g. 4 or 2x2: also search the sharding of the kernel over it");
+  cmd->add_option("--top", o->top, "candidates to print")->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-variants", o->max_variants, "algebraic variants kept")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")->check(CLI::PositiveNumber);
+  cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
+  cmd->add_flag("--json", o->json, "print one JSON object for scripts");
+  cmd->add_option("--ops", o->ops, "extra op semantics file (TOML)");
+  return [o, cmd]() {
+    if (!*cmd) return -1;
+    auto t0 = std::chrono::steady_clock::now();
+    std::optional<tbb::global_control> limit;
+    if (o->threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o->threads));
+    sem::OpTable ops = load_ops(o->ops);
+    ir::Module m = ir::load_module(o->file, ops);
+    const ir::Kernel& k = m.kernel(o->kernel);
+    const sim::Target& t = sim::builtin_target(o->target);
+    sem::DimEnv dims = parse_shape_arg(o->shape);
+    check_dims(k, dims);
+    mesh::MeshShape shape = mesh::parse_mesh_shape(o->mesh);
+    verify::VerdictCache verdicts(o->cache);
+    lower::SynthesisCache synth;
+    sweep::PrepareOptions popts;
+    popts.propagate.max_variants = o->max_variants;
+    sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, synth, popts, &verdicts);
+    verdicts.save();
+    sim::Roofline roof = sim::roofline(k, dims, t);
+    Outcome best;
+    std::int64_t scored = 0, infeasible = 0;
+    if (shape.devices() == 1) {
+      best = search(pk, t, dims, *o);
+      scored = best.range.scored, infeasible = best.range.infeasible;
+    } else {
+      // Each sharding: search the local shape, add its collectives (alpha-beta on the target's topology).
+      mesh::Topology topo = mesh::topology_for(t);
+      for (const auto& choice : mesh::sharding_choices(k, shape, dims)) {
+        auto local = choice.local_dims(dims);
+        if (!local) continue;
+        Outcome r = search(pk, t, *local, *o);
+        r.sharding = choice.text;
+        r.collective_ns = mesh::mesh_cost(0, choice.collectives(dims), shape, topo).total_ns;
+        r.best_ns += r.collective_ns;
+        scored += r.range.scored, infeasible += r.range.infeasible;
+        if (r.best_ns < best.best_ns) best = std::move(r);
+      }
+    }
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (o->json) print_json(best, roof, scored, infeasible, seconds);
+    else {
+      std::cout << fmt::format("kernel {} on {} at {} (simulated latencies; target description {})\n", k.name, t.name, o->shape, t.name);
+      print_text(best, roof, scored, infeasible, seconds);
+    }
+    return best.range.top.empty() ? 1 : 0;
+  };
+}
+
+}  // namespace ts::cli

@@ -1,0 +1,293 @@
+#include "tilesweep/lower/candidate_space.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "tilesweep/lower/fusion.h"
+#include "tilesweep/sim/instr_cost.h"
+
+namespace ts::lower {
+
+struct CandidateSpace::Sec {
+  int variant = 0;
+  bool fused = false;
+  std::vector<std::vector<int>> groups;
+  std::vector<int> ops;                                // compute node per op
+  std::vector<std::string> labels;                     // per op
+  std::vector<std::vector<const Lowering*>> lowerings; // per op, cheapest first
+  std::vector<int> engines;                            // per op: engine options
+  int engine_policies = 1;                             // default engines, or the alternates too
+  std::vector<std::vector<GroupTiling>> tilings;       // per group, feasible
+  std::int64_t first = 0, size = 0;
+};
+
+CandidateSpace::~CandidateSpace() = default;
+CandidateSpace::CandidateSpace(CandidateSpace&&) noexcept = default;
+
+namespace {
+
+// Distinct instruction sequences of an op, cheapest first at a nominal 128 x 512 tile.
+std::vector<const Lowering*> kept_lowerings(const SynthesisResult& r, const sim::Target& t, int max_kept) {
+  std::vector<std::pair<double, const Lowering*>> costed;
+  for (const auto& l : r.lowerings) {
+    sem::DimEnv env;
+    for (const auto& d : l.program.dims) env[d] = d == "P" ? 128 : 512;
+    costed.push_back({sim::program_ns(t, l.program, env), &l});
+  }
+  std::stable_sort(costed.begin(), costed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const Lowering*> out;
+  std::set<std::string> seen;
+  for (const auto& [ns, l] : costed) {
+    std::string key;
+    for (const auto& n : l->program.nodes)
+      if (t.isa.find(n.op)) key += n.op + ";";
+    if (!seen.insert(key).second) continue;
+    out.push_back(l);
+    if (static_cast<int>(out.size()) >= max_kept) break;
+  }
+  return out;
+}
+
+int engine_options(const std::vector<const Lowering*>& ls, const sim::Target& t) {
+  std::size_t most = 1;
+  for (const auto* l : ls)
+    for (const auto& n : l->program.nodes)
+      if (const auto* in = t.isa.find(n.op)) most = std::max(most, in->engines.size());
+  return static_cast<int>(std::min<std::size_t>(most, 2));
+}
+
+std::vector<std::int64_t> powers_dividing(std::int64_t n, std::int64_t lo, std::int64_t hi) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t v = lo; v <= hi && v <= n; v *= 2)
+    if (n % v == 0) out.push_back(v);
+  return out;
+}
+
+std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
+  for (std::int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+// Every tile configuration of a group before capacity pruning.
+std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions& o) {
+  std::int64_t pt = largest_divisor(e.rows, 128);
+  std::vector<std::int64_t> blocks = {1};
+  if (e.has_matmul)
+    for (std::int64_t b = 2; b <= o.max_block; b *= 2)
+      if (e.rows % (pt * b) == 0) blocks.push_back(b);
+  std::vector<std::int64_t> frees = {0};
+  if (e.has_matmul) {
+    std::int64_t n = e.matmul_n.front();
+    for (auto x : e.matmul_n) n = std::gcd(n, x);
+    frees = powers_dividing(n, 128, 512);
+    if (frees.empty()) frees = {largest_divisor(n, 512)};
+  } else if (e.elementwise) {
+    frees = powers_dividing(e.cols, 512, 8192);
+    if (frees.empty() || frees.back() != e.cols) frees.push_back(e.cols);
+  }
+  std::vector<GroupTiling> out;
+  for (auto b : blocks)
+    for (auto f : frees) out.push_back({pt, b, f, o.bufs.back()});
+  return out;
+}
+
+struct Usage {
+  std::int64_t sbuf = 0, psum = 0;
+};
+Usage usage(const Program& p) {
+  Usage u;
+  for (const auto& b : p.buffers) {
+    if (b.memory == sem::Memory::Sbuf) u.sbuf += b.bytes_per_partition() * b.bufs;
+    if (b.memory == sem::Memory::Psum) u.psum += b.bytes_per_partition() * b.bufs;
+  }
+  return u;
+}
+
+}  // namespace
+
+// Drops the lowerings that have no program at this shape (an instruction whose limits the
+// tile exceeds in a way that cannot be split, like a 32 x 32 transpose of a 128-row tile).
+void CandidateSpace::drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) const {
+  auto op_of = [&](int node) {
+    for (std::size_t j = 0; j < s.ops.size(); ++j)
+      if (s.ops[j] == node) return static_cast<int>(j);
+    return -1;
+  };
+  // First a working pick for every op: drop the lowering of whichever op fails until none does.
+  for (;;) {
+    try {
+      lower::materialize(k, dims_, target_, plan);
+      break;
+    } catch (const Unsupported& e) {
+      int j = op_of(e.node);
+      if (j < 0) throw;
+      s.lowerings[j].erase(s.lowerings[j].begin());
+      if (s.lowerings[j].empty()) throw Unsupported(fmt::format("{}: {}", s.labels[j], e.what()));
+      plan.picks[s.ops[j]] = {&s.lowerings[j][0]->program, 0};
+    }
+  }
+  // Then every other lowering of each op beside the working picks.
+  for (std::size_t j = 0; j < s.ops.size(); ++j) {
+    std::vector<const Lowering*> ok = {s.lowerings[j][0]};
+    for (std::size_t l = 1; l < s.lowerings[j].size(); ++l) {
+      Plan p = plan;
+      p.picks[s.ops[j]] = {&s.lowerings[j][l]->program, 0};
+      try {
+        lower::materialize(k, dims_, target_, p);
+        ok.push_back(s.lowerings[j][l]);
+      } catch (const Unsupported&) {
+      }
+    }
+    s.lowerings[j] = ok;
+  }
+}
+
+CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Target& target, sem::DimEnv dims,
+                               const SpaceOptions& options)
+    : variants_(std::move(variants)), target_(target), dims_(std::move(dims)), options_(options) {
+  counts_.variants = static_cast<std::int64_t>(variants_.size());
+  for (std::size_t v = 0; v < variants_.size(); ++v) {
+    const ir::Kernel& k = *variants_[v].kernel;
+    const KernelChoices& kc = *variants_[v].choices;
+    Sec base;
+    base.variant = static_cast<int>(v);
+    bool lowered = true;
+    for (const auto& op : kc.ops) {
+      if (!op.synthesis || op.synthesis->lowerings.empty()) {
+        counts_.unsupported.push_back(fmt::format("variant {}: {} has no lowering{}", v, op.label, op.note.empty() ? "" : " (" + op.note + ")"));
+        lowered = false;
+        break;
+      }
+      base.ops.push_back(op.node);
+      base.labels.push_back(op.label);
+      base.lowerings.push_back(kept_lowerings(*op.synthesis, target_, options_.max_lowerings));
+      base.engines.push_back(engine_options(base.lowerings.back(), target_));
+    }
+    if (!lowered) continue;
+    ++counts_.lowered_variants;
+    std::vector<std::vector<int>> unfused;
+    for (bool fused : {false, true}) {
+      if (fused && !options_.fusion) continue;
+      Sec s = base;
+      s.fused = fused;
+      try {
+        s.groups = fusion_groups(k, fused);
+        if (!fused) unfused = s.groups;
+        else if (s.groups == unfused) continue;  // nothing to fuse: the same programs again
+        Plan plan;
+        plan.groups = s.groups;
+        plan.cores = options_.cores;
+        for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = {&s.lowerings[j][0]->program, 0};
+        std::vector<std::vector<GroupTiling>> all;
+        for (const auto& g : s.groups) all.push_back(group_tilings(group_extent(k, g, dims_), options_));
+        for (auto& a : all) plan.tiling.push_back(a.front());
+        drop_unplaceable(s, k, plan);
+        double configs = 1;
+        for (std::size_t g = 0; g < all.size(); ++g) {
+          configs *= static_cast<double>(all[g].size());
+          std::vector<GroupTiling> ok;
+          for (const auto& t : all[g]) {
+            Plan p = plan;
+            p.tiling[g] = t;
+            Usage u = usage(lower::materialize(k, dims_, target_, p));
+            if (u.sbuf <= target_.sbuf.usable_bytes_per_partition && u.psum <= target_.psum.bytes_per_partition) ok.push_back(t);
+          }
+          s.tilings.push_back(std::move(ok));
+        }
+        double choices = 1;
+        for (std::size_t j = 0; j < s.ops.size(); ++j) choices *= static_cast<double>(s.lowerings[j].size());
+        s.engine_policies = *std::max_element(s.engines.begin(), s.engines.end());
+        counts_.instruction_choices += choices * s.engine_policies;
+        counts_.tile_configs += configs * static_cast<double>(options_.bufs.size());
+      } catch (const Unsupported& e) {
+        counts_.unsupported.push_back(fmt::format("variant {} ({}): {}", v, fused ? "fused" : "unfused", e.what()));
+        continue;
+      }
+      s.size = 1;
+      for (std::size_t j = 0; j < s.ops.size(); ++j) s.size *= static_cast<std::int64_t>(s.lowerings[j].size());
+      s.size *= s.engine_policies * static_cast<std::int64_t>(options_.bufs.size());
+      for (const auto& t : s.tilings) s.size *= static_cast<std::int64_t>(t.size());
+      s.first = size_;
+      size_ += s.size;
+      if (s.size > 0) secs_.push_back(std::move(s));
+    }
+  }
+  counts_.candidates = size_;
+}
+
+Candidate CandidateSpace::decode(std::int64_t index) const {
+  TS_CHECK(index >= 0 && index < size_, "candidate {} of {}", index, size_);
+  auto it = std::upper_bound(secs_.begin(), secs_.end(), index, [](std::int64_t i, const Sec& s) { return i < s.first; });
+  const Sec& s = *(it - 1);
+  std::int64_t r = index - s.first;
+  Candidate c;
+  c.variant = s.variant;
+  c.fused = s.fused;
+  c.section = static_cast<int>(it - 1 - secs_.begin());
+  auto digit = [&](std::size_t radix) {
+    auto d = static_cast<int>(r % static_cast<std::int64_t>(radix));
+    r /= static_cast<std::int64_t>(radix);
+    return d;
+  };
+  for (const auto& l : s.lowerings) c.lowering.push_back(digit(l.size()));
+  c.engines = digit(static_cast<std::size_t>(s.engine_policies));
+  c.bufs = options_.bufs[digit(options_.bufs.size())];
+  for (const auto& t : s.tilings) c.tiling.push_back(t[digit(t.size())]);
+  for (auto& t : c.tiling) t.bufs = c.bufs;
+  return c;
+}
+
+std::string CandidateSpace::describe(std::int64_t index) const {
+  Candidate c = decode(index);
+  const Sec& s = secs_[c.section];
+  std::string text = fmt::format("v{} {} engines={} bufs={}", c.variant, c.fused ? "fused" : "unfused", c.engines ? "alternate" : "default", c.bufs);
+  for (std::size_t j = 0; j < s.ops.size(); ++j) text += fmt::format(" | {}: {}", s.labels[j], s.lowerings[j][c.lowering[j]]->text);
+  for (std::size_t g = 0; g < c.tiling.size(); ++g) {
+    const auto& t = c.tiling[g];
+    text += fmt::format(" | g{}: pt={} block={} free={}", g, t.pt, t.block, t.free);
+  }
+  return text;
+}
+
+Program CandidateSpace::build(const Sec& s, const Candidate& c) const {
+  Plan plan;
+  plan.groups = s.groups;
+  plan.tiling = c.tiling;
+  plan.cores = options_.cores;
+  for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = {&s.lowerings[j][c.lowering[j]]->program, c.engines};
+  return lower::materialize(*variants_[s.variant].kernel, dims_, target_, plan);
+}
+
+Program CandidateSpace::materialize(std::int64_t index) const {
+  Candidate c = decode(index);
+  return build(secs_[c.section], c);
+}
+
+std::optional<Program> CandidateSpace::heuristic() const {
+  for (const auto& s : secs_) {
+    if (s.variant != 0 || s.fused) continue;
+    Candidate c;
+    c.section = static_cast<int>(&s - secs_.data());
+    c.lowering.assign(s.ops.size(), 0);
+    const ir::Kernel& k = *variants_[0].kernel;
+    for (const auto& g : s.groups) {
+      GroupExtent e = group_extent(k, g, dims_);
+      std::int64_t free = e.has_matmul || e.elementwise ? largest_divisor(e.has_matmul ? e.matmul_n.front() : e.cols, 512) : 0;
+      c.tiling.push_back({largest_divisor(e.rows, 128), 1, free, 2});
+    }
+    Program p = build(s, c);
+    p.config = "heuristic: original kernel, unfused, cheapest lowering, default engines, 128 x 512 tiles, block 1, bufs 2";
+    return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<CandidateSpace::Section> CandidateSpace::sections() const {
+  std::vector<Section> out;
+  for (const auto& s : secs_) out.push_back({s.variant, s.fused, s.first, s.size});
+  return out;
+}
+
+}  // namespace ts::lower

@@ -1,0 +1,679 @@
+#include "tilesweep/lower/materialize.h"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/ranges.h>
+
+#include "tilesweep/ir/interpreter.h"
+#include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/tile_op.h"
+#include "tilesweep/sim/instr_cost.h"
+
+namespace ts::lower {
+
+namespace {
+
+using Terms = std::vector<std::pair<int, std::int64_t>>;
+
+// A value dim as a view of an HBM buffer dim: element i of the value is element
+// offset + stride * i of base dim `base`; `broadcast` repeats one element.
+struct VDim {
+  int base = -1;
+  std::int64_t offset = 0, stride = 1;
+  bool broadcast = false;
+};
+struct View {
+  int buffer = -1;
+  std::vector<VDim> dims;                 // per value dim
+  std::vector<std::int64_t> base_offset;  // per buffer dim no value dim maps (fixed)
+};
+
+// Where one value dim sits in a tile access: its start terms (value coordinates), its extent,
+// and the tile dim it feeds (-1: none).
+struct Place {
+  Terms terms;
+  std::int64_t extent = 1;
+  int tile_dim = -1;
+};
+
+// An on-chip value inside a group: a buffer holding `cols` columns per row tile, `block` row
+// tiles side by side.
+struct Value {
+  int buffer = -1;
+  std::int64_t cols = 1;
+};
+
+struct Tile {
+  int buffer = -1;
+  Window window;
+  std::vector<std::int64_t> shape;  // [rows, cols] of the window
+};
+
+// True when the output's partition dim is an operand's free dim (a transpose): such an
+// instruction cannot be repeated over pieces of a larger tile, the pieces would land on the
+// wrong partitions.
+bool moves_across_partitions(const sem::InstrSpec& in) {
+  const auto& out = in.op.out.items;
+  if (out.size() < 2 || out[out.size() - 2].name.empty()) return false;
+  for (const auto& s : in.op.shapes)
+    if (!s.items.empty() && s.items.back().name == out[out.size() - 2].name) return true;
+  return false;
+}
+
+std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
+  for (std::int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+class Materializer {
+ public:
+  Materializer(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan)
+      : k_(k), dims_(dims), t_(t), plan_(plan) {}
+
+  Program run() {
+    prepare();
+    for (std::size_t g = 0; g < plan_.groups.size(); ++g) emit_group(static_cast<int>(g));
+    p_.cores = plan_.cores;
+    validate(p_);
+    return std::move(p_);
+  }
+
+ private:
+  // ---- set-up: shapes, constants, HBM buffers and views ----
+  void prepare() {
+    p_.kernel = k_.name;
+    p_.blocks.push_back(Block{});
+    std::size_t n = k_.nodes.size();
+    shape_.resize(n);
+    view_.resize(n);
+    const_.resize(n);
+    group_of_.assign(n, -1);
+    for (std::size_t g = 0; g < plan_.groups.size(); ++g)
+      for (int m : plan_.groups[g]) group_of_[m] = static_cast<int>(g);
+    for (std::size_t i = 0; i < n; ++i) shape_[i] = ir::concrete_shape(k_.nodes[i].shape, dims_);
+    std::vector<bool> hbm(n, false);
+    for (int o : k_.outputs) {
+      if (classify(k_.nodes[o]) != OpClass::Compute)
+        throw Unsupported(fmt::format("output {} is a '{}', not a computed value", output_index(o), k_.nodes[o].op));
+      hbm[o] = true;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      for (int in : k_.nodes[i].inputs)
+        if (group_of_[in] >= 0 && group_of_[in] != group_of_[i]) hbm[in] = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      const ir::Node& node = k_.nodes[i];
+      OpClass c = classify(node);
+      if (c == OpClass::Input) view_[i] = identity(add_hbm(node.label, i, node.param, -1));
+      else if (c == OpClass::Constant) const_[i] = constant_value(node, dims_);
+      else if (c == OpClass::Layout) layout(static_cast<int>(i));
+      else if (hbm[i]) view_[i] = identity(add_hbm(node.label.empty() ? node.op + std::to_string(i) : node.label, i, -1, output_index(i)));
+    }
+  }
+
+  int output_index(std::size_t node) const {
+    for (std::size_t o = 0; o < k_.outputs.size(); ++o)
+      if (k_.outputs[o] == static_cast<int>(node)) return static_cast<int>(o);
+    return -1;
+  }
+
+  int add_hbm(const std::string& name, std::size_t node, int param, int output) {
+    Buffer b;
+    b.name = name.empty() ? "t" + std::to_string(node) : name;
+    b.memory = sem::Memory::Hbm;
+    b.dtype = k_.nodes[node].dtype;
+    b.shape = shape_[node];
+    b.param = param;
+    b.output = output;
+    p_.buffers.push_back(b);
+    return static_cast<int>(p_.buffers.size()) - 1;
+  }
+
+  View identity(int buffer) const {
+    View v;
+    v.buffer = buffer;
+    v.base_offset.assign(p_.buffers[buffer].shape.size(), 0);
+    for (std::size_t d = 0; d < p_.buffers[buffer].shape.size(); ++d) v.dims.push_back({static_cast<int>(d), 0, 1, false});
+    return v;
+  }
+
+  static double constant_value(const ir::Node& n, const sem::DimEnv& env) {
+    const auto& v = n.attrs.at("value");
+    if (auto* d = std::get_if<double>(&v)) return *d;
+    if (auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
+    return static_cast<double>(std::get<sem::Dim>(v).evaluate(env).value());
+  }
+
+  void layout(int id) {
+    const ir::Node& n = k_.nodes[id];
+    int in = n.inputs[0];
+    if (const_[in]) {
+      const_[id] = const_[in];
+      return;
+    }
+    if (!view_[in])
+      throw Unsupported(fmt::format("'{}' of a value computed on chip: layout ops apply to kernel inputs so far", n.op));
+    View v = *view_[in];
+    if (n.op == "transpose") {
+      const auto& axes = std::get<std::vector<sem::Dim>>(n.attrs.at("axes"));
+      View t = v;
+      for (std::size_t d = 0; d < axes.size(); ++d) t.dims[d] = v.dims[axes[d].value()];
+      view_[id] = t;
+    } else if (n.op == "slice") {
+      auto at = [&](const char* name, std::size_t d) { return std::get<std::vector<sem::Dim>>(n.attrs.at(name))[d].evaluate(dims_).value(); };
+      for (std::size_t d = 0; d < v.dims.size(); ++d) {
+        v.dims[d].offset += v.dims[d].stride * at("begin", d);
+        v.dims[d].stride *= at("step", d);
+      }
+      view_[id] = v;
+    } else if (n.op == "broadcast_to") {
+      const auto& in_shape = shape_[in];
+      View b = v;
+      b.dims.clear();
+      std::size_t lead = shape_[id].size() - in_shape.size();
+      for (std::size_t d = 0; d < shape_[id].size(); ++d) {
+        if (d < lead) b.dims.push_back({-1, 0, 1, true});
+        else {
+          VDim x = v.dims[d - lead];
+          if (in_shape[d - lead] == 1 && shape_[id][d] != 1) x.broadcast = true;
+          b.dims.push_back(x);
+        }
+      }
+      view_[id] = b;
+    } else if (n.op == "reshape") {
+      if (!is_identity(v)) throw Unsupported("reshape of a strided or transposed view");
+      Buffer b = p_.buffers[v.buffer];
+      b.name += "_r";
+      b.shape = shape_[id];
+      b.alias = b.alias >= 0 ? b.alias : v.buffer;
+      b.param = -1;
+      b.output = -1;
+      p_.buffers.push_back(b);
+      view_[id] = identity(static_cast<int>(p_.buffers.size()) - 1);
+    } else {
+      throw Unsupported(fmt::format("'{}' has no DMA access pattern yet", n.op));
+    }
+  }
+
+  bool is_identity(const View& v) const {
+    if (v.dims.size() != p_.buffers[v.buffer].shape.size()) return false;
+    for (std::size_t d = 0; d < v.dims.size(); ++d)
+      if (v.dims[d].base != static_cast<int>(d) || v.dims[d].offset || v.dims[d].stride != 1 || v.dims[d].broadcast) return false;
+    return true;
+  }
+
+  // ---- program building blocks ----
+  int loop(int parent, const std::string& var, std::int64_t trips) {
+    if (trips <= 1) return parent;
+    Block b;
+    b.var = var;
+    b.trips = trips;
+    b.parent = parent;
+    p_.blocks.push_back(b);
+    int id = static_cast<int>(p_.blocks.size()) - 1;
+    p_.blocks[parent].items.push_back({-1, id});
+    return id;
+  }
+  static int var_of(int block, int parent) { return block == parent ? -1 : block; }
+
+  int add_buffer(const std::string& name, sem::Memory m, ir::DType dt, std::vector<std::int64_t> shape, int bufs) {
+    Buffer b;
+    b.name = name + std::to_string(p_.buffers.size());
+    b.memory = m;
+    b.dtype = dt;
+    b.shape = std::move(shape);
+    b.bufs = bufs;
+    p_.buffers.push_back(b);
+    return static_cast<int>(p_.buffers.size()) - 1;
+  }
+
+  void add_inst(int block, Inst in) {
+    p_.insts.push_back(std::move(in));
+    p_.blocks[block].items.push_back({static_cast<int>(p_.insts.size()) - 1, -1});
+  }
+
+  Inst make_inst(const char* name, const std::vector<std::vector<std::int64_t>>& operands, const std::vector<std::int64_t>& out,
+                 ir::DType dt, int engine) {
+    Inst in;
+    in.spec = t_.isa.find(name);
+    if (!in.spec) throw Unsupported(fmt::format("target '{}' has no '{}' instruction", t_.name, name));
+    in.engine = in.spec->engines[std::min<std::size_t>(engine, in.spec->engines.size() - 1)];
+    auto v = sim::instr_vars(t_, *in.spec, operands, out, dt);
+    if (v.repeat > 1 && moves_across_partitions(*in.spec))
+      throw Unsupported(fmt::format("{} moves data across partitions and handles at most its limits; the tile is {}",
+                                    name, fmt::join(out, " x ")), current_node_);
+    in.vars = std::move(v.vars);
+    in.repeat = v.repeat;
+    return in;
+  }
+
+  // A DMA between the value `view` (placed per value dim) and an on-chip tile.
+  Access access(const View& v, const std::vector<Place>& places) const {
+    const Buffer& b = p_.buffers[v.buffer];
+    std::size_t rank = b.shape.size();
+    Access a;
+    a.buffer = v.buffer;
+    a.extent.assign(rank, 1);
+    a.terms.assign(rank, {});
+    a.tile_dim.assign(rank, -1);
+    a.offset = v.base_offset;
+    a.stride.assign(rank, 1);
+    for (std::size_t d = 0; d < v.dims.size(); ++d) {
+      const VDim& x = v.dims[d];
+      if (x.base < 0 || x.broadcast) continue;
+      const Place& pl = places[d];
+      a.offset[x.base] = x.offset;
+      a.stride[x.base] = x.stride;
+      a.extent[x.base] = pl.extent;
+      a.tile_dim[x.base] = pl.tile_dim;
+      for (const auto& [blk, step] : pl.terms)
+        if (blk >= 0) a.terms[x.base].push_back({blk, step * x.stride});
+    }
+    return a;
+  }
+
+  Tile load(int block, int value, const std::vector<Place>& places, std::vector<std::int64_t> tile, int bufs) {
+    const ir::Node& n = k_.nodes[value];
+    int buf = add_buffer(n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, bufs);
+    Inst in = make_inst("dma_copy", {tile}, tile, n.dtype, 0);
+    in.dma = true;
+    in.out = buf;
+    in.hbm = access(*view_[value], places);
+    in.note = "load " + p_.buffers[in.hbm.buffer].name;
+    add_inst(block, std::move(in));
+    return {buf, {}, tile};
+  }
+
+  void store(int block, const Tile& from, int value, const std::vector<Place>& places) {
+    const ir::Node& n = k_.nodes[value];
+    Inst in = make_inst("dma_copy", {from.shape}, from.shape, n.dtype, 0);
+    in.dma = true;
+    in.store = true;
+    in.in = {from.buffer};
+    in.in_window = {from.window};
+    in.hbm = access(*view_[value], places);
+    in.note = "store " + p_.buffers[in.hbm.buffer].name;
+    add_inst(block, std::move(in));
+  }
+
+  int constant_tile(double value, const std::vector<std::int64_t>& shape, ir::DType dt) {
+    std::string key = fmt::format("{}:{}x{}", value, shape[0], shape.size() > 1 ? shape[1] : 1);
+    auto it = const_tiles_.find(key);
+    if (it != const_tiles_.end()) return it->second;
+    int buf = add_buffer("c", sem::Memory::Sbuf, dt, shape, 1);
+    p_.buffers[buf].constant = true;
+    Inst in = make_inst("memset", {}, shape, dt, 0);
+    in.out = buf;
+    in.attrs = {{"value", value}, {"P", sem::Dim(shape[0])}, {"F", sem::Dim(shape.size() > 1 ? shape[1] : 1)}};
+    in.note = fmt::format("constant {}", value);
+    // Constants are written once, before every loop.
+    p_.insts.push_back(std::move(in));
+    auto& top = p_.blocks[0].items;
+    top.insert(top.begin(), Item{static_cast<int>(p_.insts.size()) - 1, -1});
+    const_tiles_[key] = buf;
+    return buf;
+  }
+
+  // Copies a tile to SBUF when an instruction cannot read it where it is (PSUM -> SBUF).
+  Tile ensure_memory(int block, const Tile& t, const std::vector<sem::Memory>& allowed, int engine, ir::DType dt) {
+    sem::Memory m = p_.buffers[t.buffer].memory;
+    if (allowed.empty() || std::find(allowed.begin(), allowed.end(), m) != allowed.end()) return t;
+    int buf = add_buffer("s", sem::Memory::Sbuf, dt, t.shape, p_.buffers[t.buffer].bufs);
+    Inst in = make_inst("tensor_copy", {t.shape}, t.shape, dt, engine % 2);
+    in.in = {t.buffer};
+    in.in_window = {t.window};
+    in.out = buf;
+    in.note = "to SBUF";
+    add_inst(block, std::move(in));
+    return {buf, {}, t.shape};
+  }
+
+  // ---- one op's lowering at tile level ----
+  Tile emit_lowering(int block, int node, const std::vector<Tile>& operands, const Tile* dest, int accumulate, int bufs) {
+    current_node_ = node;
+    const OpPick& pick = plan_.picks.at(node);
+    if (!pick.lowering) throw Unsupported(fmt::format("'{}' has no instruction lowering", k_.nodes[node].op));
+    const ir::Kernel& L = *pick.lowering;
+    sem::DimEnv env;
+    for (std::size_t i = 0; i < L.params.size(); ++i) bind(L.params[i].shape, operands.at(i).shape, env);
+    std::vector<std::optional<Tile>> at(L.nodes.size());
+    std::vector<std::optional<double>> cv(L.nodes.size());
+    ir::DType dt = k_.nodes[node].dtype;
+    int root = L.outputs[0];
+    for (std::size_t m = 0; m < L.nodes.size(); ++m) {
+      const ir::Node& ln = L.nodes[m];
+      if (ln.param >= 0) { at[m] = operands[ln.param]; continue; }
+      if (ln.op == "const" || ln.op == "dim") { cv[m] = constant_value(ln, env); continue; }
+      if (classify(ln) == OpClass::Layout && cv[ln.inputs[0]]) {
+        auto shape = ir::concrete_shape(ln.shape, env);
+        at[m] = Tile{constant_tile(*cv[ln.inputs[0]], shape, dt), {}, shape};
+        continue;
+      }
+      const sem::InstrSpec* spec = t_.isa.find(ln.op);
+      if (!spec) throw Unsupported(fmt::format("'{}' in a lowering is not an instruction of {}", ln.op, t_.name));
+      std::vector<int> ins;
+      std::vector<Window> wins;
+      std::vector<std::vector<std::int64_t>> shapes;
+      for (std::size_t j = 0; j < ln.inputs.size(); ++j) {
+        int src = ln.inputs[j];
+        if (!at[src]) {
+          auto shape = ir::concrete_shape(L.nodes[src].shape, env);
+          if (shape.empty()) shape = {operands.front().shape.front(), 1};
+          at[src] = Tile{constant_tile(cv[src].value(), shape, dt), {}, shape};
+        }
+        auto mem = spec->memory.find(spec->op.operands[j]);
+        Tile t = ensure_memory(block, *at[src], mem == spec->memory.end() ? std::vector<sem::Memory>{} : mem->second, pick.engine, dt);
+        ins.push_back(t.buffer);
+        wins.push_back(t.window);
+        shapes.push_back(t.shape);
+      }
+      auto out_shape = ir::concrete_shape(ln.shape, env);
+      Inst in = make_inst(ln.op.c_str(), shapes, out_shape, dt, pick.engine);
+      in.attrs = ln.attrs;
+      in.in = ins;
+      in.in_window = wins;
+      const auto& out_mem = spec->memory.count("out") ? spec->memory.at("out") : std::vector<sem::Memory>{sem::Memory::Sbuf};
+      bool into_dest = static_cast<int>(m) == root && dest &&
+                       std::find(out_mem.begin(), out_mem.end(), p_.buffers[dest->buffer].memory) != out_mem.end();
+      sem::Memory mem = std::find(out_mem.begin(), out_mem.end(), sem::Memory::Sbuf) != out_mem.end() ? sem::Memory::Sbuf : out_mem.front();
+      Tile out = into_dest ? *dest : Tile{add_buffer("t", mem, dt, out_shape, bufs), {}, out_shape};
+      in.out = out.buffer;
+      in.out_window = out.window;
+      if (static_cast<int>(m) == root) {
+        in.accumulate_block = accumulate;
+        in.note = describe(node);
+      }
+      add_inst(block, std::move(in));
+      at[m] = out;
+    }
+    Tile result = *at[root];
+    if (dest && result.buffer != dest->buffer) {
+      Inst cp = make_inst("tensor_copy", {result.shape}, result.shape, dt, pick.engine % 2);
+      cp.in = {result.buffer};
+      cp.in_window = {result.window};
+      cp.out = dest->buffer;
+      cp.out_window = dest->window;
+      cp.note = "copy " + describe(node);
+      add_inst(block, std::move(cp));
+      return *dest;
+    }
+    return result;
+  }
+
+  static void bind(const std::vector<sem::Dim>& pattern, const std::vector<std::int64_t>& shape, sem::DimEnv& env) {
+    for (std::size_t d = 0; d < pattern.size() && d < shape.size(); ++d) {
+      auto syms = pattern[d].symbols();
+      if (syms.size() == 1 && pattern[d] == sem::Dim::symbol(syms[0])) env[syms[0]] = shape[d];
+    }
+  }
+
+  std::string describe(int node) const {
+    const ir::Node& n = k_.nodes[node];
+    return (n.label.empty() ? "" : n.label + " = ") + n.op;
+  }
+
+  // ---- a fused group ----
+  struct Ctx {
+    int group = -1;
+    GroupTiling tiling;
+    std::vector<int> batch;       // loop block per batch dim of the group (-1: one trip)
+    int strip = -1;               // strip loop block (-1: one trip)
+    int body = 0;                 // the block inside the strip loop
+    int f = -1;                   // free-tile loop (element-wise groups)
+    std::int64_t ft = 0;          // free tile width (element-wise groups)
+    std::map<int, Value> values;  // on-chip results of the group's nodes
+  };
+
+  void emit_group(int g) {
+    const auto& nodes = plan_.groups[g];
+    Ctx c;
+    c.group = g;
+    c.tiling = plan_.tiling.at(g);
+    GroupExtent ext = group_extent(k_, nodes, dims_);
+    Frame fr = frame_of(k_, nodes.front());
+    int body = 0;
+    int nbatch = fr.row >= 0 ? fr.row : (fr.col >= 0 ? fr.col : fr.rank);
+    const auto& s0 = shape_[nodes.front()];
+    for (int d = 0; d < nbatch; ++d) {
+      int b = loop(body, "b" + std::to_string(d), s0[d]);
+      c.batch.push_back(var_of(b, body));
+      body = b;
+    }
+    std::int64_t rows_per_strip = c.tiling.pt * c.tiling.block;
+    if (ext.rows % rows_per_strip != 0)
+      throw InternalError(fmt::format("tiling {} x {} does not divide {} rows", c.tiling.pt, c.tiling.block, ext.rows));
+    int strip = loop(body, "r", ext.rows / rows_per_strip);
+    c.strip = var_of(strip, body);
+    c.body = strip;
+    if (ext.elementwise && !ext.has_matmul && c.tiling.free > 0 && c.tiling.free < ext.cols) {
+      c.ft = c.tiling.free;
+      int f = loop(c.body, "f", ext.cols / c.ft);
+      c.f = var_of(f, c.body);
+      c.body = f;
+    }
+    std::size_t i = 0;
+    while (i < nodes.size()) {
+      if (is_matmul(k_.nodes[nodes[i]])) {
+        emit_matmul(c, nodes[i++]);
+        continue;
+      }
+      std::size_t j = i;
+      while (j < nodes.size() && !is_matmul(k_.nodes[nodes[j]])) ++j;
+      emit_segment(c, {nodes.begin() + static_cast<std::ptrdiff_t>(i), nodes.begin() + static_cast<std::ptrdiff_t>(j)});
+      i = j;
+    }
+  }
+
+  // The columns of a value per row tile, in a group.
+  std::int64_t cols_of(const Ctx& c, int node) const {
+    Frame f = frame_of(k_, node);
+    if (f.col < 0) return 1;
+    return c.ft > 0 && shape_[node][f.col] != 1 ? c.ft : shape_[node][f.col];
+  }
+
+  Window row_window(const Ctx& c, int rt, std::int64_t cols, Terms extra = {}, std::int64_t width = 0) const {
+    Window w;
+    if (rt >= 0) w.terms.push_back({rt, cols});
+    for (auto& t : extra)
+      if (t.first >= 0) w.terms.push_back(t);
+    w.width = width ? width : (c.tiling.block > 1 || !extra.empty() ? cols : 0);
+    return w;
+  }
+
+  // Places of a value of shape `s`, right-aligned under the frame of `node`'s output: batch
+  // dims on the batch loops, the row dim on the strip (and row-tile loop), the col dim on the
+  // free-tile loop. Dims of extent 1 under a larger output dim broadcast.
+  std::vector<Place> places(const Ctx& c, int node, const std::vector<std::int64_t>& s, int rt, std::int64_t col_extent) const {
+    return places(c, frame_of(k_, node), shape_[node], s, rt, col_extent);
+  }
+  std::vector<Place> places(const Ctx& c, const Frame& f, const std::vector<std::int64_t>& out, const std::vector<std::int64_t>& s,
+                            int rt, std::int64_t col_extent) const {
+    std::vector<Place> pl(s.size());
+    int lead = f.rank - static_cast<int>(s.size());
+    for (std::size_t d = 0; d < s.size(); ++d) {
+      int od = static_cast<int>(d) + lead;
+      bool bcast = s[d] == 1 && od >= 0 && out[od] != 1;
+      if (bcast) continue;
+      if (od == f.row) {
+        pl[d].terms = {{c.strip, c.tiling.pt * c.tiling.block}, {rt, c.tiling.pt}};
+        pl[d].extent = c.tiling.pt;
+        pl[d].tile_dim = 0;
+      } else if (od == f.col) {
+        if (c.f >= 0) pl[d].terms = {{c.f, c.ft}};
+        pl[d].extent = col_extent;
+        pl[d].tile_dim = 1;
+      } else if (od >= 0 && od < static_cast<int>(c.batch.size())) {
+        pl[d].terms = {{c.batch[od], 1}};
+      }
+    }
+    return pl;
+  }
+
+  void emit_segment(Ctx& c, const std::vector<int>& nodes) {
+    int rt_block = loop(c.body, "rt", c.tiling.block);
+    int rt = var_of(rt_block, c.body);
+    std::map<int, Tile> loaded;
+    for (int node : nodes) {
+      const ir::Node& n = k_.nodes[node];
+      std::int64_t out_cols = cols_of(c, node);
+      std::vector<Tile> ops;
+      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        int in = n.inputs[i];
+        Role role = operand_role(k_, node, static_cast<int>(i));
+        std::int64_t w = in_cols(c, node, in);
+        std::vector<std::int64_t> tile = {c.tiling.pt, role == Role::Broadcast && w == 1 ? 1 : w};
+        if (const_[in]) {
+          ops.push_back({constant_tile(*const_[in], tile, n.dtype), {}, tile});
+        } else if (c.values.count(in)) {
+          const Value& v = c.values.at(in);
+          ops.push_back({v.buffer, row_window(c, rt, v.cols), {c.tiling.pt, v.cols}});
+        } else {
+          auto it = loaded.find(in);
+          if (it == loaded.end()) {
+            // A reduction's input is placed in its own frame ([.., rows, cols]); an element-wise
+            // operand under the output's.
+            auto pl = n.attrs.count("axis")
+                          ? places(c, Frame{static_cast<int>(shape_[in].size()), static_cast<int>(shape_[in].size()) - 2,
+                                            static_cast<int>(shape_[in].size()) - 1},
+                                   shape_[in], shape_[in], rt, w)
+                          : places(c, node, shape_[in], rt, w);
+            it = loaded.emplace(in, load(rt_block, in, pl, tile, c.tiling.bufs)).first;
+          }
+          ops.push_back(it->second);
+        }
+      }
+      int buf = add_buffer(n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype, {c.tiling.pt, c.tiling.block * out_cols}, c.tiling.bufs);
+      Tile dest{buf, row_window(c, rt, out_cols), {c.tiling.pt, out_cols}};
+      Tile out = emit_lowering(rt_block, node, ops, &dest, -1, c.tiling.bufs);
+      c.values[node] = {buf, out_cols};
+      if (view_[node]) store(rt_block, out, node, places(c, node, shape_[node], rt, out_cols));
+    }
+  }
+
+  // Columns of operand `in` of `node` per row tile: 1 for a per-row scalar, else its col extent
+  // (the free tile in a free-tiled group).
+  std::int64_t in_cols(const Ctx& c, int node, int in) const {
+    const auto& s = shape_[in];
+    Frame f = frame_of(k_, node);
+    if (s.empty()) return 1;
+    int lead = f.rank - static_cast<int>(s.size());
+    int col_in_out = static_cast<int>(s.size()) - 1 + lead;
+    // A reduction's input keeps its whole row; an element-wise operand follows the output.
+    if (k_.nodes[node].attrs.count("axis")) return s.back();
+    if (col_in_out != f.col) return 1;
+    if (s.back() == 1) return 1;
+    return c.ft > 0 ? c.ft : s.back();
+  }
+
+  void emit_matmul(Ctx& c, int node) {
+    const ir::Node& n = k_.nodes[node];
+    int x = n.inputs[0], y = n.inputs[1];
+    const auto& out = shape_[node];
+    std::int64_t K = shape_[x].back(), N = out.back();
+    std::int64_t kt = largest_divisor(K, 128);
+    std::int64_t nt = c.tiling.free > 0 ? std::min(c.tiling.free, N) : std::min<std::int64_t>(N, 512);
+    if (N % nt) nt = largest_divisor(N, nt);
+    int nb = loop(c.body, "n", N / nt), nv = var_of(nb, c.body);
+    int kb = loop(nb, "k", K / kt), kv = var_of(kb, nb);
+    // The right-hand side tile [kt, nt], loaded once per (n, k) and used by every row tile.
+    std::vector<Place> ypl(shape_[y].size());
+    Frame f = frame_of(k_, node);
+    int lead = f.rank - static_cast<int>(shape_[y].size());
+    for (std::size_t d = 0; d < shape_[y].size(); ++d) {
+      int od = static_cast<int>(d) + lead;
+      if (d + 2 == shape_[y].size()) ypl[d] = {{{kv, kt}}, kt, 0};
+      else if (d + 1 == shape_[y].size()) ypl[d] = {{{nv, nt}}, nt, 1};
+      else if (shape_[y][d] != 1 && od >= 0) ypl[d].terms = {{c.batch.at(od), 1}};
+    }
+    if (!view_[y]) throw Unsupported("a matmul's right-hand side computed in the same loop nest");
+    Tile yt = load(kb, y, ypl, {kt, nt}, c.tiling.bufs);
+    int rb = loop(kb, "rt", c.tiling.block), rt = var_of(rb, kb);
+    Tile xt;
+    if (c.values.count(x)) {
+      const Value& v = c.values.at(x);
+      xt = {v.buffer, row_window(c, rt, v.cols, {{kv, kt}}, kt), {c.tiling.pt, kt}};
+      if (kv < 0 && c.tiling.block == 1) xt.window = {};
+    } else {
+      auto pl = places(c, node, shape_[x], rt, kt);
+      pl.back().terms = {{kv, kt}};
+      xt = load(rb, x, pl, {c.tiling.pt, kt}, c.tiling.bufs);
+    }
+    int acc = add_buffer("acc", sem::Memory::Psum, n.dtype, {c.tiling.pt, c.tiling.block * nt}, 2);
+    Tile acct{acc, row_window(c, rt, nt), {c.tiling.pt, nt}};
+    emit_lowering(rb, node, {xt, yt}, &acct, kv, c.tiling.bufs);
+    // Evacuate PSUM per row tile: into the group's value (for later ops) and/or to HBM.
+    int eb = loop(nb, "rt", c.tiling.block), et = var_of(eb, nb);
+    bool used_here = used_in_group(c, node);
+    int buf = used_here ? add_buffer(n.label.empty() ? "mm" : n.label, sem::Memory::Sbuf, n.dtype,
+                                     {c.tiling.pt, c.tiling.block * N}, 1)
+                        : add_buffer("o", sem::Memory::Sbuf, n.dtype, {c.tiling.pt, nt}, c.tiling.bufs);
+    Tile dest = used_here ? Tile{buf, row_window(c, et, N, {{nv, nt}}, nt), {c.tiling.pt, nt}} : Tile{buf, {}, {c.tiling.pt, nt}};
+    if (used_here && nv < 0 && c.tiling.block == 1) dest.window = {};
+    Inst cp = make_inst("tensor_copy", {{c.tiling.pt, nt}}, {c.tiling.pt, nt}, n.dtype, plan_.picks.at(node).engine % 2);
+    cp.in = {acc};
+    cp.in_window = {row_window(c, et, nt)};
+    cp.out = dest.buffer;
+    cp.out_window = dest.window;
+    cp.note = "evacuate " + describe(node);
+    add_inst(eb, std::move(cp));
+    if (used_here) c.values[node] = {buf, N};
+    if (view_[node]) {
+      auto pl = places(c, node, out, et, nt);
+      pl.back().terms = {{nv, nt}};
+      store(eb, dest, node, pl);
+    }
+  }
+
+  bool used_in_group(const Ctx& c, int node) const {
+    for (int m : plan_.groups[c.group])
+      for (int in : k_.nodes[m].inputs)
+        if (in == node) return true;
+    return false;
+  }
+
+  const ir::Kernel& k_;
+  const sem::DimEnv& dims_;
+  const sim::Target& t_;
+  const Plan& plan_;
+  Program p_;
+  std::vector<std::vector<std::int64_t>> shape_;
+  std::vector<std::optional<View>> view_;
+  std::vector<std::optional<double>> const_;
+  std::vector<int> group_of_;
+  std::map<std::string, int> const_tiles_;
+  int current_node_ = -1;
+};
+
+}  // namespace
+
+GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group, const sem::DimEnv& dims) {
+  GroupExtent e;
+  Frame f = frame_of(k, group.front());
+  auto s = ir::concrete_shape(k.nodes[group.front()].shape, dims);
+  e.rows = f.row >= 0 ? s[f.row] : 1;
+  std::int64_t cols = -1;
+  for (int n : group) {
+    const ir::Node& node = k.nodes[n];
+    auto sh = ir::concrete_shape(node.shape, dims);
+    Frame fn = frame_of(k, n);
+    std::int64_t c = fn.col >= 0 ? sh[fn.col] : 1;
+    if (is_matmul(node)) {
+      e.has_matmul = true;
+      e.matmul_n.push_back(c);
+      e.elementwise = false;
+    } else if (node.attrs.count("axis")) {
+      e.elementwise = false;
+    }
+    if (cols >= 0 && c != cols) e.elementwise = false;
+    cols = std::max(cols, c);
+  }
+  e.cols = std::max<std::int64_t>(cols, 1);
+  return e;
+}
+
+Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan) {
+  return Materializer(k, dims, t, plan).run();
+}
+
+}  // namespace ts::lower

@@ -1,0 +1,102 @@
+#include "tilesweep/lower/program.h"
+
+#include <algorithm>
+
+#include "tilesweep/base/error.h"
+
+namespace ts::lower {
+
+std::int64_t Buffer::elements() const {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::int64_t Buffer::bytes_per_partition() const {
+  if (shape.empty()) return ir::dtype_bytes(dtype);
+  return elements() / shape.front() * ir::dtype_bytes(dtype);
+}
+
+std::int64_t Buffer::bytes() const { return elements() * ir::dtype_bytes(dtype); }
+
+std::int64_t Window::start(const std::vector<std::int64_t>& iter) const {
+  std::int64_t s = 0;
+  for (const auto& [block, step] : terms) s += iter[block] * step;
+  return s;
+}
+
+std::int64_t Access::start(std::size_t dim, const std::vector<std::int64_t>& iter) const {
+  std::int64_t s = offset.empty() ? 0 : offset[dim];
+  for (const auto& [block, step] : terms[dim]) s += iter[block] * step;
+  return s;
+}
+
+// The longest run of consecutive HBM bytes one DMA row reads: the innermost dims the access
+// covers whole, times the first partial one.
+std::int64_t Access::contiguous_bytes(const std::vector<std::int64_t>& hbm_shape, int dtype_bytes) const {
+  std::int64_t run = 1;
+  for (std::size_t d = hbm_shape.size(); d-- > 0;) {
+    if (step(d) != 1) return dtype_bytes;  // a strided innermost dim reads element by element
+    run *= extent[d];
+    if (extent[d] != hbm_shape[d]) break;
+  }
+  // A transposing access (tile dims out of buffer order) reads one element at a time.
+  int last = -1;
+  for (std::size_t d = 0; d < tile_dim.size(); ++d) {
+    if (tile_dim[d] < 0) continue;
+    if (tile_dim[d] < last) return dtype_bytes;
+    last = tile_dim[d];
+  }
+  return run * dtype_bytes;
+}
+
+std::vector<std::int64_t> Program::executions() const {
+  std::vector<std::int64_t> count(insts.size(), 0);
+  std::vector<std::int64_t> block_runs(blocks.size(), 0);
+  // Blocks are listed parents first (materialization appends children after their parents).
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    std::int64_t outer = blocks[b].parent < 0 ? 1 : block_runs[blocks[b].parent];
+    block_runs[b] = outer * blocks[b].trips;
+    for (const auto& item : blocks[b].items)
+      if (item.inst >= 0) count[item.inst] += block_runs[b];
+  }
+  return count;
+}
+
+void validate(const Program& p) {
+  auto buffer_ok = [&](int b) { return b >= 0 && b < static_cast<int>(p.buffers.size()); };
+  TS_CHECK(!p.blocks.empty() && p.blocks[0].parent == -1, "program has no top-level block");
+  std::vector<int> seen(p.insts.size(), 0);
+  for (std::size_t b = 0; b < p.blocks.size(); ++b) {
+    const Block& blk = p.blocks[b];
+    TS_CHECK(blk.trips >= 1, "block {} has {} trips", b, blk.trips);
+    TS_CHECK(b == 0 || (blk.parent >= 0 && blk.parent < static_cast<int>(b)), "block {} parent {}", b, blk.parent);
+    for (const auto& item : blk.items) {
+      TS_CHECK((item.inst >= 0) != (item.block >= 0), "block {} has an empty item", b);
+      if (item.inst >= 0) ++seen.at(item.inst);
+      if (item.block >= 0) TS_CHECK(p.blocks.at(item.block).parent == static_cast<int>(b), "block {} nesting", b);
+    }
+  }
+  for (std::size_t i = 0; i < p.insts.size(); ++i) {
+    const Inst& in = p.insts[i];
+    TS_CHECK(seen[i] == 1, "instruction {} appears {} times in the loop nest", i, seen[i]);
+    TS_CHECK(in.spec != nullptr, "instruction {} has no spec", i);
+    TS_CHECK(std::find(in.spec->engines.begin(), in.spec->engines.end(), in.engine) != in.spec->engines.end(),
+             "instruction {} ({}) cannot run on engine {}", i, in.spec->op.name, sem::engine_name(in.engine));
+    for (int b : in.in) TS_CHECK(buffer_ok(b) && p.buffers[b].memory != sem::Memory::Hbm, "instruction {} reads buffer {}", i, b);
+    if (in.dma) {
+      TS_CHECK(buffer_ok(in.hbm.buffer) && p.buffers[in.hbm.buffer].memory == sem::Memory::Hbm,
+               "DMA {} has no HBM side", i);
+      const Buffer& t = p.buffers[in.hbm.buffer];
+      TS_CHECK(in.hbm.extent.size() == t.shape.size() && in.hbm.terms.size() == t.shape.size() &&
+                   in.hbm.tile_dim.size() == t.shape.size(),
+               "DMA {} access rank differs from {}", i, t.name);
+      TS_CHECK(in.store ? (in.in.size() == 1 && in.out == -1) : (in.in.empty() && buffer_ok(in.out)),
+               "DMA {} operands", i);
+    } else {
+      TS_CHECK(buffer_ok(in.out) && p.buffers[in.out].memory != sem::Memory::Hbm, "instruction {} writes buffer {}", i, in.out);
+    }
+  }
+}
+
+}  // namespace ts::lower

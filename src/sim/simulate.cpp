@@ -1,0 +1,134 @@
+#include "tilesweep/sim/simulate.h"
+
+#include <algorithm>
+#include <set>
+
+#include "inst_timing.h"
+#include "steady_state.h"
+#include "tilesweep/sim/capacity.h"
+#include "timeline.h"
+
+namespace ts::sim {
+
+namespace {
+
+// Steady states repeating every 1 to kMaxPeriod iterations are recognised (multi-buffering and
+// DMA engine rotation give periods above 1).
+constexpr std::int64_t kMaxPeriod = 8;
+// A loop is watched for a steady state when it runs at least this many instructions in all.
+constexpr double kWatchWork = 64;
+
+// Walks the loop nest in program order, extrapolating loops that reach a steady state.
+class Walker {
+ public:
+  Walker(const lower::Program& p, Timeline& tl, const SimOptions& o)
+      : p_(p), tl_(tl), o_(o), iter_(p.blocks.size(), 0), rings_(p.blocks.size()), loops_(p.blocks.size()) {
+    if (o.extrapolate) summarize(0);
+  }
+
+  void run_block(int b) {
+    const std::int64_t trips = trips_of(b);
+    const std::uint64_t seq0 = tl_.state().seq;
+    // Watch a loop only when skipping its tail can pay for the snapshots.
+    bool watch = o_.extrapolate && trips >= 4 && trips * loops_[b].work >= kWatchWork;
+    std::vector<Snapshot>& ring = rings_[b];  // a block is never active twice at once
+    if (watch && ring.empty()) ring.resize(kMaxPeriod + 1);
+    for (std::int64_t k = 0; k < trips; ++k) {
+      iter_[b] = k;
+      run_items(b);
+      // Iteration 0 may differ (accumulation groups start); compare from iteration 1 on.
+      if (!watch || k < 1 || k + 1 >= trips) continue;
+      Snapshot& cur = ring[k % ring.size()];
+      take_snapshot(tl_.state(), loops_[b].footprint, seq0, cur);
+      for (std::int64_t period = 1; period <= kMaxPeriod && k - period >= 1; ++period) {
+        const Snapshot& before = ring[(k - period) % ring.size()];
+        if (!periodic(before, cur)) continue;
+        std::int64_t repeats = (trips - 1 - k) / period;
+        extrapolate(tl_.state(), loops_[b].footprint, before, cur, repeats, seq0);
+        k += repeats * period;
+        watch = false;  // simulate what is left (less than one period) as it comes
+        break;
+      }
+    }
+    iter_[b] = 0;
+  }
+
+ private:
+  struct Loop {
+    Footprint footprint;
+    double work = 0;  // instructions one iteration runs, nested loops included
+  };
+
+  // Fills loops_[b] and those of the blocks inside it.
+  void summarize(int b) {
+    Loop& l = loops_[b];
+    std::set<int> buffers(l.footprint.buffers.begin(), l.footprint.buffers.end()), tensors;
+    for (const lower::Item& item : p_.blocks[b].items) {
+      if (item.block >= 0) {
+        summarize(item.block);
+        const Loop& inner = loops_[item.block];
+        buffers.insert(inner.footprint.buffers.begin(), inner.footprint.buffers.end());
+        tensors.insert(inner.footprint.tensors.begin(), inner.footprint.tensors.end());
+        l.work += static_cast<double>(trips_of(item.block)) * inner.work;
+        continue;
+      }
+      const lower::Inst& in = p_.insts[item.inst];
+      buffers.insert(in.in.begin(), in.in.end());
+      if (in.out >= 0) buffers.insert(in.out);
+      if (in.dma && in.store) tensors.insert(in.hbm.buffer);
+      l.work += 1;
+    }
+    l.footprint.buffers.assign(buffers.begin(), buffers.end());
+    l.footprint.tensors.assign(tensors.begin(), tensors.end());
+  }
+
+  void run_items(int b) {
+    for (const lower::Item& item : p_.blocks[b].items) {
+      if (item.inst >= 0) tl_.execute(item.inst, iter_);
+      else run_block(item.block);
+    }
+  }
+
+  // One core's share: the loops directly in the top block are split across the cores.
+  std::int64_t trips_of(int b) const {
+    const lower::Block& blk = p_.blocks[b];
+    if (blk.parent != 0 || p_.cores <= 1) return blk.trips;
+    return (blk.trips + p_.cores - 1) / p_.cores;
+  }
+
+  const lower::Program& p_;
+  Timeline& tl_;
+  const SimOptions& o_;
+  std::vector<std::int64_t> iter_;
+  std::vector<std::vector<Snapshot>> rings_;  // per block: the last snapshots, reused
+  std::vector<Loop> loops_;                   // per block
+};
+
+}  // namespace
+
+SimResult simulate(const lower::Program& p, const Target& t, const SimOptions& o) {
+  lower::validate(p);
+  SimResult r;
+  Capacity cap = check_capacity(p, t);
+  r.sbuf_peak_bytes = cap.sbuf_bytes;
+  r.psum_peak_bytes = cap.psum_bytes;
+  if (!cap.feasible()) {
+    r.feasible = false;
+    r.reason = cap.reason;
+    return r;
+  }
+  int sharing = o.hbm_cores > 0 ? o.hbm_cores : std::max(1, p.cores);
+  double hbm_bytes_per_ns = t.chip.hbm_bytes_per_s / sharing / 1e9;
+  Timeline tl(p, t, inst_timings(p, t, hbm_bytes_per_ns), o.trace ? &r.trace : nullptr);
+  Walker(p, tl, o).run_block(0);
+  const CoreState& s = tl.state();
+  r.latency_ns = std::max(0.0, s.max_end.t);
+  r.busy_ns = s.totals.busy;
+  r.hbm_read_bytes = s.totals.read_bytes;
+  r.hbm_write_bytes = s.totals.write_bytes;
+  r.instructions = s.totals.instructions;
+  r.simulated = static_cast<std::int64_t>(s.totals.simulated);
+  return r;
+}
+
+}  // namespace ts::sim

@@ -1,0 +1,91 @@
+#include "steady_state.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ts::sim {
+
+namespace {
+
+constexpr double kHorizon = 4;
+
+void append(std::vector<double>& out, const Field& f, std::uint64_t seq0, double ref) {
+  if (f.seq <= seq0) out.push_back(kStale);
+  else out.push_back(f.t == kNever ? kUnset : f.t - ref);
+}
+
+void append_buffer(std::vector<double>& out, const BufferState& bs, std::uint64_t seq0, double ref) {
+  const std::int64_t n = static_cast<std::int64_t>(bs.slots.size());
+  for (std::int64_t j = 0; j < n; ++j) {  // the newest version first
+    const Slot& slot = bs.slots[static_cast<std::size_t>(((bs.versions - 1 - j) % n + n) % n)];
+    append(out, slot.write_end, seq0, ref);
+    append(out, slot.ready, seq0, ref);
+    out.push_back(slot.writer);
+    for (const Field& f : slot.reads) append(out, f, seq0, ref);
+  }
+}
+
+void shift(Field& f, double delta, std::uint64_t seq0) {
+  if (f.seq > seq0 && f.t != kNever) f.t += delta;
+}
+
+}  // namespace
+
+void take_snapshot(const CoreState& s, const Footprint& fp, std::uint64_t seq0, Snapshot& out) {
+  out.ref = s.max_end.t;
+  out.state.clear();
+  out.versions.clear();
+  for (const Field& f : s.engine_free) append(out.state, f, seq0, out.ref);
+  s.dma.append_state(out.state, s.dma_count, seq0, out.ref);
+  for (int b : fp.buffers) {
+    out.versions.push_back(s.buffers[b].versions);
+    append_buffer(out.state, s.buffers[b], seq0, out.ref);
+  }
+  for (int b : fp.tensors) append(out.state, s.hbm_written[b], seq0, out.ref);
+  out.dma_count = s.dma_count;
+  out.totals = s.totals;
+}
+
+bool periodic(const Snapshot& a, const Snapshot& b) {
+  double delta = b.ref - a.ref;
+  if (!(delta > 0) || a.state.size() != b.state.size()) return false;
+  double tol = 1e-9 * std::max(1.0, std::abs(b.ref));
+  // Times more than kHorizon periods back count as equally old: nothing the loop does next waits
+  // for them (a busy stretch that began long ago, the reads of a version freed long ago).
+  double horizon = -kHorizon * delta;
+  for (std::size_t i = 0; i < a.state.size(); ++i) {
+    double x = a.state[i], y = b.state[i];
+    if (x < horizon && y < horizon) continue;
+    if (std::abs(x - y) > tol) return false;
+  }
+  return true;
+}
+
+void extrapolate(CoreState& s, const Footprint& fp, const Snapshot& a, const Snapshot& b, std::int64_t repeats,
+                 std::uint64_t seq0) {
+  const double r = static_cast<double>(repeats);
+  const double delta = (b.ref - a.ref) * r;
+  for (Field& f : s.engine_free) shift(f, delta, seq0);
+  s.dma.shift(delta, seq0, (b.dma_count - a.dma_count) * repeats);
+  s.dma_count += (b.dma_count - a.dma_count) * repeats;
+  for (std::size_t i = 0; i < fp.buffers.size(); ++i) {
+    BufferState& bs = s.buffers[fp.buffers[i]];
+    std::int64_t writes = (b.versions[i] - a.versions[i]) * repeats;
+    bs.versions += writes;
+    for (Slot& slot : bs.slots) {
+      shift(slot.write_end, delta, seq0);
+      shift(slot.ready, delta, seq0);
+      for (Field& f : slot.reads) shift(f, delta, seq0);
+    }
+    std::int64_t n = static_cast<std::int64_t>(bs.slots.size()), by = writes % n;
+    std::rotate(bs.slots.begin(), bs.slots.end() - by, bs.slots.end());
+  }
+  for (int t : fp.tensors) shift(s.hbm_written[t], delta, seq0);
+  shift(s.max_end, delta, seq0);
+  for (int e = 0; e < kEngines; ++e) s.totals.busy[e] += (b.totals.busy[e] - a.totals.busy[e]) * r;
+  s.totals.read_bytes += (b.totals.read_bytes - a.totals.read_bytes) * r;
+  s.totals.write_bytes += (b.totals.write_bytes - a.totals.write_bytes) * r;
+  s.totals.instructions += (b.totals.instructions - a.totals.instructions) * r;
+}
+
+}  // namespace ts::sim

@@ -1,0 +1,116 @@
+#include "timeline.h"
+
+#include <algorithm>
+
+namespace ts::sim {
+
+namespace {
+constexpr int kDma = static_cast<int>(sem::Engine::Dma);
+}  // namespace
+
+Timeline::Timeline(const lower::Program& p, const Target& t, std::vector<InstTiming> timing,
+                   std::vector<TraceEvent>* trace)
+    : p_(p), t_(t), timing_(std::move(timing)), trace_(trace), s_(t.dma.engines_per_core) {
+  s_.buffers.resize(p.buffers.size());
+  for (std::size_t b = 0; b < p.buffers.size(); ++b)
+    if (p.buffers[b].memory != sem::Memory::Hbm) s_.buffers[b].slots.resize(std::max(1, p.buffers[b].bufs));
+  s_.hbm_written.resize(p.buffers.size());
+}
+
+void Timeline::execute(int inst, const std::vector<std::int64_t>& iter) {
+  const lower::Inst& in = p_.insts[inst];
+  if (timing_[inst].dma) return run_dma(inst);
+  bool continues = in.accumulate_block >= 0 && iter[in.accumulate_block] > 0 && s_.buffers[in.out].versions > 0;
+  run_compute(inst, continues);
+}
+
+double Timeline::link(int from, int to) const {
+  if (to == kDma) return t_.dma.start_ns;  // semaphore-to-start of a DMA, whoever signals
+  return from == to ? 0.0 : t_.overheads.semaphore_ns;
+}
+
+double Timeline::read_ready(int b, int e) const {
+  const BufferState& bs = s_.buffers[b];
+  if (bs.versions == 0) return kNever;  // a constant tile, or one never written: ready at the start
+  const Slot& slot = bs.slots[(bs.versions - 1) % bs.slots.size()];
+  return slot.ready.t + link(slot.writer, e);
+}
+
+double Timeline::write_ready(int b, int e, bool continues) const {
+  const BufferState& bs = s_.buffers[b];
+  std::int64_t v = continues ? bs.versions - 1 : bs.versions;
+  const Slot& slot = bs.slots[v % bs.slots.size()];
+  double w = slot.write_end.t + link(slot.writer, e);  // WAW (an accumulation extends its group)
+  if (continues) return w;
+  for (int r = 0; r < kEngines; ++r) w = std::max(w, slot.reads[r].t + link(r, e));  // WAR on v - bufs
+  return w;
+}
+
+void Timeline::mark_read(int b, int e, double end) {
+  BufferState& bs = s_.buffers[b];
+  if (bs.versions == 0) return;
+  Field& f = bs.slots[(bs.versions - 1) % bs.slots.size()].reads[e];
+  set(f, std::max(f.t, end));
+}
+
+void Timeline::mark_write(int b, int e, double end, double ready, bool continues) {
+  BufferState& bs = s_.buffers[b];
+  Slot& slot = bs.slots[(continues ? bs.versions - 1 : bs.versions) % bs.slots.size()];
+  set(slot.write_end, end);
+  set(slot.ready, ready);
+  slot.writer = e;
+  if (continues) return;
+  for (Field& f : slot.reads) set(f, kNever);
+  ++bs.versions;
+}
+
+void Timeline::finish(int inst, int engine, double start, double end) {
+  if (end > s_.max_end.t) set(s_.max_end, end);
+  s_.totals.instructions += timing_[inst].instructions;
+  s_.totals.simulated += 1;
+  if (trace_) trace_->push_back(TraceEvent{inst, static_cast<sem::Engine>(engine), start, end});
+}
+
+void Timeline::run_compute(int inst, bool continues) {
+  const lower::Inst& in = p_.insts[inst];
+  const InstTiming& tm = timing_[inst];
+  const int e = tm.engine;
+  double start = std::max(0.0, s_.engine_free[e].t);
+  for (int b : in.in) start = std::max(start, read_ready(b, e));
+  start = std::max(start, write_ready(in.out, e, continues));
+  double end = start + tm.busy_ns;
+  set(s_.engine_free[e], end);
+  for (int b : in.in) mark_read(b, e, end);
+  mark_write(in.out, e, end, end + tm.ready_ns, continues);
+  s_.totals.busy[e] += tm.busy_ns;
+  finish(inst, e, start, end);
+}
+
+void Timeline::run_dma(int inst) {
+  const lower::Inst& in = p_.insts[inst];
+  const InstTiming& tm = timing_[inst];
+  double ready = t_.dma.dge_ns;
+  if (in.store) {
+    ready = std::max(ready, read_ready(in.in.front(), kDma));
+  } else {
+    ready = std::max(ready, write_ready(in.out, kDma, false));
+    ready = std::max(ready, s_.hbm_written[tm.hbm_buffer].t + t_.dma.start_ns);  // stage-to-stage through HBM
+  }
+  const int n = s_.dma.size();
+  int first = static_cast<int>(s_.dma_count % n);
+  ++s_.dma_count;
+  auto [start, end] = s_.dma.reserve(ready, first, tm.dma_engines, tm.transfer_ns, ++s_.seq);
+  if (in.store) {
+    mark_read(in.in.front(), kDma, end);
+    Field& w = s_.hbm_written[tm.hbm_buffer];
+    set(w, std::max(w.t, end));
+    s_.totals.write_bytes += tm.hbm_bytes;
+  } else {
+    mark_write(in.out, kDma, end, end, false);
+    s_.totals.read_bytes += tm.hbm_bytes;
+  }
+  s_.totals.busy[kDma] += tm.transfer_ns * tm.dma_engines / n;
+  finish(inst, kDma, start, end);
+}
+
+}  // namespace ts::sim

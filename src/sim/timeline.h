@@ -1,0 +1,45 @@
+// Executes instructions of a candidate program on a CoreState, one at a time in program order:
+// each starts when its engine is free and its data dependencies allow (see simulate.h for the
+// model), and updates the state. Internal to ts_sim.
+#pragma once
+
+#include <vector>
+
+#include "core_state.h"
+#include "inst_timing.h"
+#include "tilesweep/sim/simulate.h"
+
+namespace ts::sim {
+
+class Timeline {
+ public:
+  // `p` and `t` must outlive the Timeline.
+  Timeline(const lower::Program& p, const Target& t, std::vector<InstTiming> timing, std::vector<TraceEvent>* trace);
+
+  // Runs instruction `inst` at the loop iterations `iter` (indexed by block id).
+  void execute(int inst, const std::vector<std::int64_t>& iter);
+
+  CoreState& state() { return s_; }
+  const CoreState& state() const { return s_; }
+
+ private:
+  void run_compute(int inst, bool continues);
+  void run_dma(int inst);
+  // Cost of a dependency from engine `from` to engine `to`.
+  double link(int from, int to) const;
+  // Earliest start on engine e allowed by reading / writing buffer b.
+  double read_ready(int b, int e) const;
+  double write_ready(int b, int e, bool continues) const;
+  void mark_read(int b, int e, double end);
+  void mark_write(int b, int e, double end, double ready, bool continues);
+  void set(Field& f, double t) { f = Field{t, ++s_.seq}; }
+  void finish(int inst, int engine, double start, double end);
+
+  const lower::Program& p_;
+  const Target& t_;
+  std::vector<InstTiming> timing_;
+  std::vector<TraceEvent>* trace_;
+  CoreState s_;
+};
+
+}  // namespace ts::sim

@@ -1,0 +1,160 @@
+#include "tilesweep/store/archive.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "hdf5_handle.h"
+#include "meta_io.h"
+#include "posix_io.h"
+#include "table_io.h"
+#include "tilesweep/base/error.h"
+
+namespace ts::store {
+namespace {
+
+using detail::Handle;
+using detail::Hdf5;
+using detail::Hdf5Error;
+using detail::LayoutError;
+
+// Strong close (closing the file closes anything left open in it); file locking where the file
+// system has it, without failing where it does not (common on cluster file systems).
+Handle file_access(const Hdf5& h) {
+  Handle fapl = h.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  h.ok(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "set file close degree");
+#if H5_VERSION_GE(1, 12, 1) || (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7)
+  h.ok(H5Pset_file_locking(fapl, true, true), "set file locking");
+#endif
+  return fapl;
+}
+
+void write_file(const Hdf5& h, const Meta& meta, std::span<const CandidateRecord> candidates,
+                std::span<const BestRecord> best, std::span<const ProofRecord> proofs,
+                std::span<const ProgressRecord> progress) {
+  if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) h.fail("this HDF5 library has no deflate filter");
+  Handle fapl = file_access(h);
+  Handle file = h.own(H5Fcreate(h.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
+                      "create file");
+  detail::write_meta(h, file, meta);
+  detail::write_table(h, file, candidates);
+  detail::write_table(h, file, best);
+  detail::write_table(h, file, proofs);
+  detail::write_table(h, file, progress);
+  h.ok(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush file");
+  h.ok(file.close(), "close file");
+}
+
+[[noreturn]] void cannot_write(const std::string& path, const std::string& why) {
+  throw UserError(fmt::format("error: cannot write archive '{}': {}", path, why));
+}
+
+}  // namespace
+
+void write_archive(const std::string& path, const Meta& meta,
+                   std::span<const CandidateRecord> candidates, std::span<const BestRecord> best,
+                   std::span<const ProofRecord> proofs, std::span<const ProgressRecord> progress) {
+  const std::string tmp = path + ".tmp";
+  Hdf5 h(tmp);
+  try {
+    write_file(h, meta, candidates, best, proofs, progress);
+  } catch (const Hdf5Error& e) {
+    std::remove(tmp.c_str());
+    cannot_write(path, fmt::format("{} (writing '{}')", e.detail(), tmp));
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+  // The bytes are durable before the name moves, and the move is durable before we return.
+  if (int err = detail::sync_file(tmp)) {
+    std::remove(tmp.c_str());
+    cannot_write(path, fmt::format("cannot sync '{}': {}", tmp, std::strerror(err)));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    cannot_write(path, fmt::format("cannot rename '{}' to it: {}", tmp, std::strerror(err)));
+  }
+  if (int err = detail::sync_parent_dir(path))
+    cannot_write(path, fmt::format("cannot sync its folder: {}", std::strerror(err)));
+}
+
+void write_archive(const std::string& path, const Archive& a) {
+  write_archive(path, a.meta, a.candidates, a.best, a.proofs, a.progress);
+}
+
+namespace {
+
+[[noreturn]] void not_archive(const std::string& path, const std::string& what) {
+  throw UserError(fmt::format("error: not a tilesweep archive: '{}' {}", path, what));
+}
+
+[[noreturn]] void corrupt(const std::string& path, const std::string& what) {
+  throw UserError(fmt::format("error: truncated or corrupt HDF5 file: '{}' ({})", path, what));
+}
+
+// Opens `path` read-only after telling apart a missing file, a non-HDF5 file and a damaged one.
+Handle open_file(const Hdf5& h) {
+  const std::string& path = h.path();
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw UserError(fmt::format("error: cannot open archive '{}': {}", path, std::strerror(errno)));
+  struct stat st {};
+  bool is_dir = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+  ::close(fd);
+  if (is_dir) throw UserError(fmt::format("error: cannot open archive '{}': it is a folder", path));
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    detail::take_error_stack();
+    not_archive(path, "is not an HDF5 file");
+  }
+  Handle fapl = file_access(h);
+  hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+  if (id < 0) corrupt(path, "open: " + detail::take_error_stack());
+  return Handle(id, H5Fclose);
+}
+
+Meta checked_meta(const Hdf5& h, hid_t file) {
+  Meta m = detail::read_meta(h, file);
+  if (m.schema_version != kSchemaVersion)
+    not_archive(h.path(), fmt::format("has schema version {} (this tilesweep reads version {})",
+                                      m.schema_version, kSchemaVersion));
+  return m;
+}
+
+// Runs `read` on the open archive, turning layout and HDF5 failures into UserErrors.
+template <class F>
+auto with_archive(const std::string& path, F&& read) {
+  Hdf5 h(path);
+  Handle file = open_file(h);
+  try {
+    return read(h, file.get());
+  } catch (const LayoutError& e) {
+    not_archive(path, e.what());
+  } catch (const Hdf5Error& e) {
+    corrupt(path, e.detail());
+  }
+}
+
+}  // namespace
+
+Archive read_archive(const std::string& path) {
+  return with_archive(path, [](const Hdf5& h, hid_t file) {
+    Archive a;
+    a.meta = checked_meta(h, file);
+    a.candidates = detail::read_table<CandidateRecord>(h, file);
+    a.best = detail::read_table<BestRecord>(h, file);
+    a.proofs = detail::read_table<ProofRecord>(h, file);
+    a.progress = detail::read_table<ProgressRecord>(h, file);
+    return a;
+  });
+}
+
+Meta read_meta(const std::string& path) {
+  return with_archive(path, [](const Hdf5& h, hid_t file) { return checked_meta(h, file); });
+}
+
+}  // namespace ts::store

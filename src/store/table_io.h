@@ -1,0 +1,29 @@
+// One record type <-> one chunked, compressed compound dataset under the file root (internal to
+// the store). Column layout comes from columns.h; strings are fixed-width fields as wide as the
+// longest value of the column, so nothing is truncated.
+#pragma once
+
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "hdf5_handle.h"
+
+namespace ts::store::detail {
+
+// The file is HDF5 but its layout is not a tilesweep table (a missing dataset or column, a
+// column of the wrong kind). The archive layer reports it as "not a tilesweep archive".
+class LayoutError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes `rows` as /<Table<Rec>::name>. Throws Hdf5Error (also for a string holding a NUL byte).
+template <class Rec>
+void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows);
+
+// Reads /<Table<Rec>::name>. Throws LayoutError or Hdf5Error.
+template <class Rec>
+std::vector<Rec> read_table(const Hdf5& h, hid_t file);
+
+}  // namespace ts::store::detail

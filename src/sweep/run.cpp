@@ -1,0 +1,220 @@
+#include "tilesweep/sweep/run.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <tbb/global_control.h>
+
+#include "tilesweep/sim/target.h"
+#include "tilesweep/store/archive.h"
+#include "tilesweep/store/journal.h"
+#include "tilesweep/sweep/dry_run.h"
+#include "tilesweep/sweep/mpi_comm.h"
+#include "tilesweep/sweep/plan.h"
+#include "tilesweep/sweep/progress.h"
+#include "tilesweep/sweep/results.h"
+#include "tilesweep/sweep/scheduler.h"
+
+namespace ts::sweep {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::atomic<int> g_signal{0};
+
+extern "C" void on_signal(int s) { g_signal = s; }
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string now_iso() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+struct Setup {
+  Job job;
+  std::string archive;
+};
+
+// Rank 0: may this run write `archive`? Throws UserError when not.
+void check_archive(const RunOptions& o, const std::string& archive, const Job& job) {
+  const std::string journal = store::journal_path(archive);
+  bool has_archive = fs::exists(archive), has_journal = fs::exists(journal);
+  if (!o.resume && has_archive)
+    throw UserError(fmt::format("error: archive '{}' already exists; use --resume to continue or redo its run, or "
+                                "--archive PATH to write a new one",
+                                archive));
+  if (!o.resume && has_journal)
+    throw UserError(fmt::format("error: '{}' holds the journal of an unfinished run; use --resume to continue it, "
+                                "or delete it to start over",
+                                journal));
+  if (o.resume && has_journal) store::read_journal(journal, job.hash());  // refuses another job's journal
+  if (o.resume && has_archive && !has_journal)
+    throw UserError(fmt::format("error: cannot resume '{}': its journal '{}' is missing; use --archive PATH to "
+                                "write a new archive",
+                                archive, journal));
+}
+
+std::string setup_message(const RunOptions& o) {
+  try {
+    Job job = load_job(o.job_path);
+    std::string archive = o.archive.empty() ? job.archive : o.archive;
+    fs::path parent = fs::path(archive).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    if (ec) throw UserError(fmt::format("error: --archive: cannot create folder '{}': {}", parent.string(), ec.message()));
+    if (!o.dry_run) check_archive(o, archive, job);
+    return fmt::format("ok\n{}\n{}\n{}", o.job_path, archive, job.text);
+  } catch (const UserError& e) {
+    return std::string("error\n") + e.what();
+  }
+}
+
+// Every rank: the job as rank 0 read it, or nullopt (ranks > 0) after an error rank 0 throws.
+std::optional<Setup> setup_job(const Comm& comm, const RunOptions& o, std::ostream& err) {
+  std::string msg = comm.broadcast(comm.rank() == 0 ? setup_message(o) : std::string());
+  if (msg.rfind("error\n", 0) == 0) {
+    if (comm.rank() == 0) throw UserError(msg.substr(6));
+    return std::nullopt;
+  }
+  auto a = msg.find('\n', 3), b = msg.find('\n', a + 1);
+  std::string path = msg.substr(3, a - 3), archive = msg.substr(a + 1, b - a - 1);
+  try {
+    return Setup{parse_job(msg.substr(b + 1), path), archive};
+  } catch (const std::exception& e) {
+    err << fmt::format("error on rank {}: {}", comm.rank(), e.what()) << std::endl;
+    comm.abort(2);
+  }
+}
+
+// Every rank builds the plan; all must agree with rank 0's (proof budgets could differ).
+std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, std::ostream& err) {
+  std::unique_ptr<Plan> plan;
+  try {
+    plan = std::make_unique<Plan>(s.job, s.archive + ".proofs");
+  } catch (const std::exception& e) {
+    err << fmt::format("error on rank {}: {}", comm.rank(), e.what()) << std::endl;
+    comm.abort(2);
+  }
+  std::string sizes;  // what must agree: every space's size and instruction choices
+  for (const auto& e : plan->spaces()) sizes += fmt::format("{},", e.space->size());
+  for (const auto& p : plan->proofs())
+    if (p.kind == "synthesis") sizes += p.text + ";";
+  if (comm.broadcast(sizes) != sizes) {
+    err << fmt::format("error on rank {}: its candidate spaces differ from rank 0's (a proof or synthesis budget "
+                       "ran out differently); run with fewer ranks per node or raise the budgets",
+                       comm.rank())
+        << std::endl;
+    comm.abort(2);
+  }
+  return plan;
+}
+
+store::Meta make_meta(const Comm& comm, const Plan& plan, const RunOptions& o, int threads) {
+  const Job& job = plan.job();
+  store::Meta m;
+  m.tool_version = o.tool_version, m.git_commit = o.git_commit;
+  m.job_name = job.name, m.job_toml = job.text, m.job_hash = job.hash();
+  for (const auto& t : job.targets) {
+    const sim::Target& d = sim::builtin_target(t);
+    m.targets[t] = d.target_text + "\n# ---- isa ----\n" + d.isa_text;
+  }
+  for (const auto& k : job.kernels) m.kernel_sources[k.file] = k.source;
+  m.ranks = comm.size(), m.threads = threads;
+  return m;
+}
+
+struct Rank0Run {
+  const Comm& comm;
+  const Plan& plan;
+  const Setup& setup;
+  const RunOptions& o;
+  int threads;
+  std::string start_time;
+
+  int operator()(std::ostream& out, std::ostream& err) const;
+};
+
+int Rank0Run::operator()(std::ostream& out, std::ostream& err) const {
+  auto t0 = Clock::now();
+  store::Journal journal = store::Journal::open(store::journal_path(setup.archive), setup.job.hash());
+  std::vector<store::UnitResult> units = journal.take_recovered().units;
+  std::set<std::int64_t> done;
+  for (const auto& u : units) done.insert(u.progress.unit);
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < plan.units().size(); ++i)
+    if (!done.count(plan.units()[i].id)) todo.push_back(i);
+  Progress progress(o.quiet ? nullptr : &err, static_cast<std::int64_t>(plan.units().size()),
+                    static_cast<std::int64_t>(plan.units().size() - todo.size()));
+  MasterHooks hooks{[&](store::UnitResult&& r) {
+                      journal.append(r);
+                      progress.unit_done(r.progress.candidates);
+                      units.push_back(std::move(r));
+                    },
+                    [] { return g_signal.load() != 0; }};
+  run_master(comm, plan, todo, hooks, err);
+  progress.finish();
+  double search_s = seconds_since(t0);
+  auto t1 = Clock::now();
+  SweepRows rows = assemble(plan, units);
+  store::Meta meta = make_meta(comm, plan, o, threads);
+  meta.start_time = start_time, meta.end_time = now_iso();
+  meta.status = rows.progress.size() == plan.units().size() ? "complete" : "partial";
+  meta.phase_seconds = {{"prepare", plan.prepare_seconds()}, {"search", search_s}, {"write", seconds_since(t1)}};
+  store::write_archive(setup.archive, meta, rows.candidates, rows.best, plan.proofs(), rows.progress);
+  plan.save_verdicts();
+  out << fmt::format("wrote {} ({}): {} of {} units, {} best rows, {} candidate rows; prepare {:.1f} s, search {:.1f} s\n",
+                     setup.archive, meta.status, rows.progress.size(), plan.units().size(), rows.best.size(),
+                     rows.candidates.size(), plan.prepare_seconds(), search_s);
+  if (g_signal.load() == 0) return 0;
+  err << fmt::format("interrupted by signal {}: the archive is partial; continue with --resume\n", g_signal.load());
+  return 128 + g_signal.load();
+}
+
+}  // namespace
+
+int run_sweep(const RunOptions& o, std::ostream& out, std::ostream& err) {
+  Comm comm;
+  std::string start_time = now_iso();
+  std::optional<Setup> setup = setup_job(comm, o, err);
+  if (!setup) return 2;
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = o.threads > 0 ? o.threads : std::max(1, hw / comm.local_size());
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  std::unique_ptr<Plan> plan = build_plan(comm, *setup, err);
+  if (o.dry_run) {
+    if (comm.rank() == 0) print_dry_run(*plan, setup->archive, out);
+    return 0;
+  }
+  install_signal_handlers();
+  if (comm.rank() != 0) {
+    run_worker(comm, *plan, err);
+    return 0;
+  }
+  return Rank0Run{comm, *plan, *setup, o, threads, start_time}(out, err);
+}
+
+}  // namespace ts::sweep

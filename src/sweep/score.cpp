@@ -1,0 +1,91 @@
+#include "tilesweep/sweep/score.h"
+
+#include <algorithm>
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include "tilesweep/lower/fusion.h"
+#include "tilesweep/sim/capacity.h"
+
+namespace ts::sweep {
+
+bool better(const CandidateScore& a, const CandidateScore& b) {
+  if (a.latency() != b.latency()) return a.latency() < b.latency();
+  return a.index < b.index;
+}
+
+CandidateScore score_program(const lower::Program& p, const sim::Target& t) {
+  CandidateScore s;
+  sim::Capacity cap = sim::check_capacity(p, t);
+  if (!cap.feasible()) {
+    s.reason = cap.reason;
+    return s;
+  }
+  s.sim = sim::simulate(p, t);
+  s.feasible = s.sim.feasible;
+  s.reason = s.sim.reason;
+  return s;
+}
+
+CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index, const sim::Target& t) {
+  CandidateScore s;
+  try {
+    s = score_program(space.materialize(index), t);
+  } catch (const lower::Unsupported& e) {
+    s.reason = e.what();
+  }
+  s.index = index;
+  return s;
+}
+
+namespace {
+
+void keep_best(std::vector<CandidateScore>& top, std::size_t keep) {
+  std::sort(top.begin(), top.end(), better);
+  if (top.size() > keep) top.resize(keep);
+}
+
+}  // namespace
+
+void merge(RangeResult& a, const RangeResult& b, std::size_t keep) {
+  a.top.insert(a.top.end(), b.top.begin(), b.top.end());
+  keep_best(a.top, keep);
+  a.scored += b.scored;
+  a.infeasible += b.infeasible;
+  a.no_algebra_ns = std::min(a.no_algebra_ns, b.no_algebra_ns);
+  a.no_fusion_ns = std::min(a.no_fusion_ns, b.no_fusion_ns);
+}
+
+RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last, const sim::Target& t,
+                        std::size_t keep) {
+  auto sections = space.sections();
+  auto section_of = [&](std::int64_t i) {
+    auto it = std::upper_bound(sections.begin(), sections.end(), i,
+                               [](std::int64_t x, const lower::CandidateSpace::Section& s) { return x < s.first; });
+    return *(it - 1);
+  };
+  tbb::enumerable_thread_specific<RangeResult> local;
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(first, last, 16), [&](const tbb::blocked_range<std::int64_t>& r) {
+    RangeResult& mine = local.local();
+    for (std::int64_t i = r.begin(); i != r.end(); ++i) {
+      CandidateScore s = score_candidate(space, i, t);
+      ++mine.scored;
+      if (!s.feasible) {
+        ++mine.infeasible;
+        continue;
+      }
+      auto sec = section_of(i);
+      if (sec.variant == 0) mine.no_algebra_ns = std::min(mine.no_algebra_ns, s.sim.latency_ns);
+      if (!sec.fused) mine.no_fusion_ns = std::min(mine.no_fusion_ns, s.sim.latency_ns);
+      mine.top.push_back(std::move(s));
+      if (mine.top.size() > 4 * keep + 64) keep_best(mine.top, keep);
+    }
+  });
+  RangeResult out;
+  for (auto& l : local) merge(out, l, keep);
+  return out;
+}
+
+}  // namespace ts::sweep
