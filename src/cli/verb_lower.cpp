@@ -19,7 +19,7 @@ namespace {
 
 struct LowerOpts {
   std::string file, kernel, target = "trn1", shape, nki_dir, cache;
-  int show = 0, max_variants = 16, max_block = 8, max_lowerings = 2;
+  int show = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
   unsigned seed = 1;
   std::vector<std::string> ops;
   std::vector<std::int64_t> index;
@@ -37,6 +37,10 @@ void print_choices(const sweep::PreparedKernel& pk) {
     for (std::size_t i = 0; i < op.synthesis->lowerings.size() && i < 4; ++i)
       std::cout << "      " << op.synthesis->lowerings[i].text << "\n";
   }
+  std::cout << "instruction fusion (an element-wise op and its reduction as one proved instruction):\n";
+  for (const auto& pc : kc.pairs)
+    std::cout << fmt::format("  {}: {}\n", pc.label, pc.synthesis->lowerings.front().text);
+  if (kc.pairs.empty()) std::cout << "  none found\n";
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ namespace {
 
 struct ScoreOpts {
   std::string file, kernel, target = "trn1", shape, mesh = "1", cache;
-  int top = 5, threads = 0, max_variants = 16, max_block = 8, max_lowerings = 2;
+  int top = 5, threads = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
   bool json = false;
   std::vector<std::string> ops;
 };

@@ -18,6 +18,9 @@ struct CandidateSpace::Sec {
   std::vector<std::vector<const Lowering*>> lowerings; // per op, cheapest first
   std::vector<int> engines;                            // per op: engine options
   int engine_policies = 1;                             // default engines, or the alternates too
+  std::vector<std::pair<int, int>> pairs;              // (producer, consumer) fusable by instruction
+  std::vector<const Lowering*> pair_lowering;          // per pair, the cheapest single instruction
+  std::vector<std::string> pair_labels;
   std::vector<std::vector<GroupTiling>> tilings;       // per group, feasible
   std::int64_t first = 0, size = 0;
 };
@@ -107,6 +110,32 @@ Usage usage(const Program& p) {
 
 }  // namespace
 
+// Tile configurations of a section: the product over fused nests, the most options of any one
+// nest when unfused (independent nests share one policy digit instead of multiplying).
+std::int64_t CandidateSpace::tiling_radix(const Sec& s) {
+  std::int64_t r = 1;
+  for (const auto& t : s.tilings) r = s.fused ? r * static_cast<std::int64_t>(t.size()) : std::max<std::int64_t>(r, t.size());
+  for (const auto& t : s.tilings)
+    if (t.empty()) return 0;
+  return r;
+}
+
+// The pairs an instruction can fuse inside one loop nest, each with its cheapest proved
+// instruction that has a program at this shape.
+void CandidateSpace::add_pairs(Sec& s, const KernelChoices& kc) const {
+  std::map<int, int> group;
+  for (std::size_t g = 0; g < s.groups.size(); ++g)
+    for (int n : s.groups[g]) group[n] = static_cast<int>(g);
+  for (const auto& pc : kc.pairs) {
+    if (group.at(pc.producer) != group.at(pc.consumer)) continue;
+    auto kept = kept_lowerings(*pc.synthesis, target_, 1);
+    if (kept.empty()) continue;
+    s.pairs.push_back({pc.producer, pc.consumer});
+    s.pair_lowering.push_back(kept.front());
+    s.pair_labels.push_back(pc.label);
+  }
+}
+
 // Drops the lowerings that have no program at this shape (an instruction whose limits the
 // tile exceeds in a way that cannot be split, like a 32 x 32 transpose of a 128-row tile).
 void CandidateSpace::drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) const {
@@ -186,7 +215,7 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
         drop_unplaceable(s, k, plan);
         double configs = 1;
         for (std::size_t g = 0; g < all.size(); ++g) {
-          configs *= static_cast<double>(all[g].size());
+          configs = fused ? configs * static_cast<double>(all[g].size()) : std::max(configs, static_cast<double>(all[g].size()));
           std::vector<GroupTiling> ok;
           for (const auto& t : all[g]) {
             Plan p = plan;
@@ -196,6 +225,7 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
           }
           s.tilings.push_back(std::move(ok));
         }
+        if (fused) add_pairs(s, kc);
         double choices = 1;
         for (std::size_t j = 0; j < s.ops.size(); ++j) choices *= static_cast<double>(s.lowerings[j].size());
         s.engine_policies = *std::max_element(s.engines.begin(), s.engines.end());
@@ -207,8 +237,8 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
       }
       s.size = 1;
       for (std::size_t j = 0; j < s.ops.size(); ++j) s.size *= static_cast<std::int64_t>(s.lowerings[j].size());
-      s.size *= s.engine_policies * static_cast<std::int64_t>(options_.bufs.size());
-      for (const auto& t : s.tilings) s.size *= static_cast<std::int64_t>(t.size());
+      s.size *= s.engine_policies * static_cast<std::int64_t>(options_.bufs.size()) * (s.pairs.empty() ? 1 : 2);
+      s.size *= tiling_radix(s);
       s.first = size_;
       size_ += s.size;
       if (s.size > 0) secs_.push_back(std::move(s));
@@ -233,8 +263,16 @@ Candidate CandidateSpace::decode(std::int64_t index) const {
   };
   for (const auto& l : s.lowerings) c.lowering.push_back(digit(l.size()));
   c.engines = digit(static_cast<std::size_t>(s.engine_policies));
+  c.instruction_fusion = !s.pairs.empty() && digit(2) == 1;
   c.bufs = options_.bufs[digit(options_.bufs.size())];
-  for (const auto& t : s.tilings) c.tiling.push_back(t[digit(t.size())]);
+  if (s.fused) {
+    for (const auto& t : s.tilings) c.tiling.push_back(t[digit(t.size())]);
+  } else {
+    // Unfused loop nests do not interact: one tiling policy scales over every nest's options.
+    auto radix = static_cast<std::size_t>(tiling_radix(s));
+    std::size_t d = static_cast<std::size_t>(digit(radix));
+    for (const auto& t : s.tilings) c.tiling.push_back(t[d * t.size() / radix]);
+  }
   for (auto& t : c.tiling) t.bufs = c.bufs;
   return c;
 }
@@ -243,7 +281,18 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   Candidate c = decode(index);
   const Sec& s = secs_[c.section];
   std::string text = fmt::format("v{} {} engines={} bufs={}", c.variant, c.fused ? "fused" : "unfused", c.engines ? "alternate" : "default", c.bufs);
-  for (std::size_t j = 0; j < s.ops.size(); ++j) text += fmt::format(" | {}: {}", s.labels[j], s.lowerings[j][c.lowering[j]]->text);
+  if (c.instruction_fusion) text += " instruction-fusion";
+  for (std::size_t j = 0; j < s.ops.size(); ++j) {
+    bool absorbed = false;
+    for (std::size_t q = 0; q < s.pairs.size() && c.instruction_fusion; ++q) {
+      if (s.pairs[q].first == s.ops[j]) absorbed = true;
+      if (s.pairs[q].second == s.ops[j]) {
+        text += fmt::format(" | {}: {}", s.pair_labels[q], s.pair_lowering[q]->text);
+        absorbed = true;
+      }
+    }
+    if (!absorbed) text += fmt::format(" | {}: {}", s.labels[j], s.lowerings[j][c.lowering[j]]->text);
+  }
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text += fmt::format(" | g{}: pt={} block={} free={}", g, t.pt, t.block, t.free);
@@ -257,6 +306,10 @@ Program CandidateSpace::build(const Sec& s, const Candidate& c) const {
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
   for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = {&s.lowerings[j][c.lowering[j]]->program, c.engines};
+  for (std::size_t q = 0; q < s.pairs.size() && c.instruction_fusion; ++q) {
+    plan.absorbed[s.pairs[q].first] = s.pairs[q].second;
+    plan.picks[s.pairs[q].second] = {&s.pair_lowering[q]->program, c.engines};
+  }
   return lower::materialize(*variants_[s.variant].kernel, dims_, target_, plan);
 }
 

@@ -52,6 +52,19 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
     }
     out.ops.push_back(std::move(c));
   }
+  SynthesisOptions one = options;
+  one.max_depth = 1;
+  for (std::size_t c = 0; c < k.nodes.size(); ++c)
+    for (int p : k.nodes[c].inputs) {
+      auto t = pair_tile_op(k, p, static_cast<int>(c));
+      if (!t) continue;
+      PairChoice pc;
+      pc.producer = p;
+      pc.consumer = static_cast<int>(c);
+      pc.label = fmt::format("{}@{}+{}@{}", k.nodes[p].op, k.nodes[p].loc.line, k.nodes[c].op, k.nodes[c].loc.line);
+      pc.synthesis = &cache.get(*t, isa, one, verdicts);
+      if (!pc.synthesis->lowerings.empty()) out.pairs.push_back(pc);
+    }
   return out;
 }
 

@@ -282,6 +282,7 @@ class Materializer {
     in.hbm = access(*view_[value], places);
     in.note = "load " + p_.buffers[in.hbm.buffer].name;
     add_inst(block, std::move(in));
+    load_of_[buf] = static_cast<int>(p_.insts.size()) - 1;
     return {buf, {}, tile};
   }
 
@@ -352,6 +353,7 @@ class Materializer {
       }
       const sem::InstrSpec* spec = t_.isa.find(ln.op);
       if (!spec) throw Unsupported(fmt::format("'{}' in a lowering is not an instruction of {}", ln.op, t_.name));
+      if (fuse_dma(spec, ln, at, m)) continue;
       std::vector<int> ins;
       std::vector<Window> wins;
       std::vector<std::vector<std::int64_t>> shapes;
@@ -399,6 +401,29 @@ class Materializer {
       return *dest;
     }
     return result;
+  }
+
+  // Instruction fusion dma_copy + transpose -> dma_transpose: a DMA-engine instruction applied
+  // to a tile just loaded from HBM becomes that load (the load takes the instruction and its
+  // access the instruction's orientation), instead of a second SBUF -> SBUF DMA.
+  bool fuse_dma(const sem::InstrSpec* spec, const ir::Node& ln, std::vector<std::optional<Tile>>& at, std::size_t m) {
+    if (spec->engines != std::vector<sem::Engine>{sem::Engine::Dma} || ln.inputs.size() != 1) return false;
+    const auto& src = at[ln.inputs[0]];
+    if (!src || src->buffer != fusable_load_ || !src->window.whole()) return false;
+    Inst& load = p_.insts[load_of_.at(src->buffer)];
+    Buffer& b = p_.buffers[src->buffer];
+    if (b.shape.size() != 2) return false;
+    std::vector<std::int64_t> shape = {b.shape[1], b.shape[0]};
+    load.spec = spec;
+    load.engine = sem::Engine::Dma;
+    for (auto& d : load.hbm.tile_dim)
+      if (d >= 0) d = 1 - d;
+    auto v = sim::instr_vars(t_, *spec, {b.shape}, shape, b.dtype);
+    load.vars = std::move(v.vars);
+    load.note += " (transposed by the DMA)";
+    b.shape = shape;
+    at[m] = Tile{src->buffer, {}, shape};
+    return true;
   }
 
   static void bind(const std::vector<sem::Dim>& pattern, const std::vector<std::int64_t>& shape, sem::DimEnv& env) {
@@ -515,13 +540,19 @@ class Materializer {
     int rt = var_of(rt_block, c.body);
     std::map<int, Tile> loaded;
     for (int node : nodes) {
+      if (plan_.absorbed.count(node)) continue;  // lowered with its reduction, as one instruction
       const ir::Node& n = k_.nodes[node];
+      // A reduction fused with its producer reads the producer's operands.
+      int src = node;
+      for (const auto& [p, consumer] : plan_.absorbed)
+        if (consumer == node) src = p;
+      const ir::Node& sn = k_.nodes[src];
       std::int64_t out_cols = cols_of(c, node);
       std::vector<Tile> ops;
-      for (std::size_t i = 0; i < n.inputs.size(); ++i) {
-        int in = n.inputs[i];
-        Role role = operand_role(k_, node, static_cast<int>(i));
-        std::int64_t w = in_cols(c, node, in);
+      for (std::size_t i = 0; i < sn.inputs.size(); ++i) {
+        int in = sn.inputs[i];
+        Role role = operand_role(k_, src, static_cast<int>(i));
+        std::int64_t w = in_cols(c, src, in);
         std::vector<std::int64_t> tile = {c.tiling.pt, role == Role::Broadcast && w == 1 ? 1 : w};
         if (const_[in]) {
           ops.push_back({constant_tile(*const_[in], tile, n.dtype), {}, tile});
@@ -533,11 +564,11 @@ class Materializer {
           if (it == loaded.end()) {
             // A reduction's input is placed in its own frame ([.., rows, cols]); an element-wise
             // operand under the output's.
-            auto pl = n.attrs.count("axis")
+            auto pl = sn.attrs.count("axis")
                           ? places(c, Frame{static_cast<int>(shape_[in].size()), static_cast<int>(shape_[in].size()) - 2,
                                             static_cast<int>(shape_[in].size()) - 1},
                                    shape_[in], shape_[in], rt, w)
-                          : places(c, node, shape_[in], rt, w);
+                          : places(c, src, shape_[in], rt, w);
             it = loaded.emplace(in, load(rt_block, in, pl, tile, c.tiling.bufs)).first;
           }
           ops.push_back(it->second);
@@ -598,10 +629,12 @@ class Materializer {
       auto pl = places(c, node, shape_[x], rt, kt);
       pl.back().terms = {{kv, kt}};
       xt = load(rb, x, pl, {c.tiling.pt, kt}, c.tiling.bufs);
+      fusable_load_ = xt.buffer;
     }
     int acc = add_buffer("acc", sem::Memory::Psum, n.dtype, {c.tiling.pt, c.tiling.block * nt}, 2);
     Tile acct{acc, row_window(c, rt, nt), {c.tiling.pt, nt}};
     emit_lowering(rb, node, {xt, yt}, &acct, kv, c.tiling.bufs);
+    fusable_load_ = -1;
     // Evacuate PSUM per row tile: into the group's value (for later ops) and/or to HBM.
     int eb = loop(nb, "rt", c.tiling.block), et = var_of(eb, nb);
     bool used_here = used_in_group(c, node);
@@ -643,6 +676,8 @@ class Materializer {
   std::vector<int> group_of_;
   std::map<std::string, int> const_tiles_;
   int current_node_ = -1;
+  int fusable_load_ = -1;          // a load only the current lowering reads (dma_transpose fusion)
+  std::map<int, int> load_of_;     // buffer -> the DMA load writing it
 };
 
 }  // namespace

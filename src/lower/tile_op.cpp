@@ -117,4 +117,31 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
   return t;
 }
 
+std::optional<TileOp> pair_tile_op(const ir::Kernel& k, int producer, int consumer) {
+  const ir::Node& p = k.nodes[producer];
+  const ir::Node& c = k.nodes[consumer];
+  if (classify(p) != OpClass::Compute || classify(c) != OpClass::Compute) return std::nullopt;
+  if (p.spec->broadcast != std::vector<std::string>{"S"} || c.spec->contract.empty() || c.inputs != std::vector<int>{producer})
+    return std::nullopt;
+  for (int o : k.outputs)
+    if (o == producer) return std::nullopt;
+  for (const auto& n : k.nodes)
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+      if (n.inputs[i] == producer && &n != &c) return std::nullopt;
+  auto t = tile_op(k, producer);
+  if (!t || !c.attrs.count("axis")) return std::nullopt;
+  sem::AttrMap attrs = c.attrs;
+  auto dropped = static_cast<std::int64_t>(p.shape.size()) - static_cast<std::int64_t>(t->kernel.nodes[t->kernel.outputs[0]].shape.size());
+  attrs["axis"] = std::get<std::int64_t>(attrs.at("axis")) - dropped;
+  if (std::get<std::int64_t>(attrs["axis"]) < 0) return std::nullopt;
+  try {
+    t->kernel.outputs = {ir::add_op(t->kernel, *c.spec, {t->kernel.outputs[0]}, attrs, c.loc)};
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+  t->kernel.name = p.op + "+" + c.op;
+  t->key = verify::canonical_text(t->kernel);
+  return t;
+}
+
 }  // namespace ts::lower

@@ -1,6 +1,6 @@
 // The candidate space of one (kernel, target, shape): algebraic variants x fusion choice x
-// instruction choice per op x engine policy x multi-buffering depth x tile configuration per
-// fused group (row block, free tile). Its
+// instruction choice per op x engine policy x multi-buffering depth x instruction fusion (fused
+// forms) x tile configuration per fused group (row block, free tile). Its
 // size is known without materializing anything, and candidate i is decoded and materialized
 // alone (mixed-radix digits inside one section per (variant, fusion)), so a sweep partitions it
 // by index. Tile configurations that cannot fit SBUF/PSUM are pruned when the space is built.
@@ -20,7 +20,7 @@ namespace ts::lower {
 
 struct SpaceOptions {
   int max_block = 8;               // row tiles per strip, up to
-  int max_lowerings = 2;           // distinct instruction sequences kept per op, cheapest first
+  int max_lowerings = 3;           // distinct instruction sequences kept per op, cheapest first
   std::vector<int> bufs = {1, 2, 3};
   bool fusion = true;              // offer fused groups (the unfused form is always offered)
   int cores = 1;                   // NeuronCores per candidate
@@ -39,6 +39,7 @@ struct Candidate {
   std::vector<int> lowering;         // per compute op (in KernelChoices order)
   int engines = 0;                   // 0: each instruction's first engine; 1: its second where it has one
   int bufs = 2;                      // multi-buffering depth of every strip buffer
+  bool instruction_fusion = false;   // fusable (element-wise, reduction) pairs as one instruction
   std::vector<GroupTiling> tiling;   // per group
 };
 
@@ -81,6 +82,8 @@ class CandidateSpace {
   struct Sec;
   Program build(const Sec& s, const Candidate& c) const;
   void drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) const;
+  void add_pairs(Sec& s, const KernelChoices& kc) const;
+  static std::int64_t tiling_radix(const Sec& s);
 
   std::vector<SpaceVariant> variants_;
   const sim::Target& target_;

@@ -35,8 +35,17 @@ struct OpChoices {
   std::string note;                   // why there is no synthesis
 };
 
+// Instruction fusion (Axon §4.5): an element-wise op and the reduction that is its only user,
+// lowered together by depth-1 synthesis to one instruction (sum(square(x)) = activation_reduce).
+struct PairChoice {
+  int producer = -1, consumer = -1;
+  std::string label;                  // "square@2+mean@2"
+  const SynthesisResult* synthesis = nullptr;  // proved single instructions
+};
+
 struct KernelChoices {
   std::vector<OpChoices> ops;         // compute ops in topological order
+  std::vector<PairChoice> pairs;      // fusable pairs that have a proved single instruction
   double combinations = 1;            // product of lowering counts over synthesized ops
   int unlowered = 0;                  // compute ops with no proved lowering
 };

@@ -37,6 +37,7 @@ struct Plan {
   std::vector<std::vector<int>> groups;  // fusion_groups()
   std::vector<GroupTiling> tiling;       // per group
   std::map<int, OpPick> picks;           // per compute node
+  std::map<int, int> absorbed;           // element-wise producer -> the reduction whose pick lowers both
   int cores = 1;
 };
 

@@ -25,4 +25,9 @@ struct TileOp {
 // nullopt (with `why`) when the node is not a compute op or its reduction axis is a batch dim.
 std::optional<TileOp> tile_op(const ir::Kernel& k, int node, std::string* why = nullptr);
 
+// The tile form of an element-wise op and the reduction that is its only user, as one kernel
+// of two ops (what instruction fusion synthesizes a single instruction for, e.g.
+// sum(square(x)) = activation_reduce). nullopt when the pair does not qualify.
+std::optional<TileOp> pair_tile_op(const ir::Kernel& k, int producer, int consumer);
+
 }  // namespace ts::lower
