@@ -110,6 +110,22 @@ Usage usage(const Program& p) {
 
 }  // namespace
 
+// Keeps the product of lowering counts within options_.max_instruction_choices: the op with
+// the most lowerings gives up its costliest one until it fits (a kernel of 15 ops would
+// otherwise multiply its choices into the millions).
+void CandidateSpace::cap_lowerings(Sec& s) const {
+  for (;;) {
+    double product = 1;
+    std::size_t widest = 0;
+    for (std::size_t j = 0; j < s.lowerings.size(); ++j) {
+      product *= static_cast<double>(s.lowerings[j].size());
+      if (s.lowerings[j].size() > s.lowerings[widest].size()) widest = j;
+    }
+    if (product <= options_.max_instruction_choices || s.lowerings.empty() || s.lowerings[widest].size() <= 1) return;
+    s.lowerings[widest].pop_back();
+  }
+}
+
 // Tile configurations of a section: the product over fused nests, the most options of any one
 // nest when unfused (independent nests share one policy digit instead of multiplying).
 std::int64_t CandidateSpace::tiling_radix(const Sec& s) {
@@ -213,6 +229,7 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
         for (const auto& g : s.groups) all.push_back(group_tilings(group_extent(k, g, dims_), options_));
         for (auto& a : all) plan.tiling.push_back(a.front());
         drop_unplaceable(s, k, plan);
+        cap_lowerings(s);
         double configs = 1;
         for (std::size_t g = 0; g < all.size(); ++g) {
           configs = fused ? configs * static_cast<double>(all[g].size()) : std::max(configs, static_cast<double>(all[g].size()));

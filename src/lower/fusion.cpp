@@ -69,7 +69,7 @@ std::vector<std::vector<int>> fusion_groups(const ir::Kernel& k, bool fuse) {
   std::vector<int> group_of(k.nodes.size(), -1);
   for (std::size_t c = 0; c < k.nodes.size(); ++c) {
     const ir::Node& n = k.nodes[c];
-    if (classify(n) != OpClass::Compute) continue;
+    if (classify(n) != OpClass::Compute || is_constant(k, static_cast<int>(c))) continue;
     int id = static_cast<int>(c);
     frame_of(k, id);  // throws for an op the tiler cannot place
     if (fuse && !groups.empty()) {

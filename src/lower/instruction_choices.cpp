@@ -36,7 +36,7 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
   KernelChoices out;
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
     const ir::Node& n = k.nodes[i];
-    if (classify(n) != OpClass::Compute) continue;
+    if (classify(n) != OpClass::Compute || is_constant(k, static_cast<int>(i))) continue;
     OpChoices c;
     c.node = static_cast<int>(i);
     c.label = fmt::format("{}@{}", n.op, n.loc.line);

@@ -5,6 +5,7 @@
 
 #include <fmt/ranges.h>
 
+#include "tilesweep/ir/graph_edit.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/lower/tile_op.h"
@@ -94,8 +95,10 @@ class Materializer {
       for (int m : plan_.groups[g]) group_of_[m] = static_cast<int>(g);
     for (std::size_t i = 0; i < n; ++i) shape_[i] = ir::concrete_shape(k_.nodes[i].shape, dims_);
     std::vector<bool> hbm(n, false);
+    for (std::size_t i = 0; i < n; ++i)
+      if (k_.nodes[i].op == "concat") concat_in_place(static_cast<int>(i));
     for (int o : k_.outputs) {
-      if (classify(k_.nodes[o]) != OpClass::Compute)
+      if (classify(k_.nodes[o]) != OpClass::Compute && !view_[o])
         throw Unsupported(fmt::format("output {} is a '{}', not a computed value", output_index(o), k_.nodes[o].op));
       hbm[o] = true;
     }
@@ -105,10 +108,33 @@ class Materializer {
     for (std::size_t i = 0; i < n; ++i) {
       const ir::Node& node = k_.nodes[i];
       OpClass c = classify(node);
+      if (view_[i]) continue;  // placed by concat_in_place
       if (c == OpClass::Input) view_[i] = identity(add_hbm(node.label, i, node.param, -1));
       else if (c == OpClass::Constant) const_[i] = constant_value(node, dims_);
+      else if (is_constant(k_, static_cast<int>(i))) const_[i] = fold(static_cast<int>(i));
       else if (c == OpClass::Layout) layout(static_cast<int>(i));
-      else if (hbm[i]) view_[i] = identity(add_hbm(node.label.empty() ? node.op + std::to_string(i) : node.label, i, -1, output_index(i)));
+      else if (hbm[i] && !view_[i]) view_[i] = identity(add_hbm(node.label.empty() ? node.op + std::to_string(i) : node.label, i, -1, output_index(i)));
+    }
+  }
+
+  // A concat of computed values that nothing else reads: its operands are written straight into
+  // their parts of the concat's HBM tensor (their views are slices of it), no copy.
+  void concat_in_place(int id) {
+    const ir::Node& n = k_.nodes[id];
+    for (int in : n.inputs) {
+      if (classify(k_.nodes[in]) != OpClass::Compute || is_constant(k_, in) || output_index(in) >= 0) return;
+      for (const auto& m : k_.nodes)
+        for (int x : m.inputs)
+          if (x == in && &m != &n) return;
+    }
+    auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
+    view_[id] = identity(add_hbm(n.label.empty() ? "concat" + std::to_string(id) : n.label, id, -1, output_index(id)));
+    std::int64_t offset = 0;
+    for (int in : n.inputs) {
+      View v = *view_[id];
+      v.dims[axis].offset = offset;
+      view_[in] = v;
+      offset += shape_[in][axis];
     }
   }
 
@@ -143,6 +169,34 @@ class Materializer {
     if (auto* d = std::get_if<double>(&v)) return *d;
     if (auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
     return static_cast<double>(std::get<sem::Dim>(v).evaluate(env).value());
+  }
+
+  // The value of an op over constants (every constant is uniform): the op on 0-d operands.
+  double fold(int id) const {
+    const ir::Node& n = k_.nodes[id];
+    if (classify(n) == OpClass::Layout) return const_[n.inputs[0]].value();
+    if (n.spec->broadcast != std::vector<std::string>{"S"})
+      throw Unsupported(fmt::format("'{}' of constants is not folded (only element-wise ops are)", n.op));
+    ir::Kernel one;
+    std::vector<int> ins;
+    std::vector<ir::Tensor> values;
+    for (int in : n.inputs) {
+      ir::Param p;
+      p.name = "c" + std::to_string(ins.size());
+      p.scalar = true;
+      ir::Node x;
+      x.op = "input";
+      x.param = static_cast<int>(one.params.size());
+      p.node = static_cast<int>(one.nodes.size());
+      ins.push_back(p.node);
+      one.nodes.push_back(x);
+      one.params.push_back(p);
+      ir::Tensor v;
+      v.data[0] = const_[in].value();
+      values.push_back(v);
+    }
+    one.outputs = {ir::add_op(one, *n.spec, ins, n.attrs, n.loc)};
+    return ir::evaluate(one, dims_, values, ir::Precision::F64)[0].data[0];
   }
 
   void layout(int id) {

@@ -102,7 +102,7 @@ class Synthesizer {
   }
 
   // The op's parameters plus constant tiles that instructions may take as immediate operands:
-  // per-partition zeros and ones (a bias of 0, a scale of 1), each tile size as a per-partition
+  // per-partition zeros, ones and minus ones (a bias of 0, a scale of 1, a negation), each tile size as a per-partition
   // value (a mean's divisor), and a full tile of ones (a scan's multiplier).
   ir::Kernel leaves() {
     ir::Kernel k = op_;
@@ -117,7 +117,7 @@ class Synthesizer {
     for (const auto& p : op_.params) {
       if (p.shape.size() != 2) continue;
       if (done.insert(p.shape[0].str()).second) {
-        for (double v : {0.0, 1.0})
+        for (double v : {0.0, 1.0, -1.0})
           broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", v}}, {}), {p.shape[0], sem::Dim(1)});
         for (const auto& d : op_.dims)
           broadcast(ir::add_op(k, *ops.find("dim"), {}, {{"value", sem::Dim::symbol(d)}}, {}), {p.shape[0], sem::Dim(1)});
@@ -289,6 +289,10 @@ std::vector<std::string> constituents(const sem::TermGraph& body) {
   static const char* reducers[] = {"sum", "prod", "max", "min"};
   for (const auto& n : body.nodes) {
     switch (n.op) {
+      // A negation is a multiplication by -1 or a subtraction from 0.
+      case sem::TermOp::Neg:
+        if (!n.integer) out.insert({"mul", "add"});
+        break;
       case sem::TermOp::Add:
       case sem::TermOp::Sub: if (!n.integer) out.insert("add"); break;
       case sem::TermOp::Mul: if (!n.integer) out.insert("mul"); break;

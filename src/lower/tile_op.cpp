@@ -18,6 +18,14 @@ OpClass classify(const ir::Node& n) {
   return OpClass::Compute;
 }
 
+bool is_constant(const ir::Kernel& k, int node) {
+  const ir::Node& n = k.nodes[node];
+  if (n.param >= 0) return false;
+  for (int in : n.inputs)
+    if (!is_constant(k, in)) return false;
+  return true;
+}
+
 namespace {
 
 // The last `n` dims of a shape.

@@ -21,6 +21,7 @@ namespace ts::lower {
 struct SpaceOptions {
   int max_block = 8;               // row tiles per strip, up to
   int max_lowerings = 3;           // distinct instruction sequences kept per op, cheapest first
+  double max_instruction_choices = 64;  // lowering combinations per section, at most
   std::vector<int> bufs = {1, 2, 3};
   bool fusion = true;              // offer fused groups (the unfused form is always offered)
   int cores = 1;                   // NeuronCores per candidate
@@ -84,6 +85,7 @@ class CandidateSpace {
   void drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) const;
   void add_pairs(Sec& s, const KernelChoices& kc) const;
   static std::int64_t tiling_radix(const Sec& s);
+  void cap_lowerings(Sec& s) const;
 
   std::vector<SpaceVariant> variants_;
   const sim::Target& target_;

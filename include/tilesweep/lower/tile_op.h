@@ -17,6 +17,10 @@ enum class OpClass { Compute, Layout, Constant, Input };
 
 OpClass classify(const ir::Node& n);
 
+// True for a value computed from constants only (a literal, a dim, sqrt(128.0)): folded to a
+// number when the program is built, never lowered to instructions.
+bool is_constant(const ir::Kernel& k, int node);
+
 struct TileOp {
   ir::Kernel kernel;      // one op over 2-D (or smaller) tile parameters
   std::string key;        // canonical text: equal keys have the same lowerings
