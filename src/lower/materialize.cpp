@@ -463,7 +463,9 @@ class Materializer {
   bool fuse_dma(const sem::InstrSpec* spec, const ir::Node& ln, std::vector<std::optional<Tile>>& at, std::size_t m) {
     if (spec->engines != std::vector<sem::Engine>{sem::Engine::Dma} || ln.inputs.size() != 1) return false;
     const auto& src = at[ln.inputs[0]];
-    if (!src || src->buffer != fusable_load_ || !src->window.whole()) return false;
+    if (!src || src->buffer != fusable_load_ || !src->window.whole())
+      throw Unsupported(fmt::format("{} of an on-chip tile (SBUF -> SBUF DMA) is not modeled; it fuses with a load from HBM only",
+                                    spec->op.name), current_node_);
     Inst& load = p_.insts[load_of_.at(src->buffer)];
     Buffer& b = p_.buffers[src->buffer];
     if (b.shape.size() != 2) return false;

@@ -1,0 +1,63 @@
+// Cost of enumerating and materializing candidates (decode index i, build its Program) and of
+// scoring them (materialize + capacity + simulate), per candidate, over every candidate of a
+// kernel's space at one shape on trn2. The proofs (variants, synthesis) are done once in set-up.
+#include <benchmark/benchmark.h>
+
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/lower/fusion.h"
+#include "tilesweep/sweep/prepare.h"
+#include "tilesweep/sweep/score.h"
+
+namespace {
+
+using namespace ts;
+
+struct Fixture {
+  ir::Module module;
+  lower::SynthesisCache cache;
+  sweep::PreparedKernel prepared;
+  std::unique_ptr<lower::CandidateSpace> space;
+
+  Fixture(const std::string& file, sem::DimEnv dims) : module(ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file,
+                                                                             sem::OpTable::builtin())) {
+    const sim::Target& t = sim::builtin_target("trn2");
+    prepared = sweep::prepare_kernel(module.kernels.front(), t.isa, cache);
+    space = std::make_unique<lower::CandidateSpace>(prepared.space_variants(), t, std::move(dims));
+  }
+};
+
+Fixture& fixture(int which) {
+  static Fixture rmsnorm_matmul("axon/rmsnorm_matmul.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}});
+  static Fixture softmax("axon/softmax.py", {{"M", 4096}, {"N", 4096}});
+  static Fixture silu_mlp("axon/silu_mlp.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}});
+  return which == 0 ? rmsnorm_matmul : which == 1 ? softmax : silu_mlp;
+}
+
+void Materialize(benchmark::State& state) {
+  Fixture& f = fixture(static_cast<int>(state.range(0)));
+  std::int64_t i = 0, n = f.space->size();
+  for (auto _ : state) {
+    try {
+      benchmark::DoNotOptimize(f.space->materialize(i));
+    } catch (const lower::Unsupported&) {
+    }
+    i = (i + 7919) % n;
+  }
+  state.SetLabel(std::to_string(n) + " candidates");
+}
+
+void Score(benchmark::State& state) {
+  Fixture& f = fixture(static_cast<int>(state.range(0)));
+  const sim::Target& t = sim::builtin_target("trn2");
+  std::int64_t i = 0, n = f.space->size();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(sweep::score_candidate(*f.space, i, t));
+    i = (i + 7919) % n;
+  }
+}
+
+}  // namespace
+
+BENCHMARK(Materialize)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(Score)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK_MAIN();

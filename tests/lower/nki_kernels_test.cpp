@@ -1,0 +1,67 @@
+// NKI source of real candidates: for a few suite kernels, the first fused candidate of the
+// original variant on trn2 at a small shape, emitted and compared with a golden file
+// (TS_UPDATE_GOLDEN=1 rewrites them), and checked to be valid Python.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tilesweep/base/source.h"
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/lower/nki.h"
+#include "tilesweep/sweep/prepare.h"
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+  const char* file;
+  sem::DimEnv dims;
+};
+
+std::string emit(const Case& c) {
+  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + c.file, sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  const sim::Target& t = sim::builtin_target("trn2");
+  lower::SynthesisCache cache;
+  sweep::PrepareOptions opts;
+  opts.propagate.max_variants = 1;
+  sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, cache, opts);
+  lower::CandidateSpace space(pk.space_variants(), t, c.dims);
+  std::int64_t index = 0;
+  for (const auto& s : space.sections())
+    if (s.variant == 0 && s.fused) index = s.first;
+  lower::Program p = space.materialize(index);
+  p.config = space.describe(index);
+  std::vector<std::string> names;
+  for (const auto& prm : k.params) names.push_back(prm.name);
+  return lower::emit_nki(p, names);
+}
+
+class NkiKernels : public ::testing::TestWithParam<Case> {};
+
+TEST_P(NkiKernels, MatchGoldenAndCompile) {
+  const Case& c = GetParam();
+  std::string got = emit(c);
+  std::string name = fs::path(c.file).stem().string();
+  fs::path golden = fs::path(TS_SOURCE_DIR) / "tests" / "lower" / "golden" / ("kernel_" + name + ".py");
+  if (std::getenv("TS_UPDATE_GOLDEN")) std::ofstream(golden) << got;
+  EXPECT_EQ(got, read_text_file(golden.string())) << "TS_UPDATE_GOLDEN=1 rewrites " << golden;
+  fs::path tmp = fs::temp_directory_path() / ("tilesweep_nki_" + name + "_" + std::to_string(::getpid()) + ".py");
+  std::ofstream(tmp) << got;
+  std::string cmd = "/usr/bin/python3 -m py_compile '" + tmp.string() + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  fs::remove(tmp);
+}
+
+INSTANTIATE_TEST_SUITE_P(Suite, NkiKernels,
+                         ::testing::Values(Case{"axon/rmsnorm_matmul.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
+                                           Case{"axon/silu_mlp.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
+                                           Case{"axon/softmax.py", {{"M", 256}, {"N", 512}}}),
+                         [](const auto& info) { return fs::path(info.param.file).stem().string(); });
+
+}  // namespace
+}  // namespace ts
