@@ -12,7 +12,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tilesweep ") + TILESWEEP_VERSION);
   std::vector<ts::cli::VerbRun> verbs = {ts::cli::add_check(app), ts::cli::add_eval(app), ts::cli::add_prove(app),
                                           ts::cli::add_variants(app), ts::cli::add_lower(app),
-                                          ts::cli::add_score(app), ts::cli::add_run(app)};
+                                          ts::cli::add_score(app), ts::cli::add_run(app),
+                                          ts::cli::add_select(app), ts::cli::add_lookup(app), ts::cli::add_report(app),
+                                          ts::cli::add_merge(app), ts::cli::add_diff(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

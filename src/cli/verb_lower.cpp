@@ -33,7 +33,9 @@ void print_choices(const sweep::PreparedKernel& pk) {
       std::cout << fmt::format("  {}: none ({})\n", op.label, op.note);
       continue;
     }
-    std::cout << fmt::format("  {}  [{}]: {} lowering(s)\n", op.label, op.tile, op.synthesis->lowerings.size());
+    static const char* stops[] = {"exhausted", "candidate limit", "step limit", "time limit"};
+    std::cout << fmt::format("  {}  [{}]: {} lowering(s); synthesis {} steps, {}\n", op.label, op.tile,
+                             op.synthesis->lowerings.size(), op.synthesis->steps, stops[static_cast<int>(op.synthesis->stop)]);
     for (std::size_t i = 0; i < op.synthesis->lowerings.size() && i < 4; ++i)
       std::cout << "      " << op.synthesis->lowerings[i].text << "\n";
   }

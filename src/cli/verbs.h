@@ -18,5 +18,10 @@ VerbRun add_variants(CLI::App& app);
 VerbRun add_lower(CLI::App& app);
 VerbRun add_run(CLI::App& app);
 VerbRun add_score(CLI::App& app);
+VerbRun add_select(CLI::App& app);
+VerbRun add_lookup(CLI::App& app);
+VerbRun add_report(CLI::App& app);
+VerbRun add_merge(CLI::App& app);
+VerbRun add_diff(CLI::App& app);
 
 }  // namespace ts::cli

@@ -92,20 +92,14 @@ std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions&
   }
   std::vector<GroupTiling> out;
   for (auto b : blocks)
-    for (auto f : frees) out.push_back({pt, b, f, o.bufs.back()});
+    for (auto f : frees) out.push_back({pt, b, f, o.bufs.front()});  // pruned at the shallowest buffering
   return out;
 }
 
-struct Usage {
-  std::int64_t sbuf = 0, psum = 0;
-};
-Usage usage(const Program& p) {
-  Usage u;
-  for (const auto& b : p.buffers) {
-    if (b.memory == sem::Memory::Sbuf) u.sbuf += b.bytes_per_partition() * b.bufs;
-    if (b.memory == sem::Memory::Psum) u.psum += b.bytes_per_partition() * b.bufs;
-  }
-  return u;
+// What the simulator's capacity check counts (sim/capacity.h).
+bool fits(const Program& p, const sim::Target& t) {
+  OnChipUse u = on_chip_use(p, t.psum.bank_bytes);
+  return u.sbuf_bytes <= t.sbuf.usable_bytes_per_partition && u.psum_banks <= t.psum.banks;
 }
 
 }  // namespace
@@ -237,8 +231,7 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
           for (const auto& t : all[g]) {
             Plan p = plan;
             p.tiling[g] = t;
-            Usage u = usage(lower::materialize(k, dims_, target_, p));
-            if (u.sbuf <= target_.sbuf.usable_bytes_per_partition && u.psum <= target_.psum.bytes_per_partition) ok.push_back(t);
+            if (fits(lower::materialize(k, dims_, target_, p), target_)) ok.push_back(t);
           }
           s.tilings.push_back(std::move(ok));
         }

@@ -278,6 +278,7 @@ class Materializer {
     b.dtype = dt;
     b.shape = std::move(shape);
     b.bufs = bufs;
+    b.nest = nest_;
     p_.buffers.push_back(b);
     return static_cast<int>(p_.buffers.size()) - 1;
   }
@@ -358,6 +359,7 @@ class Materializer {
     if (it != const_tiles_.end()) return it->second;
     int buf = add_buffer("c", sem::Memory::Sbuf, dt, shape, 1);
     p_.buffers[buf].constant = true;
+    p_.buffers[buf].nest = -1;  // written once before every loop nest
     Inst in = make_inst("memset", {}, shape, dt, 0);
     in.out = buf;
     in.attrs = {{"value", value}, {"P", sem::Dim(shape[0])}, {"F", sem::Dim(shape.size() > 1 ? shape[1] : 1)}};
@@ -507,6 +509,7 @@ class Materializer {
   };
 
   void emit_group(int g) {
+    nest_ = g;
     const auto& nodes = plan_.groups[g];
     Ctx c;
     c.group = g;
@@ -687,7 +690,7 @@ class Materializer {
       xt = load(rb, x, pl, {c.tiling.pt, kt}, c.tiling.bufs);
       fusable_load_ = xt.buffer;
     }
-    int acc = add_buffer("acc", sem::Memory::Psum, n.dtype, {c.tiling.pt, c.tiling.block * nt}, 2);
+    int acc = add_buffer("acc", sem::Memory::Psum, n.dtype, {c.tiling.pt, c.tiling.block * nt}, std::min(2, c.tiling.bufs));
     Tile acct{acc, row_window(c, rt, nt), {c.tiling.pt, nt}};
     emit_lowering(rb, node, {xt, yt}, &acct, kv, c.tiling.bufs);
     fusable_load_ = -1;
@@ -732,6 +735,7 @@ class Materializer {
   std::vector<int> group_of_;
   std::map<std::string, int> const_tiles_;
   int current_node_ = -1;
+  int nest_ = -1;                  // the loop nest (group) being emitted
   int fusable_load_ = -1;          // a load only the current lowering reads (dma_transpose fusion)
   std::map<int, int> load_of_;     // buffer -> the DMA load writing it
 };

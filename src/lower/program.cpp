@@ -1,6 +1,7 @@
 #include "tilesweep/lower/program.h"
 
 #include <algorithm>
+#include <map>
 
 #include "tilesweep/base/error.h"
 
@@ -61,6 +62,31 @@ std::vector<std::int64_t> Program::executions() const {
       if (item.inst >= 0) count[item.inst] += block_runs[b];
   }
   return count;
+}
+
+OnChipUse on_chip_use(const Program& p, std::int64_t bank_bytes) {
+  std::map<int, OnChipUse> per_nest;
+  for (const auto& b : p.buffers) {
+    if (b.memory == sem::Memory::Hbm) continue;
+    OnChipUse& u = per_nest[b.nest];
+    std::int64_t bytes = b.bytes_per_partition() * std::max(1, b.bufs);
+    if (b.memory == sem::Memory::Sbuf) u.sbuf_bytes += bytes;
+    if (b.memory == sem::Memory::Psum) {
+      u.psum_bytes += bytes;
+      u.psum_banks += static_cast<int>((b.bytes_per_partition() + bank_bytes - 1) / bank_bytes) * std::max(1, b.bufs);
+    }
+  }
+  OnChipUse total = per_nest[-1], widest;
+  for (const auto& [nest, u] : per_nest) {
+    if (nest < 0) continue;
+    widest.sbuf_bytes = std::max(widest.sbuf_bytes, u.sbuf_bytes);
+    widest.psum_bytes = std::max(widest.psum_bytes, u.psum_bytes);
+    widest.psum_banks = std::max(widest.psum_banks, u.psum_banks);
+  }
+  total.sbuf_bytes += widest.sbuf_bytes;
+  total.psum_bytes += widest.psum_bytes;
+  total.psum_banks += widest.psum_banks;
+  return total;
 }
 
 void validate(const Program& p) {

@@ -93,7 +93,9 @@ class Synthesizer {
  private:
   bool stopped() {
     if (result_.candidates >= opts_.max_candidates) result_.stop = SynthesisStop::CandidateLimit;
-    if (++polls_ % 256 == 0 && elapsed_ms() > opts_.max_ms) result_.stop = SynthesisStop::TimeLimit;
+    if (++polls_ > opts_.max_steps) result_.stop = SynthesisStop::StepLimit;
+    if (polls_ % 256 == 0 && elapsed_ms() > opts_.max_ms) result_.stop = SynthesisStop::TimeLimit;
+    result_.steps = static_cast<std::int64_t>(polls_);
     return result_.stop != SynthesisStop::Exhausted;
   }
 

@@ -37,18 +37,11 @@ Capacity check_capacity(const lower::Program& p, const Target& t) {
   Capacity c;
   c.reason = partition_check(p, t);
   if (!c.reason.empty()) return c;
-  for (const auto& b : p.buffers) {
-    std::int64_t bytes = b.bytes_per_partition();
-    int copies = std::max(1, b.bufs);
-    if (b.memory == sem::Memory::Sbuf) c.sbuf_bytes += bytes * copies;
-    if (b.memory != sem::Memory::Psum) continue;
-    c.psum_bytes += bytes * copies;
-    if (bytes > t.psum.bank_bytes) {
-      c.reason = fmt::format("PSUM tile '{}' {}", b.name, need_have(bytes, t.psum.bank_bytes, "in a bank"));
-      return c;
-    }
-    c.psum_banks += copies;  // a tile of at most one bank takes one bank
-  }
+  // Loop nests run one after another: their buffers share the memory (lower::on_chip_use).
+  lower::OnChipUse u = lower::on_chip_use(p, t.psum.bank_bytes);
+  c.sbuf_bytes = u.sbuf_bytes;
+  c.psum_bytes = u.psum_bytes;
+  c.psum_banks = u.psum_banks;
   if (c.sbuf_bytes > t.sbuf.usable_bytes_per_partition) {
     c.reason = "SBUF " + need_have(c.sbuf_bytes, t.sbuf.usable_bytes_per_partition, "usable");
     return c;

@@ -1,5 +1,7 @@
 #include "tilesweep/store/archive.h"
 
+#include "tilesweep/store/provenance.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,7 +37,7 @@ Handle file_access(const Hdf5& h) {
 
 void write_file(const Hdf5& h, const Meta& meta, std::span<const CandidateRecord> candidates,
                 std::span<const BestRecord> best, std::span<const ProofRecord> proofs,
-                std::span<const ProgressRecord> progress) {
+                std::span<const ProgressRecord> progress, const Provenance* provenance) {
   if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) h.fail("this HDF5 library has no deflate filter");
   Handle fapl = file_access(h);
   Handle file = h.own(H5Fcreate(h.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
@@ -45,6 +47,10 @@ void write_file(const Hdf5& h, const Meta& meta, std::span<const CandidateRecord
   detail::write_table(h, file, best);
   detail::write_table(h, file, proofs);
   detail::write_table(h, file, progress);
+  if (provenance) {
+    detail::write_table<SourceRecord>(h, file, provenance->sources);
+    detail::write_table<OriginRecord>(h, file, provenance->best_origin);
+  }
   h.ok(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush file");
   h.ok(file.close(), "close file");
 }
@@ -55,13 +61,15 @@ void write_file(const Hdf5& h, const Meta& meta, std::span<const CandidateRecord
 
 }  // namespace
 
-void write_archive(const std::string& path, const Meta& meta,
-                   std::span<const CandidateRecord> candidates, std::span<const BestRecord> best,
-                   std::span<const ProofRecord> proofs, std::span<const ProgressRecord> progress) {
+namespace {
+
+void write_atomically(const std::string& path, const Meta& meta, std::span<const CandidateRecord> candidates,
+                      std::span<const BestRecord> best, std::span<const ProofRecord> proofs,
+                      std::span<const ProgressRecord> progress, const Provenance* provenance) {
   const std::string tmp = path + ".tmp";
   Hdf5 h(tmp);
   try {
-    write_file(h, meta, candidates, best, proofs, progress);
+    write_file(h, meta, candidates, best, proofs, progress, provenance);
   } catch (const Hdf5Error& e) {
     std::remove(tmp.c_str());
     cannot_write(path, fmt::format("{} (writing '{}')", e.detail(), tmp));
@@ -81,6 +89,21 @@ void write_archive(const std::string& path, const Meta& meta,
   }
   if (int err = detail::sync_parent_dir(path))
     cannot_write(path, fmt::format("cannot sync its folder: {}", std::strerror(err)));
+}
+
+}  // namespace
+
+void write_archive(const std::string& path, const Meta& meta,
+                   std::span<const CandidateRecord> candidates, std::span<const BestRecord> best,
+                   std::span<const ProofRecord> proofs, std::span<const ProgressRecord> progress) {
+  write_atomically(path, meta, candidates, best, proofs, progress, nullptr);
+}
+
+void write_archive(const std::string& path, const Archive& a, const Provenance& provenance) {
+  if (provenance.best_origin.size() != a.best.size())
+    throw InternalError(fmt::format("archive '{}': {} /best rows but {} origins", path, a.best.size(),
+                                    provenance.best_origin.size()));
+  write_atomically(path, a.meta, a.candidates, a.best, a.proofs, a.progress, &provenance);
 }
 
 void write_archive(const std::string& path, const Archive& a) {
@@ -155,6 +178,38 @@ Archive read_archive(const std::string& path) {
 
 Meta read_meta(const std::string& path) {
   return with_archive(path, [](const Hdf5& h, hid_t file) { return checked_meta(h, file); });
+}
+
+namespace {
+
+// The archive itself as its one source: every row came from it.
+Provenance self_provenance(const std::string& path, const Archive& a) {
+  Provenance p;
+  const Meta& m = a.meta;
+  p.sources.push_back({path, m.job_name, m.job_hash, m.tool_version, m.git_commit, m.job_toml, 0,
+                       static_cast<std::int64_t>(a.candidates.size()), 0, static_cast<std::int64_t>(a.proofs.size()),
+                       0, static_cast<std::int64_t>(a.progress.size())});
+  for (const auto& b : a.best) p.best_origin.push_back({b.kernel, b.target, b.shape, b.mesh, 0});
+  return p;
+}
+
+}  // namespace
+
+Provenance read_provenance(const std::string& path, const Archive& a) {
+  Provenance p = with_archive(path, [](const Hdf5& h, hid_t file) {
+    Provenance p;
+    if (!h.yes(H5Lexists(file, "sources", H5P_DEFAULT), "look for /sources")) return p;
+    p.sources = detail::read_table<SourceRecord>(h, file);
+    p.best_origin = detail::read_table<OriginRecord>(h, file);
+    return p;
+  });
+  if (p.sources.empty()) return self_provenance(path, a);
+  if (p.best_origin.size() != a.best.size())
+    not_archive(path, fmt::format("has {} /best rows but {} /best_origin rows", a.best.size(), p.best_origin.size()));
+  for (const auto& o : p.best_origin)
+    if (o.source < 0 || static_cast<std::size_t>(o.source) >= p.sources.size())
+      not_archive(path, fmt::format("/best_origin names source {} of {}", o.source, p.sources.size()));
+  return p;
 }
 
 }  // namespace ts::store

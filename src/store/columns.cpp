@@ -100,4 +100,56 @@ std::span<const Column<ProgressRecord>> Table<ProgressRecord>::columns() {
   return cols;
 }
 
+std::span<const Column<SourceRecord>> Table<SourceRecord>::columns() {
+  using R = SourceRecord;
+  static const Column<R> cols[] = {
+      {"path", &R::path},
+      {"job_name", &R::job_name},
+      {"job_hash", &R::job_hash},
+      {"tool_version", &R::tool_version},
+      {"git_commit", &R::git_commit},
+      {"job_toml", &R::job_toml},
+      {"candidates_first", &R::candidates_first},
+      {"candidates_count", &R::candidates_count},
+      {"proofs_first", &R::proofs_first},
+      {"proofs_count", &R::proofs_count},
+      {"progress_first", &R::progress_first},
+      {"progress_count", &R::progress_count},
+  };
+  return cols;
+}
+
+std::span<const Column<OriginRecord>> Table<OriginRecord>::columns() {
+  using R = OriginRecord;
+  static const Column<R> cols[] = {
+      {"kernel", &R::kernel}, {"target", &R::target}, {"shape", &R::shape},
+      {"mesh", &R::mesh},     {"source", &R::source},
+  };
+  return cols;
+}
+
+std::span<const Column<LibraryEntry>> Table<LibraryEntry>::columns() {
+  using R = LibraryEntry;
+  static const Column<R> cols[] = {
+      {"kernel", &R::kernel},
+      {"target", &R::target},
+      {"shape", &R::shape},
+      {"mesh", &R::mesh},
+      {"variant", &R::variant},
+      {"choice", &R::choice},
+      {"index", &R::index},
+      {"config", &R::config},
+      {"latency_ns", &R::latency_ns},
+      {"roofline_ns", &R::roofline_ns},
+      {"roofline_pct", &R::roofline_pct},
+      {"heuristic_ns", &R::heuristic_ns},
+      {"archive", &R::archive},
+      {"job_name", &R::job_name},
+      {"tool_version", &R::tool_version},
+      {"nki", &R::nki},
+      {"nki_error", &R::nki_error},
+  };
+  return cols;
+}
+
 }  // namespace ts::store::detail

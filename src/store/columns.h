@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "tilesweep/store/library.h"
+#include "tilesweep/store/provenance.h"
 #include "tilesweep/store/schema.h"
 
 namespace ts::store::detail {
@@ -67,6 +69,22 @@ template <>
 struct Table<ProgressRecord> {
   static constexpr const char* name = "progress";
   static std::span<const Column<ProgressRecord>> columns();
+};
+
+template <>
+struct Table<SourceRecord> {
+  static constexpr const char* name = "sources";
+  static std::span<const Column<SourceRecord>> columns();
+};
+template <>
+struct Table<OriginRecord> {
+  static constexpr const char* name = "best_origin";
+  static std::span<const Column<OriginRecord>> columns();
+};
+template <>
+struct Table<LibraryEntry> {
+  static constexpr const char* name = "entries";
+  static std::span<const Column<LibraryEntry>> columns();
 };
 
 }  // namespace ts::store::detail

@@ -197,4 +197,17 @@ Meta read_meta(const Hdf5& h, hid_t file) {
   return m;
 }
 
+void write_text_attr(const Hdf5& h, hid_t obj, const char* name, const std::string& value) {
+  put_text(h, obj, name, value);
+}
+void write_texts_attr(const Hdf5& h, hid_t obj, const char* name, const std::vector<std::string>& values) {
+  put_texts(h, obj, name, values);
+}
+void write_i64_attr(const Hdf5& h, hid_t obj, const char* name, std::int64_t value) { put_i64(h, obj, name, value); }
+std::string read_text_attr(const Hdf5& h, hid_t obj, const char* name) { return get_text(h, obj, name); }
+std::vector<std::string> read_texts_attr(const Hdf5& h, hid_t obj, const char* name) {
+  return get_texts(h, obj, name);
+}
+std::int64_t read_i64_attr(const Hdf5& h, hid_t obj, const char* name) { return get_i64(h, obj, name); }
+
 }  // namespace ts::store::detail

@@ -294,6 +294,9 @@ TS_STORE_TABLE(CandidateRecord)
 TS_STORE_TABLE(BestRecord)
 TS_STORE_TABLE(ProofRecord)
 TS_STORE_TABLE(ProgressRecord)
+TS_STORE_TABLE(SourceRecord)
+TS_STORE_TABLE(OriginRecord)
+TS_STORE_TABLE(LibraryEntry)
 #undef TS_STORE_TABLE
 
 }  // namespace ts::store::detail

@@ -25,7 +25,9 @@ TEST(Capacity, ReasonsNameWhatDoesNotFit) {
       {"sbuf", {128, 66560}, sem::Memory::Sbuf, 2, "SBUF needs 260 KiB per partition, 208 KiB usable"},
       {"sbuf at the edge", {128, 53248}, sem::Memory::Sbuf, 1,
        "SBUF needs 212992 bytes per partition, 212984 usable"},
-      {"psum tile", {128, 1024}, sem::Memory::Psum, 1, "PSUM tile 'acc' needs 4 KiB per partition, 2 KiB in a bank"},
+      // A PSUM buffer wider than a bank takes whole banks (accumulators of a row block side by side).
+      {"psum two banks", {128, 1024}, sem::Memory::Psum, 1, ""},
+      {"psum wide", {128, 1024}, sem::Memory::Psum, 5, "PSUM needs 10 banks, 8 available"},
       {"psum banks", {128, 512}, sem::Memory::Psum, 9, "PSUM needs 9 banks, 8 available"},
       {"psum fits", {128, 512}, sem::Memory::Psum, 8, ""},
       {"partitions", {256, 4}, sem::Memory::Sbuf, 1, "buffer 'acc' spans 256 partitions, SBUF has 128"},

@@ -5,6 +5,7 @@
 #   resume      kill -9 at several moments, then --resume: same /best, no duplicate rows
 #   bad_inputs  exit 2 with the message: missing job, existing archive, another job's journal
 #   dry_run     the unit table and the total, no archive written
+#   sigint      SIGINT: exit 130, a partial archive; --resume completes it
 #   rank_error  a failure on one rank: "error on rank N: ...", the job aborts with code 2
 set -uo pipefail
 case_name=$1 ts=$2 dump=$3 data=$4
@@ -34,7 +35,7 @@ expect_error() {  # expect_error MESSAGE_PART COMMAND...
 case $case_name in
 one_rank)
   reference
-  [[ $(grep -c ' 1 idx=' "$tmp/ref.txt") -eq 8 ]] || fail "want 8 /best rows: $(cat "$tmp/ref.txt")"
+  [[ $(grep -c ' 1 idx=' "$tmp/ref.txt") -eq 10 ]] || fail "want 10 /best rows: $(cat "$tmp/ref.txt")"
   /usr/bin/python3 "$(dirname "$0")/../../scripts/read_archive.py" "$tmp/ref.h5" > "$tmp/py.txt" || fail "read_archive.py"
   grep -q 'status: complete' "$tmp/py.txt" || fail "read_archive.py: $(cat "$tmp/py.txt")"
   ;;
@@ -88,10 +89,24 @@ bad_inputs)
   ;;
 dry_run)
   "$ts" run "$job" --dry-run --archive "$tmp/d.h5" > "$tmp/d.out" 2>&1 || fail "dry run: $(cat "$tmp/d.out")"
-  grep -qE '^matmul +trn1 +M=256,K=256,N=256 +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no matmul row: $(cat "$tmp/d.out")"
-  grep -qE '^softmax +trn1 +M=256,N=256 +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no softmax row"
-  grep -qE '^total: [0-9]+ candidates in [0-9]+ units over 8 ' "$tmp/d.out" || fail "no total: $(cat "$tmp/d.out")"
+  grep -qE '^rmsnorm +trn1 +M=1024,N=2048 +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no rmsnorm row: $(cat "$tmp/d.out")"
+  grep -qE '^softmax +trn1 +M=4096,N=2048 +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no softmax row"
+  grep -qE '^total: [0-9]+ candidates in [0-9]+ units over 10 ' "$tmp/d.out" || fail "no total: $(cat "$tmp/d.out")"
   [[ ! -e $tmp/d.h5 && ! -e $tmp/d.h5.journal ]] || fail "dry run wrote files"
+  ;;
+sigint)
+  reference
+  a=$tmp/int.h5
+  "$ts" run "$job" --quiet --archive "$a" > "$tmp/int.out" 2>&1 &
+  pid=$!
+  while kill -0 $pid 2>/dev/null && [[ $(stat -c %s "$a.journal" 2>/dev/null || echo 0) -le 3000 ]]; do sleep 0.02; done
+  kill -INT $pid
+  wait $pid; rc=$?
+  [[ $rc -eq 130 ]] || fail "exit $rc after SIGINT (want 130): $(cat "$tmp/int.out")"
+  grep -q 'interrupted by signal 2' "$tmp/int.out" || fail "no interruption message: $(cat "$tmp/int.out")"
+  { "$dump" "$a" 2>/dev/null || true; } | grep -q '^status partial$' || fail "the archive is not partial"
+  sweep "$a" --resume > "$tmp/int2.out" 2>&1 || fail "resume after SIGINT: $(cat "$tmp/int2.out")"
+  diff "$tmp/ref.txt" <(best "$a") || fail "/best after SIGINT and --resume differs"
   ;;
 rank_error)
   TILESWEEP_FAIL_UNIT=1 mpiexec -n 2 --oversubscribe "$ts" run "$job" --quiet --archive "$tmp/e.h5" > "$tmp/e.out" 2>&1

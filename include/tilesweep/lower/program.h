@@ -31,6 +31,9 @@ struct Buffer {
   int output = -1;    // HBM: the kernel output it holds
   int alias = -1;     // HBM: shares the storage of this buffer, read row-major in its own shape (reshape)
   bool constant = false;  // on-chip: written once before any loop (an immediate tile)
+  // On-chip: the top-level loop nest (fused group) whose buffers it belongs to; nests run one
+  // after another, so their buffers share the memory. -1: live for the whole program.
+  int nest = -1;
 
   std::int64_t elements() const;
   std::int64_t bytes_per_partition() const;  // on-chip: free elements x dtype bytes
@@ -111,6 +114,14 @@ struct Program {
   // Iteration counts: how many times each instruction runs in all (trips of its enclosing loops).
   std::vector<std::int64_t> executions() const;
 };
+
+// On-chip use per partition as the allocator sees it: buffers of the whole program plus the
+// largest loop nest's (x their multi-buffering); PSUM in whole banks of `bank_bytes`.
+struct OnChipUse {
+  std::int64_t sbuf_bytes = 0, psum_bytes = 0;
+  int psum_banks = 0;
+};
+OnChipUse on_chip_use(const Program& p, std::int64_t bank_bytes);
 
 // Checks the structural invariants (ids in range, DMA accesses inside their tensors, on-chip
 // operands on memories the instruction allows); InternalError naming the broken one.

@@ -18,7 +18,10 @@ namespace ts::lower {
 struct SynthesisOptions {
   int max_depth = 2;               // instructions per sketch (isa_depth)
   int max_candidates = 20000;      // complete, well-shaped candidates examined
-  double max_ms = 5000;            // wall-clock budget for one op
+  // Sketch steps explored: the budget that decides the result. It is deterministic, so every
+  // rank of a sweep (and every run) finds the same lowerings whatever the machine's load.
+  std::int64_t max_steps = 150000;
+  double max_ms = 120000;          // a safety net only: hitting it makes the result depend on load
   bool all_depths = false;         // keep searching deeper after the first depth with a lowering
   verify::ProveOptions prove;
 };
@@ -30,7 +33,7 @@ struct Lowering {
   verify::Verdict proof;
 };
 
-enum class SynthesisStop { Exhausted, CandidateLimit, TimeLimit };
+enum class SynthesisStop { Exhausted, CandidateLimit, StepLimit, TimeLimit };
 
 struct SynthesisResult {
   std::vector<Lowering> lowerings;  // proved, shallowest first, then by text
@@ -39,6 +42,7 @@ struct SynthesisResult {
   int filtered = 0;                 // rejected by the numeric check
   int proved = 0, refuted = 0, unknown = 0;
   double proof_ms = 0;
+  std::int64_t steps = 0;           // sketch steps explored
   SynthesisStop stop = SynthesisStop::Exhausted;
 };
 

@@ -27,7 +27,7 @@ def rmsnorm_matmul(x, w, eps):
         v11[...] = nisa.activation(op=nl.rsqrt, data=c6, bias=v10, scale=1.0)  # rsqrt
         v12[...] = nisa.tensor_scalar(x4, nl.multiply, v11, op1=nl.add, operand1=0.0, engine=nisa.scalar_engine)  # mul
         for n in nl.affine_range(2):
-            acc14 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)  # 2 buffers
+            acc14 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
             o17 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
             acc14[...] = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.psum)
             for k in nl.sequential_range(2):

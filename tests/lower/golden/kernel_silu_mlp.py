@@ -15,7 +15,7 @@ def silu_mlp(x, w1, w3, w2):
         mm18 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
         v19 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
         for n in nl.affine_range(2):
-            acc7 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)  # 2 buffers
+            acc7 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
             acc7[...] = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.psum)
             for k in nl.sequential_range(2):
                 w15 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
@@ -30,7 +30,7 @@ def silu_mlp(x, w1, w3, w2):
             mm10[:, n * 128 : n * 128 + 128] = nisa.tensor_copy(acc7, engine=nisa.vector_engine)  # evacuate matmul
         v11[...] = nisa.activation(op=nl.silu, data=mm10, bias=c12, scale=1.0)  # silu
         for n_1 in nl.affine_range(2):
-            acc15 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)  # 2 buffers
+            acc15 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
             acc15[...] = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.psum)
             for k_1 in nl.sequential_range(2):
                 w313 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
@@ -45,7 +45,7 @@ def silu_mlp(x, w1, w3, w2):
             mm18[:, n_1 * 128 : n_1 * 128 + 128] = nisa.tensor_copy(acc15, engine=nisa.vector_engine)  # evacuate matmul
         v19[...] = nisa.scalar_tensor_tensor(data=v11, op0=nl.add, operand0=c12, op1=nl.multiply, operand1=mm18)  # mul
         for n_2 in nl.affine_range(2):
-            acc21 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)  # 2 buffers
+            acc21 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
             o24 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
             acc21[...] = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.psum)
             for k_2 in nl.sequential_range(2):

@@ -1,0 +1,60 @@
+// The shape library (`tilesweep select`): the best entry per (kernel, target, shape, mesh) over
+// any number of archives (plain or merged), with its provenance and NKI source. The NKI source
+// is re-materialized from what the archive records: the job text (search options), the kernel
+// sources and the target description; when that fails (the target text differs from this
+// tilesweep's, the candidate index no longer decodes to the recorded config, a mesh entry, ...)
+// the entry carries the reason instead. Never throws for one entry's failure.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tilesweep/store/library.h"
+#include "tilesweep/store/provenance.h"
+
+namespace ts::report {
+
+// One archive read for analysis: its tables and where each /best row came from.
+struct LoadedArchive {
+  std::string path;
+  store::Archive archive;
+  store::Provenance provenance;
+};
+
+// read_archive + read_provenance; their UserErrors.
+LoadedArchive load_archive(const std::string& path);
+
+struct NkiResult {
+  std::string source;  // NKI source, "" on failure
+  std::string error;   // why not, "" on success
+};
+
+// Re-materializes /best rows as NKI source, preparing each (job, kernel, target) once.
+// Not thread-safe.
+class NkiEmitter {
+ public:
+  NkiEmitter();
+  ~NkiEmitter();
+  NkiEmitter(const NkiEmitter&) = delete;
+  NkiEmitter& operator=(const NkiEmitter&) = delete;
+
+  NkiResult emit(const store::Meta& meta, const store::SourceRecord& source, const store::BestRecord& best);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct SelectOptions {
+  bool emit_nki = true;
+  std::string tool_version;
+};
+
+// Keeps the lowest-latency row per key over `paths` (ties to the first archive given, then the
+// first row); rows without a latency (no feasible candidate) are left out. Entries sorted by key.
+store::Library select_library(const std::vector<std::string>& paths, const SelectOptions& options);
+
+}  // namespace ts::report

@@ -1,0 +1,100 @@
+// `tilesweep select ARCHIVE... -o LIB.h5 [--json F] [--nki-dir D]`: the shape library, the best
+// entry per (kernel, target, shape, mesh) over the archives, with provenance and NKI source.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "tilesweep/base/error.h"
+#include "tilesweep/report/select.h"
+#include "verbs.h"
+
+namespace ts::cli {
+
+namespace {
+
+struct SelectOpts {
+  std::vector<std::string> archives;
+  std::string out, json, nki_dir;
+  bool no_nki = false;
+};
+
+std::string json_text(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\', out += static_cast<char>(ch);
+    else if (ch == '\n') out += "\\n";
+    else if (ch < 0x20) out += fmt::format("\\u{:04x}", ch);
+    else out += static_cast<char>(ch);
+  }
+  return out + "\"";
+}
+
+std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
+
+std::string library_json(const store::Library& lib) {
+  std::string out = "{\n  \"tool_version\": " + json_text(lib.tool_version) + ",\n  \"archives\": [";
+  for (std::size_t i = 0; i < lib.archives.size(); ++i) out += (i ? ", " : "") + json_text(lib.archives[i]);
+  out += "],\n  \"entries\": [";
+  for (std::size_t i = 0; i < lib.entries.size(); ++i) {
+    const auto& e = lib.entries[i];
+    out += fmt::format(
+        "{}\n    {{\"kernel\": {}, \"target\": {}, \"shape\": {}, \"mesh\": {}, \"variant\": {}, \"choice\": {}, "
+        "\"index\": {}, \"config\": {}, \"latency_ns\": {}, \"roofline_ns\": {}, \"roofline_pct\": {}, "
+        "\"heuristic_ns\": {}, \"archive\": {}, \"job_name\": {}, \"tool_version\": {}, \"nki\": {}, "
+        "\"nki_error\": {}}}",
+        i ? "," : "", json_text(e.kernel), json_text(e.target), json_text(e.shape), json_text(e.mesh), e.variant,
+        e.choice, e.index, json_text(e.config), json_number(e.latency_ns), json_number(e.roofline_ns),
+        json_number(e.roofline_pct), json_number(e.heuristic_ns), json_text(e.archive), json_text(e.job_name),
+        json_text(e.tool_version), json_text(e.nki), json_text(e.nki_error));
+  }
+  return out + "\n  ]\n}\n";
+}
+
+// One file per entry: <kernel>_<target>_<shape>_mesh<mesh>.py, characters outside [A-Za-z0-9_-] as '_'.
+void write_nki_dir(const store::Library& lib, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  for (const auto& e : lib.entries) {
+    std::string name = fmt::format("{}_{}_{}_mesh{}", e.kernel, e.target, e.shape, e.mesh);
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    std::ofstream f(dir + "/" + name + ".py");
+    if (!e.nki.empty()) f << e.nki;
+    else f << fmt::format("# {} {} {} mesh {}: no NKI source: {}\n", e.kernel, e.target, e.shape, e.mesh, e.nki_error);
+    if (!f) throw UserError(fmt::format("error: --nki-dir: cannot write '{}/{}.py'", dir, name));
+  }
+}
+
+}  // namespace
+
+VerbRun add_select(CLI::App& app) {
+  auto* cmd = app.add_subcommand("select", "build a shape library: the best entry per (kernel, target, shape, mesh) over archives");
+  auto o = std::make_shared<SelectOpts>();
+  cmd->add_option("archives", o->archives, "archives (plain or merged)")->required();
+  cmd->add_option("-o,--output", o->out, "the library to write (HDF5)")->required();
+  cmd->add_option("--json", o->json, "also write the library as JSON");
+  cmd->add_option("--nki-dir", o->nki_dir, "write each entry's NKI source as a .py file in this folder");
+  cmd->add_flag("--no-nki", o->no_nki, "do not re-materialize candidates (no NKI source)");
+  return [o, cmd]() {
+    if (!*cmd) return -1;
+    report::SelectOptions so;
+    so.emit_nki = !o->no_nki;
+    so.tool_version = TILESWEEP_VERSION;
+    store::Library lib = report::select_library(o->archives, so);
+    store::write_library(o->out, lib);
+    if (!o->json.empty()) {
+      std::ofstream f(o->json);
+      f << library_json(lib);
+      if (!f) throw UserError(fmt::format("error: --json: cannot write '{}'", o->json));
+    }
+    if (!o->nki_dir.empty()) write_nki_dir(lib, o->nki_dir);
+    int failed = 0;
+    for (const auto& e : lib.entries) failed += e.nki.empty() ? 1 : 0;
+    std::cout << fmt::format("{}: {} entries from {} archive(s); NKI source for {} ({} without: see nki_error)\n",
+                             o->out, lib.entries.size(), o->archives.size(), lib.entries.size() - failed, failed);
+    return 0;
+  };
+}
+
+}  // namespace ts::cli

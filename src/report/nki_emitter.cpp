@@ -1,0 +1,104 @@
+// NkiEmitter: re-materializes a recorded best candidate as the sweep built it (plan.cpp): the
+// kernel prepared on the builtin target with the job's isa_depth, the candidate space at the
+// shape with the job's max_block / max_lowerings / bufs, then candidate `index`.
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "tilesweep/base/error.h"
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/lower/candidate_space.h"
+#include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/nki.h"
+#include "tilesweep/report/job_view.h"
+#include "tilesweep/report/select.h"
+#include "tilesweep/semantics/op_spec.h"
+#include "tilesweep/sim/target.h"
+#include "tilesweep/sweep/prepare.h"
+
+namespace ts::report {
+
+struct NkiEmitter::Impl {
+  struct Prepared {
+    JobView view;
+    std::unique_ptr<ir::Module> module;
+    const ir::Kernel* kernel = nullptr;
+    const sim::Target* target = nullptr;
+    sweep::PreparedKernel pk;
+  };
+  lower::SynthesisCache synthesis;
+  std::map<std::string, std::unique_ptr<Prepared>> prepared;  // by (job hash, kernel, target)
+
+  const Prepared& prepare(const store::Meta& meta, const store::SourceRecord& src, const store::BestRecord& b);
+};
+
+namespace {
+
+sem::DimEnv parse_dims(const std::string& shape) {
+  sem::DimEnv dims;
+  std::stringstream ss(shape);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos) throw UserError(fmt::format("shape '{}' is malformed", shape));
+    dims[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
+  }
+  return dims;
+}
+
+}  // namespace
+
+const NkiEmitter::Impl::Prepared& NkiEmitter::Impl::prepare(const store::Meta& meta, const store::SourceRecord& src,
+                                                            const store::BestRecord& b) {
+  std::string key = src.job_hash + "\n" + src.path + "\n" + b.kernel + "\n" + b.target;
+  if (auto it = prepared.find(key); it != prepared.end()) return *it->second;
+  auto p = std::make_unique<Prepared>();
+  p->view = parse_job_view(src.job_toml, meta.kernel_sources, src.path + ": /meta job_toml");
+  const JobKernelRef* ref = p->view.kernel(b.kernel);
+  if (!ref) throw UserError(fmt::format("kernel '{}' is not in job '{}'", b.kernel, src.job_name));
+  if (ref->source.empty())
+    throw UserError(fmt::format("kernel file '{}' is not recorded in /meta kernel_sources", ref->file));
+  p->target = &sim::builtin_target(b.target);
+  auto t = meta.targets.find(b.target);
+  std::string builtin = p->target->target_text + "\n# ---- isa ----\n" + p->target->isa_text;
+  if (t == meta.targets.end() || t->second != builtin)
+    throw UserError(fmt::format("target '{}' of the archive differs from this tilesweep's built-in description",
+                                b.target));
+  p->module = std::make_unique<ir::Module>(
+      ir::parse_module(meta.kernel_sources.at(ref->source), ref->source, sem::OpTable::builtin()));
+  p->kernel = &p->module->kernel(ref->name);
+  sweep::PrepareOptions o;
+  o.synthesis.max_depth = p->view.isa_depth;
+  p->pk = sweep::prepare_kernel(*p->kernel, p->target->isa, synthesis, o, nullptr);
+  return *prepared.emplace(key, std::move(p)).first->second;
+}
+
+NkiEmitter::NkiEmitter() : impl_(std::make_unique<Impl>()) {}
+NkiEmitter::~NkiEmitter() = default;
+
+NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& src, const store::BestRecord& b) {
+  if (b.mesh != "1") return {"", fmt::format("mesh {} entries are not re-materialized (sharded programs)", b.mesh)};
+  try {
+    const Impl::Prepared& p = impl_->prepare(meta, src, b);
+    lower::SpaceOptions so;
+    so.max_block = p.view.max_block, so.max_lowerings = p.view.max_lowerings, so.bufs = p.view.bufs;
+    lower::CandidateSpace space(p.pk.space_variants(), *p.target, parse_dims(b.shape), so);
+    if (b.index < 0 || b.index >= space.size())
+      return {"", fmt::format("candidate {} is outside the re-built space of {} candidates (the search code changed "
+                              "since the archive was written)", b.index, space.size())};
+    lower::Program prog = space.materialize(b.index);
+    prog.config = space.describe(b.index);
+    if (prog.config != b.config)
+      return {"", fmt::format("candidate {} re-builds as '{}', not the recorded '{}' (the search code changed since "
+                              "the archive was written)", b.index, prog.config, b.config)};
+    std::vector<std::string> names;
+    for (const auto& param : p.kernel->params) names.push_back(param.name);
+    return {lower::emit_nki(prog, names), ""};
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    if (what.rfind("error: ", 0) == 0) what = what.substr(7);
+    return {"", what};
+  }
+}
+
+}  // namespace ts::report

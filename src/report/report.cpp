@@ -1,0 +1,162 @@
+#include "tilesweep/report/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "tilesweep/base/hash.h"
+#include "report_tables.h"
+#include "tilesweep/report/job_view.h"
+
+namespace ts::report {
+
+double geomean(const std::vector<double>& xs) {
+  double sum = 0;
+  int n = 0;
+  for (double x : xs)
+    if (std::isfinite(x) && x > 0) sum += std::log(x), ++n;
+  return n ? std::exp(sum / n) : std::nan("");
+}
+
+namespace {
+
+using store::BestRecord;
+
+// Kernels (labels) and targets in order of first appearance in /best.
+template <class F>
+std::vector<std::string> ordered(const std::vector<BestRecord>& best, F&& field) {
+  std::vector<std::string> out;
+  for (const auto& b : best)
+    if (std::find(out.begin(), out.end(), field(b)) == out.end()) out.push_back(field(b));
+  return out;
+}
+
+std::map<std::string, std::string> suites(const LoadedArchive& l) {
+  std::map<std::string, std::string> out;
+  for (const auto& s : l.provenance.sources) {
+    try {
+      for (const auto& k : parse_job_view(s.job_toml, l.archive.meta.kernel_sources, s.path).kernels)
+        out.emplace(k.label, k.suite);
+    } catch (const std::exception&) {  // an unreadable job only loses the suite names
+    }
+  }
+  return out;
+}
+
+std::string shape_label(const BestRecord& b) {
+  std::string s = b.shape.empty() ? "-" : b.shape;
+  return b.mesh == "1" ? s : s + " @" + b.mesh;
+}
+
+std::vector<std::string> notes(const LoadedArchive& l) {
+  const store::Meta& m = l.archive.meta;
+  std::vector<std::string> out;
+  out.push_back(fmt::format("tilesweep report of '{}': job {}, status {}, written by tilesweep {}{}", l.path,
+                            m.job_name, m.status, m.tool_version, m.git_commit.empty() ? "" : " (" + m.git_commit + ")"));
+  out.push_back("all latencies are simulated by tilesweep's model of each target (not measured on hardware)");
+  for (const auto& [name, text] : m.targets)
+    out.push_back(fmt::format("target {}: simulated from the description recorded in /meta target_texts "
+                              "({} bytes, hash {:016x})", name, text.size(), hash_bytes(text)));
+  return out;
+}
+
+std::vector<Table> speedup_tables(const std::vector<BestRecord>& best) {
+  std::vector<Table> out;
+  for (const auto& target : ordered(best, [](const BestRecord& b) { return b.target; })) {
+    std::vector<std::pair<std::vector<std::string>, std::vector<std::vector<Cell>>>> groups;
+    for (const auto& kernel : ordered(best, [](const BestRecord& b) { return b.kernel; })) {
+      std::vector<std::string> shapes;
+      std::vector<Cell> row{Cell::of(kernel)};
+      for (const auto& b : best)
+        if (b.kernel == kernel && b.target == target)
+          shapes.push_back(shape_label(b)), row.push_back(Cell::num(b.heuristic_ns / b.latency_ns, "x"));
+      if (shapes.empty()) continue;
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == shapes; });
+      if (g == groups.end()) g = groups.insert(groups.end(), {shapes, {}});
+      g->second.push_back(std::move(row));
+    }
+    for (auto& [shapes, rows] : groups) {
+      Table t{"speedup", fmt::format("Speedup of the best candidate over the heuristic baseline on {} "
+                                     "(heuristic / best latency, per shape; Axon Tables 4-5)", target), {"kernel"}, {}};
+      t.columns.insert(t.columns.end(), shapes.begin(), shapes.end());
+      t.rows = std::move(rows);
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+// Rows of /best per (kernel, target), in order of first appearance.
+std::vector<std::vector<const BestRecord*>> by_kernel_target(const std::vector<BestRecord>& best) {
+  std::vector<std::vector<const BestRecord*>> out;
+  for (const auto& b : best) {
+    auto g = std::find_if(out.begin(), out.end(),
+                          [&](const auto& x) { return x[0]->kernel == b.kernel && x[0]->target == b.target; });
+    if (g == out.end()) out.push_back({&b});
+    else g->push_back(&b);
+  }
+  return out;
+}
+
+template <class F>
+double geomean_of(const std::vector<const BestRecord*>& rows, F&& f) {
+  std::vector<double> xs;
+  for (const auto* b : rows) xs.push_back(f(*b));
+  return geomean(xs);
+}
+
+Table ablation_table(const std::vector<BestRecord>& best) {
+  Table t{"ablation", "Ablations: speedup over the heuristic baseline, geomean over shapes (Axon Table 6)",
+          {"kernel", "target", "shapes", "heuristic", "no-algebra", "no-fusion", "best"}, {}};
+  for (const auto& rows : by_kernel_target(best)) {
+    auto over = [&](double BestRecord::*m) {
+      return geomean_of(rows, [&](const BestRecord& b) { return b.heuristic_ns / (b.*m); });
+    };
+    t.rows.push_back({Cell::of(rows[0]->kernel), Cell::of(rows[0]->target), Cell::num(double(rows.size())),
+                      Cell::num(over(&BestRecord::heuristic_ns), "x"), Cell::num(over(&BestRecord::no_algebra_ns), "x"),
+                      Cell::num(over(&BestRecord::no_fusion_ns), "x"), Cell::num(over(&BestRecord::latency_ns), "x")});
+  }
+  return t;
+}
+
+double pct(const BestRecord& b) { return 100.0 * b.roofline_ns / b.latency_ns; }
+
+std::vector<Table> roofline_tables(const std::vector<BestRecord>& best, const std::map<std::string, std::string>& suite) {
+  Table k{"roofline", "% of the roofline bound (roofline / best latency; AccelOpt's metric), geomean over shapes",
+          {"kernel", "target", "suite", "shapes", "geomean", "min", "max"}, {}};
+  std::map<std::pair<std::string, std::string>, std::vector<double>> per_suite;
+  for (const auto& rows : by_kernel_target(best)) {
+    std::vector<double> xs;
+    for (const auto* b : rows) xs.push_back(pct(*b));
+    auto s = suite.count(rows[0]->kernel) ? suite.at(rows[0]->kernel) : "other";
+    auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    k.rows.push_back({Cell::of(rows[0]->kernel), Cell::of(rows[0]->target), Cell::of(s), Cell::num(double(rows.size())),
+                      Cell::num(geomean(xs), "%"), Cell::num(*lo, "%"), Cell::num(*hi, "%")});
+    per_suite[{s, rows[0]->target}].push_back(geomean(xs));
+  }
+  Table s{"roofline_suite", "% of the roofline bound per suite: geomean over its kernels",
+          {"suite", "target", "kernels", "geomean"}, {}};
+  for (const auto& [key, xs] : per_suite)
+    s.rows.push_back({Cell::of(key.first), Cell::of(key.second), Cell::num(double(xs.size())), Cell::num(geomean(xs), "%")});
+  return {k, s};
+}
+
+}  // namespace
+
+Report build_report(const LoadedArchive& l) {
+  const store::Archive& a = l.archive;
+  Report r;
+  r.notes = notes(l);
+  r.tables = speedup_tables(a.best);
+  r.tables.push_back(ablation_table(a.best));
+  for (auto& t : roofline_tables(a.best, suites(l))) r.tables.push_back(std::move(t));
+  r.tables.push_back(detail::stage_table(a));
+  r.tables.push_back(detail::phase_table(a.meta));
+  r.tables.push_back(detail::proof_table(a.proofs));
+  r.tables.push_back(detail::search_table(l));
+  return r;
+}
+
+}  // namespace ts::report

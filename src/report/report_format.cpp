@@ -1,0 +1,102 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tilesweep/report/report.h"
+
+namespace ts::report {
+namespace {
+
+std::string cell_text(const Cell& c) {
+  if (!c.numeric) return c.text;
+  if (!std::isfinite(c.number)) return "-";
+  if (c.unit == "x") return fmt::format("{:.2f}x", c.number);
+  if (c.unit == "%") return fmt::format("{:.1f}%", c.number);
+  if (c.number == std::floor(c.number) && std::abs(c.number) < 1e15) return fmt::format("{:.0f}{}", c.number, c.unit);
+  return fmt::format("{:.3f}{}", c.number, c.unit);
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\', out += static_cast<char>(ch);
+    else if (ch == '\n') out += "\\n";
+    else if (ch == '\t') out += "\\t";
+    else if (ch < 0x20) out += fmt::format("\\u{:04x}", ch);
+    else out += static_cast<char>(ch);
+  }
+  return out + "\"";
+}
+
+std::string json_cell(const Cell& c) {
+  if (!c.numeric) return json_string(c.text);
+  if (!std::isfinite(c.number)) return "null";
+  return fmt::format("{}", c.number);
+}
+
+}  // namespace
+
+std::string format_text(const Report& r) {
+  std::string out;
+  for (const auto& n : r.notes) out += n + "\n";
+  for (const auto& t : r.tables) {
+    std::vector<std::size_t> width(t.columns.size());
+    for (std::size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
+    for (const auto& row : t.rows)
+      for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], cell_text(row[c]).size());
+    out += fmt::format("\n{}\n", t.title);
+    auto line = [&](auto&& text_of) {
+      std::string l = " ";
+      for (std::size_t c = 0; c < t.columns.size(); ++c)
+        l += c == 0 ? fmt::format(" {:<{}}", text_of(c), width[c]) : fmt::format("  {:>{}}", text_of(c), width[c]);
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      out += l + "\n";
+    };
+    line([&](std::size_t c) { return t.columns[c]; });
+    for (const auto& row : t.rows) line([&](std::size_t c) { return cell_text(row[c]); });
+    if (t.rows.empty()) out += "  (none)\n";
+  }
+  return out;
+}
+
+std::string format_csv(const Report& r) {
+  std::string out = "table,row,column,value\n";
+  for (const auto& n : r.notes) out += fmt::format("note,,,{}\n", csv_field(n));
+  for (const auto& t : r.tables)
+    for (const auto& row : t.rows)
+      for (std::size_t c = 1; c < row.size(); ++c)
+        out += fmt::format("{},{},{},{}\n", csv_field(t.id), csv_field(cell_text(row[0])), csv_field(t.columns[c]),
+                           csv_field(row[c].numeric && std::isfinite(row[c].number) ? fmt::format("{}", row[c].number)
+                                                                                     : row[c].numeric ? "" : row[c].text));
+  return out;
+}
+
+std::string format_json(const Report& r) {
+  std::string out = "{\n  \"simulated\": true,\n  \"notes\": [";
+  for (std::size_t i = 0; i < r.notes.size(); ++i) out += (i ? ", " : "") + json_string(r.notes[i]);
+  out += "],\n  \"tables\": [";
+  for (std::size_t i = 0; i < r.tables.size(); ++i) {
+    const Table& t = r.tables[i];
+    out += fmt::format("{}\n    {{\"id\": {}, \"title\": {}, \"columns\": [", i ? "," : "", json_string(t.id),
+                       json_string(t.title));
+    for (std::size_t c = 0; c < t.columns.size(); ++c) out += (c ? ", " : "") + json_string(t.columns[c]);
+    out += "], \"rows\": [";
+    for (std::size_t k = 0; k < t.rows.size(); ++k) {
+      out += k ? ", [" : "[";
+      for (std::size_t c = 0; c < t.rows[k].size(); ++c) out += (c ? ", " : "") + json_cell(t.rows[k][c]);
+      out += "]";
+    }
+    out += "]}";
+  }
+  return out + "\n  ]\n}\n";
+}
+
+}  // namespace ts::report

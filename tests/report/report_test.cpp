@@ -1,0 +1,172 @@
+// The analysis verbs' logic on synthetic archives: merge rules and provenance, diff order,
+// lookup's exact and nearest rule, the library round trip (and the header-only reader), reports.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "tilesweep/base/error.h"
+#include "tilesweep/report/lookup.h"
+#include "tilesweep/report/merge.h"
+#include "tilesweep/report/report.h"
+#include "tilesweep/store/library.h"
+#include "tilesweep/store/library_reader.h"
+
+namespace ts::report {
+namespace {
+
+store::BestRecord best(std::string kernel, std::string shape, double latency, std::int64_t index = 0) {
+  store::BestRecord b;
+  b.kernel = std::move(kernel), b.target = "trn1", b.shape = std::move(shape);
+  b.latency_ns = latency, b.roofline_ns = latency / 2, b.heuristic_ns = latency * 3, b.index = index;
+  b.no_algebra_ns = latency * 2, b.no_fusion_ns = latency * 1.5, b.candidates = 10, b.infeasible = 2;
+  b.config = "cfg" + std::to_string(index);
+  return b;
+}
+
+LoadedArchive loaded(const std::string& path, const std::string& job, std::vector<store::BestRecord> rows,
+                     const std::string& target_text = "T") {
+  store::Archive a;
+  a.meta.job_name = job, a.meta.job_hash = job, a.meta.status = "complete";
+  a.meta.job_toml = "name = \"" + job + "\"\n[[kernel]]\nfile = \"k/axon/mm.py\"\nlabel = \"mm\"\n";
+  a.meta.targets["trn1"] = target_text;
+  a.best = std::move(rows);
+  a.candidates.resize(3);
+  a.proofs.push_back({"swap", "mm", "a past b", "equivalent", 2.5});
+  LoadedArchive l{path, a, {}};
+  std::string tmp = (std::filesystem::temp_directory_path() / ("report_test_" + job + ".h5")).string();
+  store::write_archive(tmp, a);
+  l.provenance = store::read_provenance(tmp, l.archive);  // a plain archive: itself as its source
+  l.provenance.sources[0].path = path;
+  std::remove(tmp.c_str());
+  return l;
+}
+
+TEST(Merge, KeepsLowerLatencyTiesToFirstAndProvenance) {
+  auto a = loaded("a.h5", "ja", {best("mm", "M=1", 100, 1), best("mm", "M=2", 200, 2)});
+  auto b = loaded("b.h5", "jb", {best("mm", "M=1", 90, 7), best("mm", "M=2", 200, 8), best("mm", "M=4", 5, 9)});
+  Merged m = merge_archives({a, b}, "0.1");
+  ASSERT_EQ(m.archive.best.size(), 3u);
+  EXPECT_EQ(m.archive.best[0].index, 7);  // lower latency from b
+  EXPECT_EQ(m.archive.best[1].index, 2);  // tie: first archive
+  EXPECT_EQ(m.provenance.best_origin[0].source, 1);
+  EXPECT_EQ(m.provenance.best_origin[1].source, 0);
+  ASSERT_EQ(m.provenance.sources.size(), 2u);
+  EXPECT_EQ(m.provenance.sources[1].path, "b.h5");
+  EXPECT_EQ(m.provenance.sources[1].candidates_first, 3);
+  EXPECT_EQ(m.archive.candidates.size(), 6u);
+}
+
+TEST(Merge, RefusesDifferentTargetText) {
+  auto a = loaded("a.h5", "ja", {best("mm", "M=1", 100)});
+  auto b = loaded("b.h5", "jb", {best("mm", "M=1", 100)}, "other text");
+  try {
+    merge_archives({a, b}, "0.1");
+    FAIL() << "merged";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("error: cannot merge 'a.h5' and 'b.h5': target 'trn1' has a different "
+                                          "description text", 0), 0u) << e.what();
+  }
+}
+
+TEST(Merge, MergedArchiveRoundTripsItsProvenance) {
+  auto a = loaded("a.h5", "ja", {best("mm", "M=1", 100)});
+  auto b = loaded("b.h5", "jb", {best("mm", "M=2", 50)});
+  Merged m = merge_archives({a, b}, "0.1");
+  std::string path = (std::filesystem::temp_directory_path() / "report_test_merged.h5").string();
+  store::write_archive(path, m.archive, m.provenance);
+  LoadedArchive back = load_archive(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(back.provenance.sources.size(), 2u);
+  EXPECT_EQ(back.provenance.sources[0].job_name, "ja");
+  EXPECT_EQ(back.provenance.best_origin[1].source, 1);
+}
+
+TEST(Diff, SelfIsEmptyAndRegressionsComeFirst) {
+  auto a = loaded("a.h5", "ja", {best("mm", "M=1", 100), best("mm", "M=2", 100), best("mm", "M=4", 100)});
+  EXPECT_TRUE(diff_best(a.archive, a.archive).empty());
+  auto b = loaded("b.h5", "jb", {best("mm", "M=1", 50), best("mm", "M=2", 120), best("mm", "M=8", 1)});
+  auto d = diff_best(a.archive, b.archive);
+  ASSERT_EQ(d.size(), 4u);
+  EXPECT_EQ(d[0].kind, BestChange::Kind::Regression);
+  EXPECT_EQ(d[0].shape, "M=2");
+  EXPECT_EQ(d[1].kind, BestChange::Kind::Removed);
+  EXPECT_EQ(d[2].kind, BestChange::Kind::Improvement);
+  EXPECT_EQ(d[3].kind, BestChange::Kind::Added);
+  EXPECT_EQ(describe(d[0]), "regression   mm trn1 M=2 mesh 1: 100.0 ns -> 120.0 ns (+20.0%)");
+}
+
+store::Library library() {
+  store::Library lib;
+  for (auto [shape, lat] : {std::pair{"M=256,N=256", 10.0}, {"M=1024,N=256", 20.0}, {"M=256,N=1024", 30.0}}) {
+    store::LibraryEntry e;
+    e.kernel = "softmax", e.target = "trn1", e.shape = shape, e.latency_ns = lat, e.nki = "# nki\n";
+    lib.entries.push_back(e);
+  }
+  return lib;
+}
+
+TEST(Lookup, ExactThenNearestTiesToLarger) {
+  store::Library lib = library();
+  auto exact = lookup(lib, "lib.h5", "softmax", "trn1", {{"M", 256}, {"N", 256}});
+  EXPECT_TRUE(exact.exact);
+  EXPECT_EQ(exact.rule, "exact match");
+  auto near = lookup(lib, "lib.h5", "softmax", "trn1", {{"M", 300}, {"N", 250}});
+  EXPECT_FALSE(near.exact);
+  EXPECT_EQ(near.entry->shape, "M=256,N=256");
+  // M=512,N=512 is one doubling from each entry: ties go to the larger shape (same volume: first).
+  auto tie = lookup(lib, "lib.h5", "softmax", "trn1", {{"M", 512}, {"N", 256}});
+  EXPECT_EQ(tie.entry->shape, "M=1024,N=256");
+}
+
+TEST(Lookup, UnknownKernelSuggests) {
+  try {
+    lookup(library(), "lib.h5", "sofmax", "trn1", {{"M", 1}});
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "error: --kernel: library 'lib.h5' has no entry for kernel 'sofmax'; did you mean 'softmax'?");
+  }
+}
+
+TEST(Library, RoundTripsAndHeaderOnlyReaderAgrees) {
+  std::string path = (std::filesystem::temp_directory_path() / "report_test_lib.h5").string();
+  store::Library lib = library();
+  lib.entries[1].nki = std::string(3000, 'x');  // a variable-length column
+  store::write_library(path, lib);
+  store::Library back = store::read_library(path);
+  ASSERT_EQ(back.entries.size(), 3u);
+  EXPECT_EQ(back.entries[1].nki.size(), 3000u);
+  library_reader::Library r(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(r.entries().size(), 3u);
+  bool exact = true;
+  const auto* e = r.find("softmax", "trn1", {{"M", 512}, {"N", 256}}, "1", &exact);
+  ASSERT_NE(e, nullptr);
+  EXPECT_FALSE(exact);
+  EXPECT_EQ(e->shape, "M=1024,N=256");
+  EXPECT_EQ(e->nki.size(), 3000u);
+}
+
+TEST(Library, RefusesAnArchive) {
+  auto a = loaded("a.h5", "ja", {best("mm", "M=1", 100)});
+  std::string path = (std::filesystem::temp_directory_path() / "report_test_notlib.h5").string();
+  store::write_archive(path, a.archive);
+  EXPECT_THROW(store::read_library(path), UserError);
+  std::remove(path.c_str());
+}
+
+TEST(Report, TablesAndGeomeans) {
+  auto a = loaded("a.h5", "ja", {best("mm", "M=1", 100), best("mm", "M=2", 100)});
+  Report r = build_report(a);
+  ASSERT_FALSE(r.tables.empty());
+  EXPECT_EQ(r.tables[0].id, "speedup");
+  EXPECT_EQ(r.tables[0].columns, (std::vector<std::string>{"kernel", "M=1", "M=2"}));
+  EXPECT_DOUBLE_EQ(r.tables[0].rows[0][1].number, 3.0);
+  EXPECT_NE(format_text(r).find("simulated"), std::string::npos);
+  EXPECT_NE(format_text(r).find("axon"), std::string::npos);  // the suite from the job's kernel path
+  EXPECT_DOUBLE_EQ(geomean({2, 8}), 4.0);
+}
+
+}  // namespace
+}  // namespace ts::report
