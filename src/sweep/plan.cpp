@@ -25,8 +25,10 @@ lower::SpaceOptions space_options(const Search& s) {
 
 }  // namespace
 
-Plan::Plan(const Job& job, const std::string& verdict_file) : job_(job), verdicts_(verdict_file) {
+Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& shared_verdicts)
+    : job_(job), verdicts_(verdict_file) {
   auto t0 = std::chrono::steady_clock::now();
+  verdicts_.absorb(shared_verdicts);
   for (const auto& jk : job.kernels) modules_.push_back(ir::parse_module(jk.source, jk.file, sem::OpTable::builtin()));
   std::vector<std::int64_t> sizes;
   for (int k = 0; k < static_cast<int>(job.kernels.size()); ++k) {

@@ -110,15 +110,21 @@ std::optional<Setup> setup_job(const Comm& comm, const RunOptions& o, std::ostre
   }
 }
 
-// Every rank builds the plan; all must agree with rank 0's (proof budgets could differ).
+// Rank 0 builds the plan, proving everything once; the other ranks build theirs from rank 0's
+// verdicts (no solver call) and must agree with rank 0's spaces.
 std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, std::ostream& err) {
   std::unique_ptr<Plan> plan;
-  try {
-    plan = std::make_unique<Plan>(s.job, s.archive + ".proofs");
-  } catch (const std::exception& e) {
-    err << fmt::format("error on rank {}: {}", comm.rank(), e.what()) << std::endl;
-    comm.abort(2);
-  }
+  auto build = [&](const std::string& verdict_file, const std::string& shared) {
+    try {
+      plan = std::make_unique<Plan>(s.job, verdict_file, shared);
+    } catch (const std::exception& e) {
+      err << fmt::format("error on rank {}: {}", comm.rank(), e.what()) << std::endl;
+      comm.abort(2);
+    }
+  };
+  if (comm.rank() == 0) build(s.archive + ".proofs", "");
+  std::string verdicts = comm.broadcast(comm.rank() == 0 ? plan->verdicts_text() : std::string());
+  if (comm.rank() != 0) build("", verdicts);
   std::string sizes;  // what must agree: every space's size and instruction choices
   for (const auto& e : plan->spaces()) sizes += fmt::format("{},", e.space->size());
   for (const auto& p : plan->proofs())

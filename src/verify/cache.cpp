@@ -53,7 +53,15 @@ std::string VerdictCache::key(const ir::Kernel& a, const ir::Kernel& b) {
 
 VerdictCache::VerdictCache(std::string path) : path_(std::move(path)) {
   std::ifstream in(path_);
+  std::stringstream text;
+  text << in.rdbuf();
+  absorb(text.str());
+}
+
+void VerdictCache::absorb(const std::string& text) {
+  std::istringstream in(text);
   std::string line;
+  std::lock_guard<std::mutex> lock(mu_);
   while (std::getline(in, line)) {
     std::istringstream ss(line);
     std::string key, kind;
@@ -61,6 +69,7 @@ VerdictCache::VerdictCache(std::string path) : path_(std::move(path)) {
     Verdict v;
     if (kind == "equivalent") v.kind = VerdictKind::Equivalent;
     else if (kind == "not-equivalent") v.kind = VerdictKind::NotEquivalent;
+    else if (kind == "unknown") v.kind = VerdictKind::Unknown;
     else continue;
     std::getline(ss, v.reason);
     if (!v.reason.empty() && v.reason[0] == ' ') v.reason.erase(0, 1);
@@ -71,7 +80,10 @@ VerdictCache::VerdictCache(std::string path) : path_(std::move(path)) {
 std::optional<Verdict> VerdictCache::find(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = verdicts_.find(key);
-  if (it == verdicts_.end()) return std::nullopt;
+  if (it == verdicts_.end()) {
+    ++misses_;
+    return std::nullopt;
+  }
   ++hits_;
   return it->second;
 }
@@ -91,15 +103,45 @@ std::size_t VerdictCache::hits() const {
   return hits_;
 }
 
+std::size_t VerdictCache::misses() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return misses_;
+}
+
+namespace {
+
+const char* kind_word(VerdictKind k) {
+  switch (k) {
+    case VerdictKind::Equivalent: return "equivalent";
+    case VerdictKind::NotEquivalent: return "not-equivalent";
+    case VerdictKind::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+// A reason on one line, so that every verdict is one line of the file.
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+}  // namespace
+
 void VerdictCache::save() const {
   if (path_.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
   std::ofstream out(path_, std::ios::trunc);
   if (!out) throw UserError(fmt::format("error: cannot write the proof cache '{}'", path_));
-  for (const auto& [key, v] : verdicts_) {
-    if (v.kind == VerdictKind::Unknown) continue;
-    out << key << ' ' << (v.kind == VerdictKind::Equivalent ? "equivalent" : "not-equivalent") << ' ' << v.reason << '\n';
-  }
+  for (const auto& [key, v] : verdicts_)
+    if (v.kind != VerdictKind::Unknown) out << key << ' ' << kind_word(v.kind) << ' ' << one_line(v.reason) << '\n';
+}
+
+std::string VerdictCache::text() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out;
+  for (const auto& [key, v] : verdicts_) out += fmt::format("{} {} {}\n", key, kind_word(v.kind), one_line(v.reason));
+  return out;
 }
 
 }  // namespace ts::verify

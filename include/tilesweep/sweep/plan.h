@@ -37,8 +37,9 @@ struct SpaceEntry {
 class Plan {
  public:
   // Prepares every (kernel, target) of the job and builds every space. `verdict_file`: the
-  // proof cache file ("" for none), read if present; save_verdicts() writes it.
-  Plan(const Job& job, const std::string& verdict_file = "");
+  // proof cache file ("" for none), read if present; save_verdicts() writes it. `shared_verdicts`:
+  // another Plan's verdicts_text(), so that what it proved is not proved again here.
+  Plan(const Job& job, const std::string& verdict_file = "", const std::string& shared_verdicts = "");
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 
@@ -48,6 +49,8 @@ class Plan {
   std::int64_t candidates() const;  // over all spaces
   double prepare_seconds() const { return prepare_seconds_; }
   void save_verdicts() const { verdicts_.save(); }
+  std::string verdicts_text() const { return verdicts_.text(); }
+  std::size_t solver_queries() const { return verdicts_.misses(); }  // proofs not found in the caches
 
   // Every swap query of every kernel (once per kernel: swaps do not depend on the target) and
   // every synthesized tile op per target, sorted by (kind, kernel, text).

@@ -27,16 +27,22 @@ class VerdictCache {
   void insert(const std::string& key, const Verdict& v);
   std::size_t size() const;
   std::size_t hits() const;
+  std::size_t misses() const;  // finds that found nothing: questions a solver had to answer
   // Writes the cache file (when constructed with a path). Only Equivalent and NotEquivalent
   // verdicts are persisted: Unknown may become known with a longer timeout.
   void save() const;
+
+  // Every verdict as text, Unknown ones included (for handing a process's proofs to another,
+  // e.g. rank 0 to the other ranks of a sweep); absorb() adds such a text's verdicts.
+  std::string text() const;
+  void absorb(const std::string& text);
 
   static std::string key(const ir::Kernel& a, const ir::Kernel& b);
 
  private:
   mutable std::mutex mu_;
   std::map<std::string, Verdict> verdicts_;
-  mutable std::size_t hits_ = 0;
+  mutable std::size_t hits_ = 0, misses_ = 0;
   std::string path_;
 };
 
