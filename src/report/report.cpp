@@ -62,6 +62,43 @@ std::vector<std::string> notes(const LoadedArchive& l) {
   return out;
 }
 
+// "M=1024,N=2048" -> {{"M", "1024"}, {"N", "2048"}}; empty when the text is not of that form.
+std::vector<std::pair<std::string, std::string>> shape_dims(const std::string& shape) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t at = 0;
+  while (at < shape.size()) {
+    std::size_t end = std::min(shape.find(',', at), shape.size()), eq = shape.find('=', at);
+    if (eq == std::string::npos || eq >= end) return {};
+    std::string value = shape.substr(eq + 1, end - eq - 1);
+    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) return {};
+    out.emplace_back(shape.substr(at, eq - at), value);
+    at = end + 1;
+  }
+  return out;
+}
+
+// "M x N" when every shape (on one device) names the same dims in the same order, else "".
+std::string dim_names(const std::vector<std::string>& shapes) {
+  std::vector<std::string> names;
+  for (const auto& s : shapes) {
+    std::vector<std::string> these;
+    for (const auto& [name, value] : shape_dims(s)) these.push_back(name);
+    if (these.empty() || (!names.empty() && these != names)) return "";
+    names = these;
+  }
+  return fmt::format("{}", fmt::join(names, " x "));
+}
+
+// "M=1024,N=2048" -> "1Kx2K", Axon's column labels (1K = 1024).
+std::string compact_shape(const std::string& shape) {
+  std::vector<std::string> parts;
+  for (const auto& [name, value] : shape_dims(shape)) {
+    long long v = std::atoll(value.c_str());
+    parts.push_back(v > 0 && v % 1024 == 0 ? fmt::format("{}K", v / 1024) : value);
+  }
+  return fmt::format("{}", fmt::join(parts, "x"));
+}
+
 std::vector<Table> speedup_tables(const std::vector<BestRecord>& best) {
   std::vector<Table> out;
   for (const auto& target : ordered(best, [](const BestRecord& b) { return b.target; })) {
@@ -78,9 +115,17 @@ std::vector<Table> speedup_tables(const std::vector<BestRecord>& best) {
       g->second.push_back(std::move(row));
     }
     for (auto& [shapes, rows] : groups) {
+      std::string dims = dim_names(shapes);
       Table t{"speedup", fmt::format("Speedup of the best candidate over the heuristic baseline on {} "
-                                     "(heuristic / best latency, per shape; Axon Tables 4-5)", target), {"kernel"}, {}};
-      t.columns.insert(t.columns.end(), shapes.begin(), shapes.end());
+                                     "(heuristic / best latency, per shape{}; Axon Tables 4-5)", target,
+                                     dims.empty() ? "" : " " + dims), {"kernel"}, {}};
+      for (const auto& s : shapes) t.columns.push_back(dims.empty() ? s : compact_shape(s));
+      t.columns.push_back("geomean");
+      for (auto& row : rows) {
+        std::vector<double> xs;
+        for (std::size_t i = 1; i < row.size(); ++i) xs.push_back(row[i].number);
+        row.push_back(Cell::num(geomean(xs), "x"));
+      }
       t.rows = std::move(rows);
       out.push_back(std::move(t));
     }
@@ -121,6 +166,25 @@ Table ablation_table(const std::vector<BestRecord>& best) {
   return t;
 }
 
+// Axon Table 6's form: each ablation's latency relative to the full search (best / ablation;
+// below 1.0x is a slowdown), min, max and geomean over the shapes.
+Table ablation_relative_table(const std::vector<BestRecord>& best) {
+  Table t{"ablation_relative", "Ablations relative to the full search (best / ablation latency; Axon Table 6)",
+          {"kernel", "target", "shapes", "no-algebra min", "no-algebra max", "no-algebra geomean", "no-fusion min",
+           "no-fusion max", "no-fusion geomean"}, {}};
+  for (const auto& rows : by_kernel_target(best)) {
+    std::vector<Cell> row{Cell::of(rows[0]->kernel), Cell::of(rows[0]->target), Cell::num(double(rows.size()))};
+    for (double BestRecord::*m : {&BestRecord::no_algebra_ns, &BestRecord::no_fusion_ns}) {
+      std::vector<double> xs;
+      for (const auto* b : rows) xs.push_back(b->latency_ns / (b->*m));
+      auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+      row.insert(row.end(), {Cell::num(*lo, "x"), Cell::num(*hi, "x"), Cell::num(geomean(xs), "x")});
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 double pct(const BestRecord& b) { return 100.0 * b.roofline_ns / b.latency_ns; }
 
 std::vector<Table> roofline_tables(const std::vector<BestRecord>& best, const std::map<std::string, std::string>& suite) {
@@ -151,6 +215,7 @@ Report build_report(const LoadedArchive& l) {
   r.notes = notes(l);
   r.tables = speedup_tables(a.best);
   r.tables.push_back(ablation_table(a.best));
+  r.tables.push_back(ablation_relative_table(a.best));
   for (auto& t : roofline_tables(a.best, suites(l))) r.tables.push_back(std::move(t));
   r.tables.push_back(detail::stage_table(a));
   r.tables.push_back(detail::phase_table(a.meta));

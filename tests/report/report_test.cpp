@@ -2,6 +2,8 @@
 // lookup's exact and nearest rule, the library round trip (and the header-only reader), reports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -161,11 +163,36 @@ TEST(Report, TablesAndGeomeans) {
   Report r = build_report(a);
   ASSERT_FALSE(r.tables.empty());
   EXPECT_EQ(r.tables[0].id, "speedup");
-  EXPECT_EQ(r.tables[0].columns, (std::vector<std::string>{"kernel", "M=1", "M=2"}));
+  EXPECT_EQ(r.tables[0].columns, (std::vector<std::string>{"kernel", "1", "2", "geomean"}));
+  EXPECT_NE(r.tables[0].title.find(" M;"), std::string::npos);
   EXPECT_DOUBLE_EQ(r.tables[0].rows[0][1].number, 3.0);
+  EXPECT_DOUBLE_EQ(r.tables[0].rows[0][3].number, 3.0);
   EXPECT_NE(format_text(r).find("simulated"), std::string::npos);
   EXPECT_NE(format_text(r).find("axon"), std::string::npos);  // the suite from the job's kernel path
   EXPECT_DOUBLE_EQ(geomean({2, 8}), 4.0);
+}
+
+// Axon's column labels (1K = 1024) when every shape names the same dims; full labels otherwise.
+TEST(Report, SpeedupColumnsAreCompactShapes) {
+  auto grid = build_report(loaded("a.h5", "ja", {best("mm", "M=1024,N=2048", 100), best("mm", "M=16384,N=100", 50)}));
+  EXPECT_EQ(grid.tables[0].columns, (std::vector<std::string>{"kernel", "1Kx2K", "16Kx100", "geomean"}));
+  EXPECT_NE(grid.tables[0].title.find(" M x N;"), std::string::npos);
+  auto mixed = build_report(loaded("a.h5", "ja", {best("mm", "M=1024,N=2048", 100), best("mm", "M=1024", 50)}));
+  EXPECT_EQ(mixed.tables[0].columns, (std::vector<std::string>{"kernel", "M=1024,N=2048", "M=1024", "geomean"}));
+}
+
+// Axon Table 6: best / ablation latency, min, max, geomean over shapes.
+TEST(Report, AblationRelativeToTheFullSearch) {
+  auto rows = std::vector{best("mm", "M=1", 100), best("mm", "M=2", 100)};
+  rows[1].no_algebra_ns = 400;  // 0.25x at M=2, 0.5x at M=1
+  Report r = build_report(loaded("a.h5", "ja", rows));
+  auto t = std::find_if(r.tables.begin(), r.tables.end(), [](const Table& x) { return x.id == "ablation_relative"; });
+  ASSERT_NE(t, r.tables.end());
+  ASSERT_EQ(t->rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(t->rows[0][3].number, 0.25);
+  EXPECT_DOUBLE_EQ(t->rows[0][4].number, 0.5);
+  EXPECT_NEAR(t->rows[0][5].number, std::sqrt(0.125), 1e-12);
+  EXPECT_NEAR(t->rows[0][8].number, 1 / 1.5, 1e-12);
 }
 
 }  // namespace
