@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads a tilesweep HDF5 archive (schema: results/README.md) and prints a summary.
+"""Reads a tilesweep HDF5 archive (schema: results/README.md; versions 1 and 2) and prints a summary.
 
 Prints the /meta provenance and status, the row count of every table and the /best table
 (latency, roofline, % of roofline, speedup over the heuristic baseline). Exits 2 with a message
@@ -9,8 +9,8 @@ Usage: python3 scripts/read_archive.py ARCHIVE.h5
 Needs h5py and numpy (Debian: python3-h5py); uses pandas for the table when it is installed.
 
 As a library: `load(path)` returns (meta dict, {table name: numpy structured array}) with text
-columns decoded to str (meta also gets "<table>_rows" counts); `frames(path)` returns pandas
-DataFrames.
+columns decoded to str (meta also gets "<table>_rows" counts) and a version-1 archive's tables
+given the version-2 columns; `frames(path)` returns pandas DataFrames.
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ import h5py
 import numpy as np
 
 FORMAT = "tilesweep-archive"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+OLDEST_READABLE = 1  # version 1: one device only, no sharding / compute_ns (and /best collective_ns) columns
 TABLES = ("candidates", "best", "proofs", "progress")
 
 
@@ -44,6 +45,28 @@ def _decode(table: np.ndarray) -> np.ndarray:
     return out
 
 
+def _upgrade(table: np.ndarray) -> np.ndarray:
+    """Adds the columns a version-1 table lacks, as tilesweep reads them: sharding "", compute_ns =
+    latency_ns, collective_ns 0 (version 1 archives are one device only)."""
+    names = table.dtype.names
+    if "mesh" not in names or "sharding" in names:
+        return table
+    extra = [("sharding", object)]
+    if "latency_ns" in names:
+        extra.append(("compute_ns", "<f8"))
+        if "collective_ns" not in names:
+            extra.append(("collective_ns", "<f8"))
+    out = np.empty(table.shape, dtype=[(n, table.dtype[n]) for n in names] + extra)
+    for n in names:
+        out[n] = table[n]
+    out["sharding"] = ""
+    if "latency_ns" in names:
+        out["compute_ns"] = table["latency_ns"]
+        if "collective_ns" not in names:
+            out["collective_ns"] = 0.0
+    return out
+
+
 def read_meta(f: h5py.File, path: str) -> dict:
     def not_archive(what: str) -> BadArchive:
         return BadArchive(f"not a tilesweep archive: '{path}' {what}")
@@ -54,8 +77,9 @@ def read_meta(f: h5py.File, path: str) -> dict:
     if _text(attrs.get("format", "")) != FORMAT:
         raise not_archive(f'has no /meta attribute format = "{FORMAT}"')
     version = int(attrs.get("schema_version", -1))
-    if version != SCHEMA_VERSION:
-        raise not_archive(f"has schema version {version} (this script reads version {SCHEMA_VERSION})")
+    if not OLDEST_READABLE <= version <= SCHEMA_VERSION:
+        raise not_archive(f"has schema version {version} (this script reads versions {OLDEST_READABLE} to "
+                          f"{SCHEMA_VERSION})")
     meta = {k: (_text(v) if isinstance(v, (bytes, str)) else v) for k, v in attrs.items()}
     for keys, values, name in (("target_names", "target_texts", "targets"),
                                ("kernel_files", "kernel_sources", "kernel_sources"),
@@ -81,7 +105,7 @@ def load(path: str, tables=TABLES):
                     raise BadArchive(f"not a tilesweep archive: '{path}' has no /{name} table")
                 meta[f"{name}_rows"] = f[name].shape[0]
                 if name in tables:
-                    out[name] = _decode(f[name][()])
+                    out[name] = _upgrade(_decode(f[name][()]))
     except (OSError, KeyError, ValueError) as e:
         raise BadArchive(f"truncated or corrupt HDF5 file: '{path}' ({e})")
     return meta, out
@@ -103,14 +127,15 @@ def _ns(v: float) -> str:
 
 
 def best_rows(best: np.ndarray) -> list[list[str]]:
-    rows = [["kernel", "target", "shape", "mesh", "latency_ns", "roofline_ns", "%roof", "heuristic_ns",
-             "speedup", "candidates", "infeasible"]]
+    rows = [["kernel", "target", "shape", "mesh", "sharding", "latency_ns", "collective_ns", "roofline_ns", "%roof",
+             "heuristic_ns", "speedup", "candidates", "infeasible"]]
     for r in best:
         lat, roof, heur = float(r["latency_ns"]), float(r["roofline_ns"]), float(r["heuristic_ns"])
         pct = "-" if math.isnan(lat) or math.isnan(roof) or lat <= 0 else f"{100 * roof / lat:.1f}"
         speedup = "-" if math.isnan(lat) or math.isnan(heur) or lat <= 0 else f"{heur / lat:.2f}x"
-        rows.append([r["kernel"], r["target"], r["shape"], r["mesh"], _ns(lat), _ns(roof), pct, _ns(heur),
-                     speedup, str(r["candidates"]), str(r["infeasible"])])
+        rows.append([r["kernel"], r["target"], r["shape"], r["mesh"], r["sharding"] or "-", _ns(lat),
+                     _ns(float(r["collective_ns"])), _ns(roof), pct, _ns(heur), speedup, str(r["candidates"]),
+                     str(r["infeasible"])])
     return rows
 
 

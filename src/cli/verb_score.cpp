@@ -9,9 +9,8 @@
 
 #include "args.h"
 #include "tilesweep/ir/frontend.h"
-#include "tilesweep/mesh/mesh_cost.h"
-#include "tilesweep/mesh/sharding.h"
-#include "tilesweep/mesh/topology.h"
+#include "tilesweep/mesh/mesh_shape.h"
+#include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
 #include "tilesweep/sweep/score.h"
 #include "verbs.h"
@@ -27,12 +26,17 @@ struct ScoreOpts {
   std::vector<std::string> ops;
 };
 
-// One searched configuration: a sharding (or none) and its best candidates.
+// One searched configuration: a sharding (or none) and its best candidates. Latencies on the
+// mesh: setting.latency of the simulated local ones.
 struct Outcome {
-  std::string sharding = "none";
+  sweep::MeshSetting setting;
   sweep::RangeResult range;
-  double heuristic_ns = NAN, collective_ns = 0, best_ns = INFINITY;
+  double heuristic_ns = NAN, best_ns = INFINITY;
   std::vector<std::string> configs;  // per top entry
+
+  std::string sharding() const { return setting.sharding.empty() ? "none" : setting.sharding; }
+  // A local latency (a baseline, infinite when none) on the mesh.
+  double mesh_ns(double local_ns) const { return std::isfinite(local_ns) ? setting.latency(local_ns) : local_ns; }
 };
 
 std::string json_string(const std::string& s) {
@@ -50,58 +54,62 @@ std::string json_string(const std::string& s) {
 
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "null"; }
 
-Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, const sem::DimEnv& dims, const ScoreOpts& o) {
+// Searches the local shape of `setting`.
+Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::MeshSetting setting, const ScoreOpts& o) {
   lower::SpaceOptions so;
   so.max_block = o.max_block;
   so.max_lowerings = o.max_lowerings;
-  lower::CandidateSpace space(pk.space_variants(), t, dims, so);
+  lower::CandidateSpace space(pk.space_variants(), t, setting.local, so);
   Outcome out;
+  out.setting = std::move(setting);
   out.range = sweep::score_range(space, 0, space.size(), t, static_cast<std::size_t>(o.top));
   if (auto h = space.heuristic()) {
     auto s = sweep::score_program(*h, t);
-    if (s.feasible) out.heuristic_ns = s.sim.latency_ns;
+    if (s.feasible) out.heuristic_ns = out.setting.latency(s.sim.latency_ns);
   }
   for (const auto& c : out.range.top) out.configs.push_back(space.describe(c.index));
-  if (!out.range.top.empty()) out.best_ns = out.range.top.front().sim.latency_ns;
+  if (!out.range.top.empty()) out.best_ns = out.setting.latency(out.range.top.front().sim.latency_ns);
   return out;
 }
 
-void print_text(const Outcome& r, const sim::Roofline& roof, std::int64_t scored, std::int64_t infeasible, double seconds) {
+void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, double seconds) {
+  const sim::Roofline& roof = r.setting.roofline;
   std::cout << fmt::format("roofline bound {:.2f} us (memory {:.2f}, matmul {:.2f}, other {:.2f}); sharding {}\n", roof.bound_ns / 1e3,
-                           roof.memory_ns / 1e3, roof.matmul_ns / 1e3, roof.other_ns / 1e3, r.sharding);
+                           roof.memory_ns / 1e3, roof.matmul_ns / 1e3, roof.other_ns / 1e3, r.sharding());
   std::cout << fmt::format("{} candidates scored, {} infeasible, {:.2f} s\n", scored, infeasible, seconds);
   std::cout << fmt::format("baselines: heuristic {:.2f} us, no-algebra {:.2f} us, no-fusion {:.2f} us\n", r.heuristic_ns / 1e3,
-                           r.range.no_algebra_ns / 1e3, r.range.no_fusion_ns / 1e3);
+                           r.mesh_ns(r.range.no_algebra_ns) / 1e3, r.mesh_ns(r.range.no_fusion_ns) / 1e3);
   std::cout << "rank  index      latency_us  %roofline  tensor_us vector_us scalar_us gpsimd_us dma_us  config\n";
   for (std::size_t i = 0; i < r.range.top.size(); ++i) {
     const auto& c = r.range.top[i];
     const auto& b = c.sim.busy_ns;
-    double lat = c.sim.latency_ns + r.collective_ns;
+    double lat = r.setting.latency(c.sim.latency_ns);
     std::cout << fmt::format("{:<5} {:<10} {:>10.2f} {:>9.1f}% {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>7.2f}  {}\n", i + 1, c.index,
                              lat / 1e3, 100 * roof.bound_ns / lat, b[0] / 1e3, b[1] / 1e3, b[2] / 1e3, b[3] / 1e3, b[4] / 1e3,
                              r.configs[i]);
   }
 }
 
-void print_json(const Outcome& r, const sim::Roofline& roof, std::int64_t scored, std::int64_t infeasible, double seconds) {
+void print_json(const Outcome& r, std::int64_t scored, std::int64_t infeasible, double seconds) {
+  const sim::Roofline& roof = r.setting.roofline;
   std::string top;
   for (std::size_t i = 0; i < r.range.top.size(); ++i) {
     const auto& c = r.range.top[i];
     const auto& b = c.sim.busy_ns;
+    const double lat = r.setting.latency(c.sim.latency_ns);
     top += fmt::format(
         "{}{{\"index\": {}, \"latency_ns\": {}, \"percent_of_roofline\": {}, \"busy_ns\": {{\"tensor\": {}, \"vector\": {}, "
         "\"scalar\": {}, \"gpsimd\": {}, \"dma\": {}}}, \"hbm_read_bytes\": {}, \"hbm_write_bytes\": {}, \"sbuf_peak_bytes\": {}, "
         "\"psum_peak_bytes\": {}, \"collective_ns\": {}, \"config\": {}}}",
-        i ? ", " : "", c.index, json_number(c.sim.latency_ns + r.collective_ns),
-        json_number(100 * roof.bound_ns / (c.sim.latency_ns + r.collective_ns)), json_number(b[0]), json_number(b[1]),
+        i ? ", " : "", c.index, json_number(lat), json_number(100 * roof.bound_ns / lat), json_number(b[0]), json_number(b[1]),
         json_number(b[2]), json_number(b[3]), json_number(b[4]), json_number(c.sim.hbm_read_bytes), json_number(c.sim.hbm_write_bytes),
-        c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes, json_number(r.collective_ns), json_string(r.configs[i]));
+        c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes, json_number(r.setting.collective_ns), json_string(r.configs[i]));
   }
   std::cout << fmt::format(
       "{{\"best_ns\": {}, \"roofline_ns\": {}, \"sharding\": {}, \"baselines\": {{\"heuristic_ns\": {}, \"no_algebra_ns\": {}, "
       "\"no_fusion_ns\": {}}}, \"candidates_scored\": {}, \"infeasible\": {}, \"seconds\": {:.3f}, \"simulated\": true, \"top\": [{}]}}\n",
-      json_number(r.best_ns), json_number(roof.bound_ns), json_string(r.sharding), json_number(r.heuristic_ns),
-      json_number(r.range.no_algebra_ns), json_number(r.range.no_fusion_ns), scored, infeasible, seconds, top);
+      json_number(r.best_ns), json_number(roof.bound_ns), json_string(r.sharding()), json_number(r.heuristic_ns),
+      json_number(r.mesh_ns(r.range.no_algebra_ns)), json_number(r.mesh_ns(r.range.no_fusion_ns)), scored, infeasible, seconds, top);
 }
 
 }  // namespace
@@ -140,38 +148,22 @@ VerbRun add_score(CLI::App& app) {
     popts.propagate.max_variants = o->max_variants;
     sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, synth, popts, &verdicts);
     verdicts.save();
-    sim::Roofline roof = sim::roofline(k, dims, t);
-    if (shape.devices() > 1) {
-      // On a mesh the bound is the whole kernel's work and traffic spread evenly over the devices.
-      double d = shape.devices();
-      roof.memory_ns /= d, roof.matmul_ns /= d, roof.other_ns /= d, roof.bound_ns /= d;
-    }
-    Outcome best;
+    // Each setting (one device, or each sharding on the mesh): search the local shape, add the
+    // collectives (alpha-beta on the target's topology). The first best wins ties.
+    std::optional<Outcome> best;
     std::int64_t scored = 0, infeasible = 0;
-    if (shape.devices() == 1) {
-      best = search(pk, t, dims, *o);
-      scored = best.range.scored, infeasible = best.range.infeasible;
-    } else {
-      // Each sharding: search the local shape, add its collectives (alpha-beta on the target's topology).
-      mesh::Topology topo = mesh::topology_for(t);
-      for (const auto& choice : mesh::sharding_choices(k, shape, dims)) {
-        auto local = choice.local_dims(dims);
-        if (!local) continue;
-        Outcome r = search(pk, t, *local, *o);
-        r.sharding = choice.text;
-        r.collective_ns = mesh::mesh_cost(0, choice.collectives(dims), shape, topo).total_ns;
-        r.best_ns += r.collective_ns;
-        scored += r.range.scored, infeasible += r.range.infeasible;
-        if (r.best_ns < best.best_ns) best = std::move(r);
-      }
+    for (sweep::MeshSetting& setting : sweep::mesh_settings(k, dims, t, shape)) {
+      Outcome r = search(pk, t, std::move(setting), *o);
+      scored += r.range.scored, infeasible += r.range.infeasible;
+      if (!best || r.best_ns < best->best_ns) best = std::move(r);
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (o->json) print_json(best, roof, scored, infeasible, seconds);
+    if (o->json) print_json(*best, scored, infeasible, seconds);
     else {
       std::cout << fmt::format("kernel {} on {} at {} (simulated latencies; target description {})\n", k.name, t.name, o->shape, t.name);
-      print_text(best, roof, scored, infeasible, seconds);
+      print_text(*best, scored, infeasible, seconds);
     }
-    return best.range.top.empty() ? 1 : 0;
+    return best->range.top.empty() ? 1 : 0;
   };
 }
 

@@ -142,9 +142,9 @@ Handle open_file(const Hdf5& h) {
 
 Meta checked_meta(const Hdf5& h, hid_t file) {
   Meta m = detail::read_meta(h, file);
-  if (m.schema_version != kSchemaVersion)
-    not_archive(h.path(), fmt::format("has schema version {} (this tilesweep reads version {})",
-                                      m.schema_version, kSchemaVersion));
+  if (m.schema_version < kOldestReadableSchema || m.schema_version > kSchemaVersion)
+    not_archive(h.path(), fmt::format("has schema version {} (this tilesweep reads versions {} to {})",
+                                      m.schema_version, kOldestReadableSchema, kSchemaVersion));
   return m;
 }
 
@@ -168,10 +168,16 @@ Archive read_archive(const std::string& path) {
   return with_archive(path, [](const Hdf5& h, hid_t file) {
     Archive a;
     a.meta = checked_meta(h, file);
-    a.candidates = detail::read_table<CandidateRecord>(h, file);
-    a.best = detail::read_table<BestRecord>(h, file);
-    a.proofs = detail::read_table<ProofRecord>(h, file);
-    a.progress = detail::read_table<ProgressRecord>(h, file);
+    const int v = static_cast<int>(a.meta.schema_version);
+    a.candidates = detail::read_table<CandidateRecord>(h, file, v);
+    a.best = detail::read_table<BestRecord>(h, file, v);
+    a.proofs = detail::read_table<ProofRecord>(h, file, v);
+    a.progress = detail::read_table<ProgressRecord>(h, file, v);
+    if (v < 2) {  // one device only: the compute time is the latency (sharding "", no collectives)
+      for (auto& c : a.candidates) c.compute_ns = c.latency_ns;
+      for (auto& b : a.best) b.compute_ns = b.latency_ns, b.collective_ns = 0;
+    }
+    a.meta.schema_version = kSchemaVersion;  // what it now is in memory (and is written as)
     return a;
   });
 }

@@ -180,7 +180,7 @@ Meta read_meta(const Hdf5& h, hid_t file) {
   Handle g = open_meta_group(h, file);
   Meta m;
   m.schema_version = get_i64(h, g, "schema_version");
-  if (m.schema_version != kSchemaVersion) return m;  // the caller refuses it
+  if (m.schema_version < kOldestReadableSchema || m.schema_version > kSchemaVersion) return m;  // the caller refuses it
   m.tool_version = get_text(h, g, "tool_version");
   m.git_commit = get_text(h, g, "git_commit");
   m.job_name = get_text(h, g, "job_name");

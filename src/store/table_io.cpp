@@ -20,11 +20,13 @@ constexpr unsigned kDeflateLevel = 4;
 // not widen every row of a million-row table.
 constexpr std::size_t kMaxFixedText = 1024;
 
-// Where one column sits in a packed row. A variable-length text column holds a char pointer.
+// Where one column sits in a packed row. A variable-length text column holds a char pointer;
+// an absent one (an older file's) takes no bytes.
 struct Slot {
   std::size_t offset = 0;
   std::size_t size = 0;
   bool var = false;
+  bool absent = false;
 };
 
 struct Layout {
@@ -69,6 +71,7 @@ void put(const Column<Rec>& col, const Rec& rec, char* row, Slot slot) {
 
 template <class Rec>
 void get(const Column<Rec>& col, Rec& rec, const char* row, Slot slot) {
+  if (slot.absent) return;
   const char* src = row + slot.offset;
   visit_value(col, rec, [&](auto& v) {
     using V = std::decay_t<decltype(v)>;
@@ -123,6 +126,7 @@ Handle row_type(const Hdf5& h, const Layout& layout) {
   auto cols = Table<Rec>::columns();
   Handle t = h.own(H5Tcreate(H5T_COMPOUND, layout.row), H5Tclose, "create compound type");
   for (std::size_t i = 0; i < cols.size(); ++i) {
+    if (layout.slots[i].absent) continue;
     Handle m = member_type(h, cols[i], layout.slots[i]);
     h.ok(H5Tinsert(t, cols[i].name, layout.slots[i].offset, m),
          fmt::format("add column '{}'", cols[i].name));
@@ -213,9 +217,10 @@ void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows) {
 
 namespace {
 
-// The read layout: the file's string widths, our number sizes; every column must exist.
+// The read layout: the file's string widths, our number sizes; every column must exist, but
+// those added after the file's schema `version`.
 template <class Rec>
-Layout read_layout(const Hdf5& h, hid_t ds) {
+Layout read_layout(const Hdf5& h, hid_t ds, int version) {
   Handle ftype = h.own(H5Dget_type(ds), H5Tclose, "get row type");
   if (H5Tget_class(ftype) != H5T_COMPOUND)
     throw LayoutError(fmt::format("/{} is not a table", Table<Rec>::name));
@@ -224,6 +229,10 @@ Layout read_layout(const Hdf5& h, hid_t ds) {
     int idx = H5Tget_member_index(ftype, col.name);
     if (idx < 0) {
       H5Eclear2(H5E_DEFAULT);
+      if (col.since > version) {
+        slots.push_back({0, 0, false, true});
+        continue;
+      }
       throw LayoutError(fmt::format("/{} has no column '{}'", Table<Rec>::name, col.name));
     }
     if (!is_text(col)) {
@@ -260,12 +269,12 @@ struct VlenGuard {
 }  // namespace
 
 template <class Rec>
-std::vector<Rec> read_table(const Hdf5& h, hid_t file) {
+std::vector<Rec> read_table(const Hdf5& h, hid_t file, int version) {
   const char* name = Table<Rec>::name;
   if (!h.yes(H5Lexists(file, name, H5P_DEFAULT), fmt::format("look for /{}", name)))
     throw LayoutError(fmt::format("has no /{} table", name));
   Handle ds = h.own(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, fmt::format("open /{}", name));
-  Layout layout = read_layout<Rec>(h, ds);
+  Layout layout = read_layout<Rec>(h, ds, version);
   Handle type = row_type<Rec>(h, layout);
   Handle space = h.own(H5Dget_space(ds), H5Sclose, "get dataspace");
   hsize_t n = 0;
@@ -289,7 +298,7 @@ std::vector<Rec> read_table(const Hdf5& h, hid_t file) {
 
 #define TS_STORE_TABLE(Rec)                                                         \
   template void write_table<Rec>(const Hdf5&, hid_t, std::span<const Rec>);         \
-  template std::vector<Rec> read_table<Rec>(const Hdf5&, hid_t);
+  template std::vector<Rec> read_table<Rec>(const Hdf5&, hid_t, int);
 TS_STORE_TABLE(CandidateRecord)
 TS_STORE_TABLE(BestRecord)
 TS_STORE_TABLE(ProofRecord)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hdf5_handle.h"
+#include "tilesweep/store/schema.h"
 
 namespace ts::store::detail {
 
@@ -22,8 +23,9 @@ class LayoutError : public std::runtime_error {
 template <class Rec>
 void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows);
 
-// Reads /<Table<Rec>::name>. Throws LayoutError or Hdf5Error.
+// Reads /<Table<Rec>::name> of a file of schema `version`: a column added after it (Column::since)
+// may be missing and then keeps its default. Throws LayoutError or Hdf5Error.
 template <class Rec>
-std::vector<Rec> read_table(const Hdf5& h, hid_t file);
+std::vector<Rec> read_table(const Hdf5& h, hid_t file, int version = kSchemaVersion);
 
 }  // namespace ts::store::detail

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -30,19 +31,35 @@ Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& s
   auto t0 = std::chrono::steady_clock::now();
   verdicts_.absorb(shared_verdicts);
   for (const auto& jk : job.kernels) modules_.push_back(ir::parse_module(jk.source, jk.file, sem::OpTable::builtin()));
+  if (job.mesh)
+    for (const auto& m : job.mesh->shapes) meshes_.push_back(mesh::parse_mesh_shape(m.text));
+  else
+    meshes_.push_back(mesh::MeshShape{{1}});
+  std::optional<mesh::TopologyKind> topology;
+  if (job.mesh && !job.mesh->topology.empty()) topology = mesh::parse_topology(job.mesh->topology);
   std::vector<std::int64_t> sizes;
   for (int k = 0; k < static_cast<int>(job.kernels.size()); ++k) {
     const JobKernel& jk = job.kernels[k];
     for (int t = 0; t < static_cast<int>(job.targets.size()); ++t) {
       const PreparedKernel& pk = prepare(k, t);
+      const sim::Target& machine = sim::builtin_target(job.targets[t]);
       for (int s = 0; s < static_cast<int>(jk.shapes.size()); ++s) {
-        SpaceEntry e{k, t, s, jk.label, job.targets[t], shape_text(jk.shapes[s]), shape_env(jk.shapes[s]),
-                     &sim::builtin_target(job.targets[t]), &pk, 0, nullptr};
-        e.roofline_ns = sim::roofline(pk.variants.variants[0].kernel, e.dims, *e.machine).bound_ns;
-        e.space = std::make_unique<lower::CandidateSpace>(pk.space_variants(), *e.machine, e.dims,
-                                                          space_options(job.search));
-        sizes.push_back(e.space->size());
-        spaces_.push_back(std::move(e));
+        for (int m = 0; m < static_cast<int>(meshes_.size()); ++m, ++keys_) {
+          for (MeshSetting& setting :
+               mesh_settings(pk.variants.variants[0].kernel, shape_env(jk.shapes[s]), machine, meshes_[m], topology)) {
+            SpaceEntry e;
+            e.kernel = k, e.target = t, e.shape = s, e.mesh = m, e.key = keys_;
+            e.label = jk.label, e.target_name = job.targets[t], e.shape_name = shape_text(jk.shapes[s]);
+            e.dims = setting.local;
+            e.roofline_ns = setting.roofline.bound_ns;
+            e.setting = std::move(setting);
+            e.machine = &machine, e.prepared = &pk;
+            e.space = std::make_unique<lower::CandidateSpace>(pk.space_variants(), machine, e.dims,
+                                                              space_options(job.search));
+            sizes.push_back(e.space->size());
+            spaces_.push_back(std::move(e));
+          }
+        }
       }
     }
   }

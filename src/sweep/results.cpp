@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <tuple>
 
 #include "tilesweep/lower/fusion.h"
@@ -13,42 +12,58 @@ namespace ts::sweep {
 
 namespace {
 
-bool row_better(const store::CandidateRecord& a, const store::CandidateRecord& b) {
-  double la = std::isnan(a.latency_ns) ? INFINITY : a.latency_ns, lb = std::isnan(b.latency_ns) ? INFINITY : b.latency_ns;
-  return std::tie(la, a.index) < std::tie(lb, b.index);
+// A kept row and the space it came from (its unit's).
+struct Row {
+  int space = 0;
+  store::CandidateRecord rec;
+};
+
+// Best first: mesh latency, then job order of the space (the sharding), then candidate index.
+bool row_better(const Row& a, const Row& b) {
+  double la = std::isnan(a.rec.latency_ns) ? INFINITY : a.rec.latency_ns;
+  double lb = std::isnan(b.rec.latency_ns) ? INFINITY : b.rec.latency_ns;
+  return std::tie(la, a.space, a.rec.index) < std::tie(lb, b.space, b.rec.index);
 }
 
+// The heuristic baseline in space `e`, on its mesh.
 double heuristic_ns(const SpaceEntry& e) {
   try {
     auto p = e.space->heuristic();
     if (!p) return store::kNotComputed;
     CandidateScore s = score_program(*p, *e.machine);
-    return s.feasible ? s.sim.latency_ns : store::kNotComputed;
+    return s.feasible ? e.latency(s.sim.latency_ns) : store::kNotComputed;
   } catch (const lower::Unsupported&) {
     return store::kNotComputed;
   }
 }
 
-struct SpaceRows {
-  std::vector<store::CandidateRecord> rows;
+// The rows of one (kernel, target, shape, mesh): every sharding's.
+struct KeyRows {
+  int first_space = -1;
+  std::vector<Row> rows;
   std::int64_t scored = 0, infeasible = 0;
 };
 
-store::BestRecord best_row(const Plan& plan, const SpaceEntry& e, SpaceRows& sr) {
+store::BestRecord best_row(const Plan& plan, const KeyRows& kr) {
+  const SpaceEntry& first = plan.spaces()[kr.first_space];
   store::BestRecord b;
-  b.kernel = e.label, b.target = e.target_name, b.shape = e.shape_name;
-  b.roofline_ns = e.roofline_ns, b.index = -1;
-  b.candidates = sr.scored, b.infeasible = sr.infeasible;
-  if (!sr.rows.empty()) {
-    const auto& r = sr.rows.front();
-    b.variant = r.variant, b.choice = r.choice, b.index = r.index, b.config = r.config;
-    b.latency_ns = r.latency_ns, b.busy_ns = r.busy_ns;
+  b.kernel = first.label, b.target = first.target_name, b.shape = first.shape_name, b.mesh = first.setting.mesh;
+  b.roofline_ns = first.roofline_ns, b.index = -1;
+  b.candidates = kr.scored, b.infeasible = kr.infeasible;
+  const SpaceEntry* chosen = &first;  // the best row's space: its sharding, its heuristic
+  if (!kr.rows.empty()) {
+    const Row& r = kr.rows.front();
+    chosen = &plan.spaces()[r.space];
+    b.sharding = r.rec.sharding, b.variant = r.rec.variant, b.choice = r.rec.choice, b.index = r.rec.index;
+    b.config = r.rec.config, b.latency_ns = r.rec.latency_ns, b.compute_ns = r.rec.compute_ns;
+    b.collective_ns = r.rec.collective_ns, b.busy_ns = r.rec.busy_ns;
   }
   if (!plan.job().search.ablations) return b;
-  b.heuristic_ns = heuristic_ns(e);
-  for (const auto& r : sr.rows) {
-    if (r.variant == 0 && std::isnan(b.no_algebra_ns)) b.no_algebra_ns = r.latency_ns;
-    if (std::isnan(b.no_fusion_ns) && !e.space->decode(r.index).fused) b.no_fusion_ns = r.latency_ns;
+  b.heuristic_ns = heuristic_ns(*chosen);
+  for (const auto& r : kr.rows) {
+    if (r.rec.variant == 0 && std::isnan(b.no_algebra_ns)) b.no_algebra_ns = r.rec.latency_ns;
+    if (std::isnan(b.no_fusion_ns) && !plan.spaces()[r.space].space->decode(r.rec.index).fused)
+      b.no_fusion_ns = r.rec.latency_ns;
   }
   return b;
 }
@@ -56,29 +71,32 @@ store::BestRecord best_row(const Plan& plan, const SpaceEntry& e, SpaceRows& sr)
 }  // namespace
 
 SweepRows assemble(const Plan& plan, const std::vector<store::UnitResult>& units) {
-  std::vector<SpaceRows> per(plan.spaces().size());
+  std::vector<KeyRows> per(static_cast<std::size_t>(plan.keys()));
+  for (int s = static_cast<int>(plan.spaces().size()) - 1; s >= 0; --s) per[plan.spaces()[s].key].first_space = s;
   SweepRows out;
   for (const auto& u : units) {
     if (u.progress.unit < 0 || u.progress.unit >= static_cast<std::int64_t>(plan.units().size())) continue;
-    SpaceRows& sr = per[plan.units()[u.progress.unit].space];
-    sr.scored += u.progress.candidates;
+    const int space = plan.units()[u.progress.unit].space;
+    KeyRows& kr = per[plan.spaces()[space].key];
+    kr.scored += u.progress.candidates;
     for (const auto& r : u.candidates) {
       if (is_summary(r))
-        sr.infeasible += r.choice;
+        kr.infeasible += r.choice;
       else
-        sr.rows.push_back(r);
+        kr.rows.push_back({space, r});
     }
     out.progress.push_back(u.progress);
   }
   const std::int64_t keep = plan.job().search.keep_top;
-  for (std::size_t s = 0; s < per.size(); ++s) {
-    auto& rows = per[s].rows;
+  for (auto& kr : per) {
+    auto& rows = kr.rows;
     std::sort(rows.begin(), rows.end(), row_better);
-    rows.erase(std::unique(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.index == b.index; }),
+    rows.erase(std::unique(rows.begin(), rows.end(),
+                           [](const Row& a, const Row& b) { return a.space == b.space && a.rec.index == b.rec.index; }),
                rows.end());
-    out.best.push_back(best_row(plan, plan.spaces()[s], per[s]));
+    out.best.push_back(best_row(plan, kr));
     auto n = keep == kKeepAll ? rows.size() : std::min(rows.size(), static_cast<std::size_t>(keep));
-    out.candidates.insert(out.candidates.end(), rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n));
+    for (std::size_t i = 0; i < n; ++i) out.candidates.push_back(std::move(rows[i].rec));
   }
   std::sort(out.progress.begin(), out.progress.end(), [](const auto& a, const auto& b) { return a.unit < b.unit; });
   return out;

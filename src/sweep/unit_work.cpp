@@ -27,12 +27,16 @@ store::CandidateRecord candidate_record(const SpaceEntry& e, const CandidateScor
   r.kernel = e.label;
   r.target = e.target_name;
   r.shape = e.shape_name;
+  r.mesh = e.setting.mesh;
+  r.sharding = e.setting.sharding;
   r.variant = c.variant;
   r.choice = choice_id(c, 64);  // max_lowerings <= 64
   r.config = e.space->describe(s.index);
   r.feasible = s.feasible;
   r.reason = s.reason;
-  r.latency_ns = s.feasible ? s.sim.latency_ns : store::kNotComputed;
+  r.compute_ns = s.feasible ? s.sim.latency_ns : store::kNotComputed;
+  r.latency_ns = s.feasible ? e.latency(s.sim.latency_ns) : store::kNotComputed;
+  r.collective_ns = e.setting.collective_ns;
   r.roofline_ns = e.roofline_ns;
   for (int i = 0; i < store::kEngineCount; ++i) r.busy_ns[i] = s.sim.busy_ns[i];
   r.hbm_read_bytes = static_cast<std::int64_t>(s.sim.hbm_read_bytes);
@@ -62,11 +66,13 @@ store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_
     if (kept.insert(s.index).second) all.top.push_back(std::move(s));
   std::sort(all.top.begin(), all.top.end(), better);
   store::UnitResult out;
-  out.progress = {u.id, e.label, e.target_name, e.shape_name, "1", u.first, u.count, rank, 0, all.scored};
+  out.progress = {u.id, e.label, e.target_name, e.shape_name, e.setting.mesh, e.setting.sharding,
+                  u.first, u.count, rank, 0, all.scored};
   for (const auto& s : all.top) out.candidates.push_back(candidate_record(e, s));
   for (auto& r : out.candidates) r.rank = rank, r.unit = u.id;
   store::CandidateRecord summary;
   summary.kernel = e.label, summary.target = e.target_name, summary.shape = e.shape_name;
+  summary.mesh = e.setting.mesh, summary.sharding = e.setting.sharding;
   summary.index = -1, summary.reason = kSummaryReason, summary.choice = all.infeasible;
   summary.rank = rank, summary.unit = u.id;
   out.candidates.push_back(summary);

@@ -177,7 +177,14 @@ TEST_F(ArchiveTest, BadInputs) {
          a.meta.schema_version = 99;
          write_archive(p, a);
        },
-       "not a tilesweep archive: '<p>' has schema version 99 (this tilesweep reads version 1)"},
+       "not a tilesweep archive: '<p>' has schema version 99 (this tilesweep reads versions 1 to 2)"},
+      {"schema before the first",
+       [](auto& p) {
+         Archive a;
+         a.meta.schema_version = 0;
+         write_archive(p, a);
+       },
+       "not a tilesweep archive: '<p>' has schema version 0 (this tilesweep reads versions 1 to 2)"},
       {"missing table", [&](auto& p) { write_archive(p, good); drop(p, "progress"); },
        "not a tilesweep archive: '<p>' has no /progress table"},
       {"truncated to 90%", [&](auto& p) { write_archive(p, good); truncate_to(p, 0.9); },

@@ -25,6 +25,7 @@ CandidateRecord sample_candidate(std::int64_t i) {
   r.target = kTargets[i % 3];
   r.shape = shape_of(i);
   r.mesh = i % 5 == 0 ? "2x2" : "1";
+  r.sharding = i % 5 == 0 ? "M:x,K:y+rs" : "";
   r.variant = static_cast<std::int32_t>(i % 11);
   r.choice = i * 7919 + (std::int64_t{1} << 40);
   r.config = fmt::format("strip=128x{};block={};tile=128x512;fuse={};engines=TVS;bufs={}",
@@ -32,6 +33,7 @@ CandidateRecord sample_candidate(std::int64_t i) {
   r.feasible = i % 4 != 3;
   r.reason = r.feasible ? "" : fmt::format("SBUF overflow: {} bytes > 24 MiB", 25000000 + i);
   r.latency_ns = r.feasible ? 1000.0 + 0.125 * i : kNotComputed;
+  r.compute_ns = r.feasible ? 900.0 + 0.125 * i : kNotComputed;
   r.roofline_ns = 900.5;
   r.busy_ns = busy_of(i);
   r.hbm_read_bytes = i * 4096;
@@ -58,6 +60,8 @@ BestRecord sample_best(std::int64_t i) {
   r.index = 1000 + i;
   r.config = "strip=128x2048;block=4;tile=128x512;fuse=1;engines=TVS;bufs=2";
   r.latency_ns = 1234.5 + i;
+  r.compute_ns = 1200.5 + i;
+  r.collective_ns = 34.0;
   r.roofline_ns = 1000.25;
   r.busy_ns = busy_of(i);
   r.heuristic_ns = 2000.0 + i;
@@ -126,16 +130,16 @@ UnitResult sample_unit(std::int64_t unit, std::int64_t candidates) {
 
 std::string dump(const CandidateRecord& r) {
   return fmt::format(
-      "{}|{}|{}|{}|v{}|c{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|chk{}|r{}|i{}|u{}", r.kernel, r.target,
-      r.shape, r.mesh, r.variant, r.choice, r.config, r.feasible, r.reason, r.latency_ns,
-      r.roofline_ns, r.busy_ns, r.hbm_read_bytes, r.hbm_write_bytes, r.sbuf_peak_bytes,
+      "{}|{}|{}|{}|{}|v{}|c{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|chk{}|r{}|i{}|u{}", r.kernel, r.target,
+      r.shape, r.mesh, r.sharding, r.variant, r.choice, r.config, r.feasible, r.reason, r.latency_ns,
+      r.compute_ns, r.roofline_ns, r.busy_ns, r.hbm_read_bytes, r.hbm_write_bytes, r.sbuf_peak_bytes,
       r.psum_peak_bytes, r.spill_bytes, r.collective_ns, r.check, r.rank, r.index, r.unit);
 }
 
 std::string dump(const BestRecord& r) {
-  return fmt::format("{}|{}|{}|{}|v{}|c{}|i{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.kernel, r.target,
-                     r.shape, r.mesh, r.variant, r.choice, r.index, r.config, r.latency_ns,
-                     r.roofline_ns, r.busy_ns, r.heuristic_ns, r.no_algebra_ns, r.no_fusion_ns,
+  return fmt::format("{}|{}|{}|{}|{}|v{}|c{}|i{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.kernel, r.target,
+                     r.shape, r.mesh, r.sharding, r.variant, r.choice, r.index, r.config, r.latency_ns,
+                     r.compute_ns, r.collective_ns, r.roofline_ns, r.busy_ns, r.heuristic_ns, r.no_algebra_ns, r.no_fusion_ns,
                      r.candidates, r.infeasible);
 }
 
@@ -144,8 +148,8 @@ std::string dump(const ProofRecord& r) {
 }
 
 std::string dump(const ProgressRecord& r) {
-  return fmt::format("u{}|{}|{}|{}|{}|{}|{}|r{}|{}|{}", r.unit, r.kernel, r.target, r.shape, r.mesh,
-                     r.first, r.count, r.rank, r.seconds, r.candidates);
+  return fmt::format("u{}|{}|{}|{}|{}|{}|{}|{}|r{}|{}|{}", r.unit, r.kernel, r.target, r.shape, r.mesh,
+                     r.sharding, r.first, r.count, r.rank, r.seconds, r.candidates);
 }
 
 std::string dump(const Meta& m) {

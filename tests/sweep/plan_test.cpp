@@ -2,6 +2,13 @@
 // spaces: what lets rank 0 prove once and hand the proofs to the other ranks.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <set>
+
+#include "tilesweep/mesh/mesh_cost.h"
+#include "tilesweep/mesh/sharding.h"
+#include "tilesweep/mesh/topology.h"
+#include "tilesweep/sim/roofline.h"
 #include "tilesweep/sweep/job.h"
 #include "tilesweep/sweep/plan.h"
 
@@ -19,11 +26,92 @@ TEST(Plan, SharedVerdictsReplaceEverySolverQuery) {
   for (std::size_t i = 0; i < first.spaces().size(); ++i)
     EXPECT_EQ(second.spaces()[i].space->size(), first.spaces()[i].space->size()) << i;
   EXPECT_EQ(second.candidates(), first.candidates());
+  // Without [mesh]: mesh "1" only, no sharding, one space per (kernel, target, shape).
+  ASSERT_EQ(first.meshes().size(), 1u);
+  EXPECT_EQ(first.keys(), static_cast<int>(first.spaces().size()));
+  for (std::size_t i = 0; i < first.spaces().size(); ++i) {
+    const SpaceEntry& e = first.spaces()[i];
+    EXPECT_EQ(e.setting.mesh, "1");
+    EXPECT_EQ(e.setting.sharding, "");
+    EXPECT_EQ(e.key, static_cast<int>(i));
+    EXPECT_EQ(e.dims, shape_env(job.kernels[e.kernel].shapes[e.shape]));
+    EXPECT_EQ(e.latency(1234.5), 1234.5);
+  }
   ASSERT_EQ(second.proofs().size(), first.proofs().size());
   for (std::size_t i = 0; i < first.proofs().size(); ++i) {
     EXPECT_EQ(second.proofs()[i].text, first.proofs()[i].text) << i;
     EXPECT_EQ(second.proofs()[i].verdict, first.proofs()[i].verdict) << i;
   }
+}
+
+// With [mesh] shapes ["1", "2"]: mesh "1" as without a mesh, then one space per sharding choice
+// of the 2-device mesh, each built at its local shape, with its collectives and the roofline of
+// the whole kernel over the devices.
+TEST(Plan, MeshSpacesForEveryShardingAtTheLocalShape) {
+  const std::string dir = std::string(TS_SOURCE_DIR) + "/tests/sweep/data";
+  Job job = parse_job(R"(
+name = "plan-mesh"
+targets = ["trn1"]
+[[kernel]]
+file = "../../../jobs/kernels/axon/matmul.py"
+shapes = [{ M = 256, K = 512, N = 128 }]
+[search]
+max_block = 2
+[mesh]
+shapes = ["1", "2"]
+)",
+                      dir + "/plan-mesh.toml");
+  Plan plan(job);
+  ASSERT_EQ(plan.meshes().size(), 2u);
+  EXPECT_EQ(plan.keys(), 2);
+  const sim::Target& t = sim::builtin_target("trn1");
+  const ir::Kernel& k = plan.spaces().front().prepared->variants.variants[0].kernel;
+  const sem::DimEnv global = {{"M", 256}, {"K", 512}, {"N", 128}};
+  const double roof = sim::roofline(k, global, t).bound_ns;
+  const mesh::MeshShape two = mesh::parse_mesh_shape("2");
+  std::vector<mesh::ShardingChoice> choices = mesh::sharding_choices(k, two, global);
+  ASSERT_EQ(plan.spaces().size(), 1 + choices.size());
+
+  const SpaceEntry& one = plan.spaces()[0];
+  EXPECT_EQ(one.setting.mesh, "1");
+  EXPECT_EQ(one.setting.sharding, "");
+  EXPECT_EQ(one.key, 0);
+  EXPECT_EQ(one.dims, global);
+  EXPECT_DOUBLE_EQ(one.roofline_ns, roof);
+
+  std::set<std::string> texts;
+  const mesh::Topology topo = mesh::topology_for(t);
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    const SpaceEntry& e = plan.spaces()[1 + i];
+    SCOPED_TRACE(choices[i].text);
+    EXPECT_EQ(e.setting.mesh, "2");
+    EXPECT_EQ(e.key, 1);
+    EXPECT_EQ(e.setting.sharding, choices[i].text);
+    texts.insert(e.setting.sharding);
+    EXPECT_EQ(e.dims, *choices[i].local_dims(global));
+    EXPECT_DOUBLE_EQ(e.roofline_ns, roof / 2);
+    double comm = mesh::mesh_cost(0, choices[i].collectives(global), two, topo).total_ns;
+    EXPECT_DOUBLE_EQ(e.setting.collective_ns, comm);
+    EXPECT_DOUBLE_EQ(e.latency(1000), 1000 + comm);
+  }
+  // The 1-D mesh's choices: replicate, a split of each of M, K (+ the reduce-scatter form), N.
+  EXPECT_EQ(texts, (std::set<std::string>{"replicate", "M:x", "K:x", "K:x+rs", "N:x"}));
+  auto space = [&](const std::string& text) {
+    for (const auto& e : plan.spaces())
+      if (e.setting.sharding == text) return &e;
+    return static_cast<const SpaceEntry*>(nullptr);
+  };
+  EXPECT_EQ(space("M:x")->dims.at("M"), 128);
+  EXPECT_EQ(space("K:x")->dims.at("K"), 256);
+  EXPECT_EQ(space("N:x")->dims.at("N"), 64);
+  EXPECT_EQ(space("replicate")->dims, global);
+  EXPECT_EQ(space("M:x")->setting.collective_ns, 0);
+  EXPECT_GT(space("K:x")->setting.collective_ns, 0);
+  EXPECT_GT(space("K:x+rs")->setting.collective_ns, 0);
+  // Every space has its units, in plan order.
+  std::vector<std::int64_t> per(plan.spaces().size(), 0);
+  for (const auto& u : plan.units()) per[u.space] += u.count;
+  for (std::size_t s = 0; s < per.size(); ++s) EXPECT_EQ(per[s], plan.spaces()[s].space->size()) << s;
 }
 
 }  // namespace

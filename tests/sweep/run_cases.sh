@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The `tilesweep run` cases, one per ctest test: run_cases.sh CASE TILESWEEP DUMP_BEST DATA_DIR
-#   one_rank    a run without mpiexec writes a complete archive meeting the invariants
+#   one_rank    a run without mpiexec writes a complete archive meeting the invariants; a
+#               schema-1 copy of it (forged with h5py) reads the same
 #   ranks       mpiexec -n 2 and -n 4 --oversubscribe give the same /best as one rank
 #   resume      kill -9 at several moments, then --resume: same /best, no duplicate rows
 #   bad_inputs  exit 2 with the message: missing job, existing archive, another job's journal
 #   dry_run     the unit table and the total, no archive written
 #   sigint      SIGINT: exit 130, a partial archive; --resume completes it
 #   rank_error  a failure on one rank: "error on rank N: ...", the job aborts with code 2
+#   mesh        data/mesh.toml (matmul on meshes "1" and "2x2"): a /best row per mesh, none
+#               beating its roofline, a sharded best paying its collectives; 1 and 2 ranks
+#               agree; dry run, read_archive.py, select and report show the mesh rows
 set -uo pipefail
 case_name=$1 ts=$2 dump=$3 data=$4
 tmp=$(mktemp -d)
@@ -38,6 +42,27 @@ one_rank)
   [[ $(grep -c ' 1 idx=' "$tmp/ref.txt") -eq 10 ]] || fail "want 10 /best rows: $(cat "$tmp/ref.txt")"
   /usr/bin/python3 "$(dirname "$0")/../../scripts/read_archive.py" "$tmp/ref.h5" > "$tmp/py.txt" || fail "read_archive.py"
   grep -q 'status: complete' "$tmp/py.txt" || fail "read_archive.py: $(cat "$tmp/py.txt")"
+  # A schema-1 archive (before meshes: no sharding / compute_ns columns) still reads, the same.
+  /usr/bin/python3 - "$tmp/ref.h5" "$tmp/v1.h5" <<'PY' || fail "could not forge a schema-1 archive"
+import shutil, sys
+import h5py, numpy as np
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    f["meta"].attrs["schema_version"] = np.int64(1)
+    for name, drop in (("candidates", {"sharding", "compute_ns"}), ("best", {"sharding", "compute_ns", "collective_ns"}),
+                       ("progress", {"sharding"})):
+        t = f[name][()]
+        keep = [n for n in t.dtype.names if n not in drop]
+        v1 = np.empty(t.shape, dtype=[(n, t.dtype[n]) for n in keep])
+        for n in keep:
+            v1[n] = t[n]
+        del f[name]
+        f.create_dataset(name, data=v1, maxshape=(None,), chunks=True)
+PY
+  diff "$tmp/ref.txt" <(best "$tmp/v1.h5") || fail "the schema-1 copy reads differently"
+  /usr/bin/python3 "$(dirname "$0")/../../scripts/read_archive.py" "$tmp/v1.h5" > "$tmp/py1.txt" || fail "read_archive.py v1: $(cat "$tmp/py1.txt")"
+  diff <(grep -v '^archive:\|schema' "$tmp/py.txt") <(grep -v '^archive:\|schema' "$tmp/py1.txt") || fail "read_archive.py reads the schema-1 copy differently"
+  "$ts" report "$tmp/v1.h5" > /dev/null 2>&1 || fail "report of a schema-1 archive"
   ;;
 ranks)
   reference
@@ -89,8 +114,8 @@ bad_inputs)
   ;;
 dry_run)
   "$ts" run "$job" --dry-run --archive "$tmp/d.h5" > "$tmp/d.out" 2>&1 || fail "dry run: $(cat "$tmp/d.out")"
-  grep -qE '^rmsnorm +trn1 +M=1024,N=2048 +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no rmsnorm row: $(cat "$tmp/d.out")"
-  grep -qE '^softmax +trn1 +M=4096,N=2048 +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no softmax row"
+  grep -qE '^rmsnorm +trn1 +M=1024,N=2048 +1 +- +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no rmsnorm row: $(cat "$tmp/d.out")"
+  grep -qE '^softmax +trn1 +M=4096,N=2048 +1 +- +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no softmax row"
   grep -qE '^total: [0-9]+ candidates in [0-9]+ units over 10 ' "$tmp/d.out" || fail "no total: $(cat "$tmp/d.out")"
   [[ ! -e $tmp/d.h5 && ! -e $tmp/d.h5.journal ]] || fail "dry run wrote files"
   ;;
@@ -114,6 +139,46 @@ rank_error)
   [[ $rc -ne 0 ]] || fail "a failing unit did not fail the run"
   grep -qE 'error on rank [01]: injected failure in unit 1' "$tmp/e.out" || fail "no rank error: $(cat "$tmp/e.out")"
   [[ ! -e $tmp/e.h5 ]] || fail "an aborted run wrote an archive"
+  ;;
+mesh)
+  job=$data/mesh.toml
+  "$ts" run "$job" --dry-run --archive "$tmp/md.h5" > "$tmp/md.out" 2>&1 || fail "mesh dry run: $(cat "$tmp/md.out")"
+  grep -qE '^job sweep-mesh-test .* mesh 1, 2x2 \(torus topology\)' "$tmp/md.out" || fail "dry run header: $(cat "$tmp/md.out")"
+  grep -qE '^matmul +trn1 +M=128,K=8192,N=128 +1 +- +[0-9]+ +[0-9]+$' "$tmp/md.out" || fail "no mesh-1 row: $(cat "$tmp/md.out")"
+  grep -qE '^matmul +trn1 +M=128,K=8192,N=128 +2x2 +K:x\*y\+rs +[0-9]+ +[0-9]+ +M=128,K=2048,N=128$' "$tmp/md.out" ||
+    fail "no K:x*y+rs row with its local shape: $(cat "$tmp/md.out")"
+  grep -qE '^total: [0-9]+ candidates in [0-9]+ units over [0-9]+ spaces .* of 4 ' "$tmp/md.out" || fail "dry run total"
+  reference
+  rows=$(grep -c '^matmul ' "$tmp/ref.txt")
+  [[ $rows -eq 4 ]] || fail "want 4 /best rows (2 shapes x meshes 1, 2x2): $(cat "$tmp/ref.txt")"
+  for shape in M=128,K=8192,N=128 M=512,K=512,N=512; do
+    grep -qE "^matmul trn1 $shape 1 idx=[0-9]+ shard=- " "$tmp/ref.txt" || fail "no mesh-1 row for $shape"
+    grep -qE "^matmul trn1 $shape 2x2 idx=[0-9]+ shard=[^- ]" "$tmp/ref.txt" || fail "no sharded 2x2 row for $shape"
+  done
+  # dump_best checks latency >= roofline and latency = compute + collectives; here the long-K
+  # shape's best splits K and pays an all-reduce or reduce-scatter.
+  grep -E '^matmul trn1 M=128,K=8192,N=128 2x2 idx=[0-9]+ shard=[^ ]*K:' "$tmp/ref.txt" |
+    grep -qvE ' coll=0\.000000 ' || fail "the long-K 2x2 best pays no collective: $(cat "$tmp/ref.txt")"
+  # The mesh spreads the work: its best beats one device's on both shapes.
+  /usr/bin/python3 - "$tmp/ref.txt" <<'PY' || fail "2x2 not faster than one device: $(cat "$tmp/ref.txt")"
+import re, sys
+lat = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "matmul":
+        lat[(f[2], f[3])] = float(re.search(r" lat=([0-9.]+)", line).group(1))
+for shape in ("M=128,K=8192,N=128", "M=512,K=512,N=512"):
+    assert lat[(shape, "2x2")] < lat[(shape, "1")], shape
+PY
+  mpi_sweep 2 "$tmp/r2.h5" > "$tmp/r2.out" 2>&1 || fail "2 ranks: $(cat "$tmp/r2.out")"
+  diff "$tmp/ref.txt" <(best "$tmp/r2.h5") || fail "/best of 2 ranks differs from 1 rank"
+  /usr/bin/python3 "$(dirname "$0")/../../scripts/read_archive.py" "$tmp/ref.h5" > "$tmp/py.txt" || fail "read_archive.py"
+  grep -qE 'matmul +trn1 +M=128,K=8192,N=128 +2x2 +K:' "$tmp/py.txt" || fail "read_archive.py lacks the sharding: $(cat "$tmp/py.txt")"
+  "$ts" select "$tmp/ref.h5" --output "$tmp/lib.h5" > "$tmp/sel.out" 2>&1 || fail "select: $(cat "$tmp/sel.out")"
+  "$ts" lookup "$tmp/lib.h5" --kernel matmul --target trn1 --shape M=512,K=512,N=512 --mesh 2x2 > "$tmp/lk.out" 2>&1 ||
+    fail "lookup --mesh 2x2: $(cat "$tmp/lk.out")"
+  "$ts" report "$tmp/ref.h5" > "$tmp/rep.out" 2>&1 || fail "report: $(cat "$tmp/rep.out")"
+  grep -q '2x2' "$tmp/rep.out" || fail "report shows no mesh row: $(cat "$tmp/rep.out")"
   ;;
 *) fail "unknown case $case_name" ;;
 esac

@@ -38,10 +38,13 @@ void write_archive(const std::string& path, const Meta& meta,
                    std::span<const ProofRecord> proofs, std::span<const ProgressRecord> progress);
 void write_archive(const std::string& path, const Archive& archive);
 
-// Reads a whole archive. Throws UserError naming the path:
+// Reads a whole archive. An archive of an older schema (kOldestReadableSchema ..) is upgraded in
+// memory: the columns it lacks take the values results/README.md gives, and meta.schema_version
+// becomes kSchemaVersion (read_meta reports the file's own). Throws UserError naming the path:
 //   "error: cannot open archive '<path>': <strerror>"            missing or unreadable
 //   "error: not a tilesweep archive: '<path>' ..."                not HDF5, no /meta, a missing
-//                                                                 table or column, wrong schema
+//                                                                 table or column, a schema it
+//                                                                 cannot read
 //   "error: truncated or corrupt HDF5 file: '<path>' (<hdf5>)"   HDF5 cannot read it
 Archive read_archive(const std::string& path);
 

@@ -2,7 +2,8 @@
 // The store knows nothing about kernels or simulators; the sweep fills these in. The archive
 // layout (column names, units, attributes) is documented in results/README.md; a change to any
 // struct here is a change of the schema and must bump kSchemaVersion (archives and journals of
-// another version are refused, never misread).
+// another version are refused, never misread; archives back to kOldestReadableSchema are read,
+// the columns they lack taking the values documented there).
 #pragma once
 
 #include <array>
@@ -14,7 +15,9 @@
 
 namespace ts::store {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: sharding and compute_ns columns, /best collective_ns (version 1: one device only).
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestReadableSchema = 1;
 
 // Per-engine busy time, indexed by kEngineNames order.
 inline constexpr int kEngineCount = 5;
@@ -30,12 +33,14 @@ struct CandidateRecord {
   std::string target;
   std::string shape;       // "M=4096,K=1024,N=2048" ("" for a kernel without dims)
   std::string mesh = "1";  // device mesh, "1" for one device, else "2x2", ...
+  std::string sharding;    // how the kernel is split over the mesh ("" on one device), mesh/sharding.h
   std::int32_t variant = 0;  // algebraic variant id
   std::int64_t choice = 0;   // instruction-choice id
   std::string config;        // tile config (strip/block/tile per stage), fusion, engines, bufs
   bool feasible = false;
   std::string reason;  // why infeasible ("" when feasible)
-  double latency_ns = kNotComputed;
+  double latency_ns = kNotComputed;  // on the mesh: compute_ns plus the collectives
+  double compute_ns = kNotComputed;  // simulated latency of one device at its local shape
   double roofline_ns = kNotComputed;
   EngineNs busy_ns{};
   std::int64_t hbm_read_bytes = 0;
@@ -46,7 +51,7 @@ struct CandidateRecord {
   double collective_ns = 0;
   std::int8_t check = -1;  // numeric check: -1 not checked, 0 mismatch, 1 pass
   std::int32_t rank = 0;   // the MPI rank that scored it
-  std::int64_t index = 0;  // candidate index in its (kernel, target, shape, mesh, variant) space
+  std::int64_t index = 0;  // candidate index in its (kernel, target, shape, mesh, sharding) space
   std::int64_t unit = 0;   // the work unit that produced it
 };
 
@@ -56,11 +61,14 @@ struct BestRecord {
   std::string target;
   std::string shape;
   std::string mesh = "1";
+  std::string sharding;  // the best candidate's sharding ("" on one device)
   std::int32_t variant = 0;
   std::int64_t choice = 0;
   std::int64_t index = 0;
   std::string config;
-  double latency_ns = kNotComputed;
+  double latency_ns = kNotComputed;  // on the mesh: compute_ns plus collective_ns
+  double compute_ns = kNotComputed;
+  double collective_ns = 0;
   double roofline_ns = kNotComputed;
   EngineNs busy_ns{};
   double heuristic_ns = kNotComputed;  // NaN: not computed (ablations off or infeasible)
@@ -86,6 +94,7 @@ struct ProgressRecord {
   std::string target;
   std::string shape;
   std::string mesh = "1";
+  std::string sharding;
   std::int64_t first = 0;  // first candidate index of the unit
   std::int64_t count = 0;  // candidate indices in the unit
   std::int32_t rank = 0;

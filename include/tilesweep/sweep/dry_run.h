@@ -1,5 +1,6 @@
-// `run --dry-run`: the work a job would do — per (kernel, target, shape) its candidates and
-// work units, and the totals — without scoring anything.
+// `run --dry-run`: the work a job would do — per (kernel, target, shape, mesh, sharding) its
+// local shape (when sharded), candidates and work units, and the totals — without scoring
+// anything.
 #pragma once
 
 #include <iosfwd>

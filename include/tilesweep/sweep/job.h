@@ -32,7 +32,10 @@
 //     check_samples  candidates per (kernel, shape) also run through the functional
 //                    interpreter and compared with the reference: 0 .. 1000000, default 0
 //     unit_size      candidates per work unit: 1 .. 1048576, default 256
-//   [mesh]              optional: multi-device scoring
+//   [mesh]              optional: multi-device scoring. Every (kernel, target, shape) is searched
+//                       on each mesh, under every sharding choice of the kernel (mesh/sharding.h)
+//                       at its local shape, plus the choice's collectives; without [mesh] only
+//                       mesh "1" (one device, no sharding). List "1" to keep the one-device rows.
 //     shapes    non-empty list of device meshes "4", "2x2", "4x4" (positive integers joined by
 //               'x', at most 4 axes, at most 65536 devices), no repeats; required
 //     topology  ring | torus | switch; default: each target's own

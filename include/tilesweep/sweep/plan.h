@@ -1,6 +1,10 @@
 // The deterministic half of a sweep, built identically on every rank from the job alone: each
 // (kernel, target) prepared once (proved variants and instruction choices, shape-independent),
-// the candidate space of every (kernel, target, shape), and the work units over them.
+// the candidate space of every (kernel, target, shape, mesh, sharding) — built at the sharding's
+// local shape — and the work units over them. Without a [mesh] table the only mesh is "1"
+// (one space per (kernel, target, shape), no sharding). Spaces are in job order: kernel, target,
+// shape, the job's meshes in their order, then mesh_settings' sharding order; the spaces of one
+// (kernel, target, shape, mesh) — one /best row — are consecutive and share a `key`.
 // Proofs are answered through one VerdictCache shared by all kernels and targets of the rank
 // (optionally persisted, so a resumed run does not prove again).
 //
@@ -15,23 +19,30 @@
 
 #include "tilesweep/ir/graph.h"
 #include "tilesweep/lower/candidate_space.h"
+#include "tilesweep/mesh/mesh_shape.h"
 #include "tilesweep/store/schema.h"
 #include "tilesweep/sweep/job.h"
+#include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
 #include "tilesweep/sweep/units.h"
 #include "tilesweep/verify/cache.h"
 
 namespace ts::sweep {
 
-// One (kernel, target, shape) of the job, mesh "1".
+// One (kernel, target, shape, mesh, sharding) of the job.
 struct SpaceEntry {
-  int kernel = 0, target = 0, shape = 0;  // indices into the job
-  std::string label, target_name, shape_name;
-  sem::DimEnv dims;
+  int kernel = 0, target = 0, shape = 0, mesh = 0;  // indices into the job (mesh: Plan::meshes())
+  int key = 0;  // index of its (kernel, target, shape, mesh): the /best row it competes for
+  std::string label, target_name, shape_name;  // shape_name: the global shape
+  sem::DimEnv dims;     // the local dims the space is built at (the shape itself on one device)
+  MeshSetting setting;  // mesh text, sharding, collectives, roofline of the whole kernel over the devices
   const sim::Target* machine = nullptr;
   const PreparedKernel* prepared = nullptr;
-  double roofline_ns = 0;  // of the original kernel (variant 0) at these dims on this target
+  double roofline_ns = 0;  // setting.roofline.bound_ns: of the original kernel (variant 0), global shape
   std::unique_ptr<lower::CandidateSpace> space;
+
+  // The mesh latency of a candidate of this space whose simulated (local) latency is compute_ns.
+  double latency(double compute_ns) const { return setting.latency(compute_ns); }
 };
 
 class Plan {
@@ -45,6 +56,9 @@ class Plan {
 
   const Job& job() const { return job_; }
   const std::vector<SpaceEntry>& spaces() const { return spaces_; }
+  // The meshes scored: the job's [mesh] shapes in order, or "1" alone.
+  const std::vector<mesh::MeshShape>& meshes() const { return meshes_; }
+  int keys() const { return keys_; }  // (kernel, target, shape, mesh) keys: 1 + the last space's key
   const std::vector<WorkUnit>& units() const { return units_; }
   std::int64_t candidates() const;  // over all spaces
   double prepare_seconds() const { return prepare_seconds_; }
@@ -65,7 +79,9 @@ class Plan {
   std::vector<ir::Module> modules_;          // per job kernel
   std::deque<PreparedKernel> prepared_;      // per (kernel, target), never moved
   std::vector<std::pair<int, int>> prepared_keys_;
+  std::vector<mesh::MeshShape> meshes_;
   std::vector<SpaceEntry> spaces_;
+  int keys_ = 0;
   std::vector<WorkUnit> units_;
   double prepare_seconds_ = 0;
 };

@@ -22,7 +22,8 @@ store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_
 
 bool is_summary(const store::CandidateRecord& r);
 
-// The /candidates row of a scored candidate of `e` (rank and unit left 0).
+// The /candidates row of a scored candidate of `e` (rank and unit left 0): latency_ns on the
+// mesh (e.latency), compute_ns the simulated local latency, collective_ns the sharding's.
 store::CandidateRecord candidate_record(const SpaceEntry& e, const CandidateScore& s);
 
 }  // namespace ts::sweep

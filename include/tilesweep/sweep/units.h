@@ -1,7 +1,8 @@
-// Work units of a sweep: every candidate space of a job (one per kernel x target x shape, mesh
-// "1") cut into chunks of `unit_size` consecutive candidate indices. Unit ids number the chunks
-// in job order (kernel, then target, then shape, then chunk), so the same job always yields the
-// same ids on every rank and in every run — what `--resume` and the journal rely on.
+// Work units of a sweep: every candidate space of a job (one per kernel x target x shape x mesh
+// x sharding) cut into chunks of `unit_size` consecutive candidate indices. Unit ids number the
+// chunks in job order (kernel, then target, shape, mesh, sharding, then chunk), so the same job
+// always yields the same ids on every rank and in every run — what `--resume` and the journal
+// rely on.
 #pragma once
 
 #include <cstdint>
