@@ -13,6 +13,7 @@ struct CandidateSpace::Sec {
   int variant = 0;
   bool fused = false;
   std::vector<std::vector<int>> groups;
+  std::shared_ptr<const Prefix> prefix;                // what every program of the section starts with
   std::vector<int> ops;                                // compute node per op
   std::vector<std::string> labels;                     // per op
   std::vector<std::vector<const Lowering*>> lowerings; // per op, cheapest first
@@ -215,9 +216,11 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
         s.groups = fusion_groups(k, fused);
         if (!fused) unfused = s.groups;
         else if (s.groups == unfused) continue;  // nothing to fuse: the same programs again
+        s.prefix = make_prefix(k, dims_, target_, s.groups);
         Plan plan;
         plan.groups = s.groups;
         plan.cores = options_.cores;
+        plan.prefix = s.prefix.get();
         for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = {&s.lowerings[j][0]->program, 0};
         std::vector<std::vector<GroupTiling>> all;
         for (const auto& g : s.groups) all.push_back(group_tilings(group_extent(k, g, dims_), options_));
@@ -315,6 +318,7 @@ Program CandidateSpace::build(const Sec& s, const Candidate& c) const {
   plan.groups = s.groups;
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
+  plan.prefix = s.prefix.get();
   for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = {&s.lowerings[j][c.lowering[j]]->program, c.engines};
   for (std::size_t q = 0; q < s.pairs.size() && c.instruction_fusion; ++q) {
     plan.absorbed[s.pairs[q].first] = s.pairs[q].second;

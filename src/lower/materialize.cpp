@@ -1,7 +1,10 @@
 #include "tilesweep/lower/materialize.h"
 
 #include <algorithm>
+#include <bit>
+#include <cctype>
 #include <optional>
+#include <tuple>
 
 #include <fmt/ranges.h>
 
@@ -68,24 +71,91 @@ std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
   return 1;
 }
 
+// group_extent with the nodes' concrete shapes and frames from `shape_of(node)` and `frame(node)`.
+template <class ShapeOf, class FrameOf>
+GroupExtent extent_of(const ir::Kernel& k, const std::vector<int>& group, ShapeOf shape_of, FrameOf frame) {
+  GroupExtent e;
+  Frame f = frame(group.front());
+  const auto& s = shape_of(group.front());
+  e.rows = f.row >= 0 ? s[f.row] : 1;
+  std::int64_t cols = -1;
+  for (int n : group) {
+    const ir::Node& node = k.nodes[n];
+    const auto& sh = shape_of(n);
+    Frame fn = frame(n);
+    std::int64_t c = fn.col >= 0 ? sh[fn.col] : 1;
+    if (is_matmul(node)) {
+      e.has_matmul = true;
+      e.matmul_n.push_back(c);
+      e.elementwise = false;
+    } else if (node.attrs.count("axis")) {
+      e.elementwise = false;
+    }
+    if (cols >= 0 && c != cols) e.elementwise = false;
+    cols = std::max(cols, c);
+  }
+  e.cols = std::max<std::int64_t>(cols, 1);
+  return e;
+}
+
+}  // namespace
+
+struct Prefix {
+  Program program;  // the HBM tensors and the top-level block
+  std::vector<std::vector<std::int64_t>> shapes;  // per kernel node, concrete
+  std::vector<std::optional<View>> views;         // per node: its HBM view, if any
+  std::vector<std::optional<double>> consts;      // per node: its folded value, if constant
+  std::vector<int> group_of;                      // per node: its fusion group (-1: none)
+  std::vector<Frame> frames;                      // per node: frame_of, rank -1 where it throws
+};
+
+namespace {
+
 class Materializer {
  public:
   Materializer(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan)
       : k_(k), dims_(dims), t_(t), plan_(plan) {}
 
   Program run() {
-    prepare();
+    if (plan_.prefix) {
+      const Prefix& pre = *plan_.prefix;
+      p_ = pre.program;
+      reserve();
+      shape_ = pre.shapes;
+      view_ = pre.views;
+      const_ = pre.consts;
+      group_of_ = pre.group_of;
+      frames_ = pre.frames;
+    } else {
+      prepare();
+    }
     for (std::size_t g = 0; g < plan_.groups.size(); ++g) emit_group(static_cast<int>(g));
     p_.cores = plan_.cores;
     validate(p_);
     return std::move(p_);
   }
 
+  Prefix prefix() && {
+    prepare();
+    return {std::move(p_), std::move(shape_), std::move(view_), std::move(const_), std::move(group_of_), std::move(frames_)};
+  }
+
  private:
+  // Room for a typical program, so the vectors are not regrown (moving every Inst) as it is built.
+  void reserve() {
+    std::size_t n = k_.nodes.size();
+    p_.buffers.reserve(4 * n + 8);
+    p_.insts.reserve(4 * n + 8);
+    p_.blocks.reserve(2 * n + 4);
+  }
+
+  Frame frame(int node) const { return frames_[node].rank >= 0 ? frames_[node] : frame(node); }
+
   // ---- set-up: shapes, constants, HBM buffers and views ----
   void prepare() {
     p_.kernel = k_.name;
     p_.blocks.push_back(Block{});
+    reserve();
     std::size_t n = k_.nodes.size();
     shape_.resize(n);
     view_.resize(n);
@@ -94,6 +164,14 @@ class Materializer {
     for (std::size_t g = 0; g < plan_.groups.size(); ++g)
       for (int m : plan_.groups[g]) group_of_[m] = static_cast<int>(g);
     for (std::size_t i = 0; i < n; ++i) shape_[i] = ir::concrete_shape(k_.nodes[i].shape, dims_);
+    frames_.assign(n, Frame{-1, -1, -1});
+    for (std::size_t i = 0; i < n; ++i) {
+      try {
+        frames_[i] = frame_of(k_, static_cast<int>(i));
+      } catch (const Unsupported&) {
+        // frame() asks again, and throws, if the program ever needs this node's frame
+      }
+    }
     std::vector<bool> hbm(n, false);
     for (std::size_t i = 0; i < n; ++i)
       if (k_.nodes[i].op == "concat") concat_in_place(static_cast<int>(i));
@@ -290,9 +368,15 @@ class Materializer {
 
   Inst make_inst(const char* name, const std::vector<std::vector<std::int64_t>>& operands, const std::vector<std::int64_t>& out,
                  ir::DType dt, int engine) {
+    const sem::InstrSpec* spec = t_.isa.find(name);
+    if (!spec) throw Unsupported(fmt::format("target '{}' has no '{}' instruction", t_.name, name));
+    return make_inst(spec, operands, out, dt, engine);
+  }
+  Inst make_inst(const sem::InstrSpec* spec, const std::vector<std::vector<std::int64_t>>& operands,
+                 const std::vector<std::int64_t>& out, ir::DType dt, int engine) {
+    const std::string& name = spec->op.name;
     Inst in;
-    in.spec = t_.isa.find(name);
-    if (!in.spec) throw Unsupported(fmt::format("target '{}' has no '{}' instruction", t_.name, name));
+    in.spec = spec;
     in.engine = in.spec->engines[std::min<std::size_t>(engine, in.spec->engines.size() - 1)];
     auto v = sim::instr_vars(t_, *in.spec, operands, out, dt);
     if (v.repeat > 1 && moves_across_partitions(*in.spec))
@@ -337,7 +421,7 @@ class Materializer {
     in.hbm = access(*view_[value], places);
     in.note = "load " + p_.buffers[in.hbm.buffer].name;
     add_inst(block, std::move(in));
-    load_of_[buf] = static_cast<int>(p_.insts.size()) - 1;
+    load_of_.push_back({buf, static_cast<int>(p_.insts.size()) - 1});
     return {buf, {}, tile};
   }
 
@@ -354,9 +438,9 @@ class Materializer {
   }
 
   int constant_tile(double value, const std::vector<std::int64_t>& shape, ir::DType dt) {
-    std::string key = fmt::format("{}:{}x{}", value, shape[0], shape.size() > 1 ? shape[1] : 1);
-    auto it = const_tiles_.find(key);
-    if (it != const_tiles_.end()) return it->second;
+    ConstKey key{std::bit_cast<std::uint64_t>(value), shape[0], shape.size() > 1 ? shape[1] : 1};
+    for (const auto& [k, buf] : const_tiles_)
+      if (k == key) return buf;
     int buf = add_buffer("c", sem::Memory::Sbuf, dt, shape, 1);
     p_.buffers[buf].constant = true;
     p_.buffers[buf].nest = -1;  // written once before every loop nest
@@ -368,14 +452,15 @@ class Materializer {
     p_.insts.push_back(std::move(in));
     auto& top = p_.blocks[0].items;
     top.insert(top.begin(), Item{static_cast<int>(p_.insts.size()) - 1, -1});
-    const_tiles_[key] = buf;
+    const_tiles_.push_back({key, buf});
     return buf;
   }
 
   // Copies a tile to SBUF when an instruction cannot read it where it is (PSUM -> SBUF).
-  Tile ensure_memory(int block, const Tile& t, const std::vector<sem::Memory>& allowed, int engine, ir::DType dt) {
+  // `allowed` null or empty: any memory.
+  Tile ensure_memory(int block, const Tile& t, const std::vector<sem::Memory>* allowed, int engine, ir::DType dt) {
     sem::Memory m = p_.buffers[t.buffer].memory;
-    if (allowed.empty() || std::find(allowed.begin(), allowed.end(), m) != allowed.end()) return t;
+    if (!allowed || allowed->empty() || std::find(allowed->begin(), allowed->end(), m) != allowed->end()) return t;
     int buf = add_buffer("s", sem::Memory::Sbuf, dt, t.shape, p_.buffers[t.buffer].bufs);
     Inst in = make_inst("tensor_copy", {t.shape}, t.shape, dt, engine % 2);
     in.in = {t.buffer};
@@ -421,17 +506,19 @@ class Materializer {
           at[src] = Tile{constant_tile(cv[src].value(), shape, dt), {}, shape};
         }
         auto mem = spec->memory.find(spec->op.operands[j]);
-        Tile t = ensure_memory(block, *at[src], mem == spec->memory.end() ? std::vector<sem::Memory>{} : mem->second, pick.engine, dt);
+        Tile t = ensure_memory(block, *at[src], mem == spec->memory.end() ? nullptr : &mem->second, pick.engine, dt);
         ins.push_back(t.buffer);
-        wins.push_back(t.window);
-        shapes.push_back(t.shape);
+        wins.push_back(std::move(t.window));
+        shapes.push_back(std::move(t.shape));
       }
       auto out_shape = ir::concrete_shape(ln.shape, env);
-      Inst in = make_inst(ln.op.c_str(), shapes, out_shape, dt, pick.engine);
+      Inst in = make_inst(spec, shapes, out_shape, dt, pick.engine);
       in.attrs = ln.attrs;
-      in.in = ins;
-      in.in_window = wins;
-      const auto& out_mem = spec->memory.count("out") ? spec->memory.at("out") : std::vector<sem::Memory>{sem::Memory::Sbuf};
+      in.in = std::move(ins);
+      in.in_window = std::move(wins);
+      static const std::vector<sem::Memory> sbuf_only = {sem::Memory::Sbuf};
+      auto out_it = spec->memory.find("out");
+      const auto& out_mem = out_it != spec->memory.end() ? out_it->second : sbuf_only;
       bool into_dest = static_cast<int>(m) == root && dest &&
                        std::find(out_mem.begin(), out_mem.end(), p_.buffers[dest->buffer].memory) != out_mem.end();
       sem::Memory mem = std::find(out_mem.begin(), out_mem.end(), sem::Memory::Sbuf) != out_mem.end() ? sem::Memory::Sbuf : out_mem.front();
@@ -463,12 +550,14 @@ class Materializer {
   // to a tile just loaded from HBM becomes that load (the load takes the instruction and its
   // access the instruction's orientation), instead of a second SBUF -> SBUF DMA.
   bool fuse_dma(const sem::InstrSpec* spec, const ir::Node& ln, std::vector<std::optional<Tile>>& at, std::size_t m) {
-    if (spec->engines != std::vector<sem::Engine>{sem::Engine::Dma} || ln.inputs.size() != 1) return false;
+    if (spec->engines.size() != 1 || spec->engines[0] != sem::Engine::Dma || ln.inputs.size() != 1) return false;
     const auto& src = at[ln.inputs[0]];
     if (!src || src->buffer != fusable_load_ || !src->window.whole())
       throw Unsupported(fmt::format("{} of an on-chip tile (SBUF -> SBUF DMA) is not modeled; it fuses with a load from HBM only",
                                     spec->op.name), current_node_);
-    Inst& load = p_.insts[load_of_.at(src->buffer)];
+    auto lo = std::find_if(load_of_.begin(), load_of_.end(), [&](const auto& l) { return l.first == src->buffer; });
+    TS_CHECK(lo != load_of_.end(), "buffer {} has no load", src->buffer);
+    Inst& load = p_.insts[lo->second];
     Buffer& b = p_.buffers[src->buffer];
     if (b.shape.size() != 2) return false;
     std::vector<std::int64_t> shape = {b.shape[1], b.shape[0]};
@@ -484,11 +573,16 @@ class Materializer {
     return true;
   }
 
+  // Binds the pattern dims that are a bare symbol. Such a dim's canonical key is the symbol's
+  // name, and no other dim's key is an identifier (constants are digits, compound sizes carry
+  // operators), which spares building the symbol list of every dim.
   static void bind(const std::vector<sem::Dim>& pattern, const std::vector<std::int64_t>& shape, sem::DimEnv& env) {
-    for (std::size_t d = 0; d < pattern.size() && d < shape.size(); ++d) {
-      auto syms = pattern[d].symbols();
-      if (syms.size() == 1 && pattern[d] == sem::Dim::symbol(syms[0])) env[syms[0]] = shape[d];
-    }
+    auto identifier = [](const std::string& k) {
+      if (k.empty() || std::isdigit(static_cast<unsigned char>(k[0]))) return false;
+      return std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    };
+    for (std::size_t d = 0; d < pattern.size() && d < shape.size(); ++d)
+      if (identifier(pattern[d].key())) env[pattern[d].key()] = shape[d];
   }
 
   std::string describe(int node) const {
@@ -514,8 +608,9 @@ class Materializer {
     Ctx c;
     c.group = g;
     c.tiling = plan_.tiling.at(g);
-    GroupExtent ext = group_extent(k_, nodes, dims_);
-    Frame fr = frame_of(k_, nodes.front());
+    GroupExtent ext = extent_of(k_, nodes, [&](int n) -> const std::vector<std::int64_t>& { return shape_[n]; },
+                                [&](int n) { return frame(n); });
+    Frame fr = frame(nodes.front());
     int body = 0;
     int nbatch = fr.row >= 0 ? fr.row : (fr.col >= 0 ? fr.col : fr.rank);
     const auto& s0 = shape_[nodes.front()];
@@ -551,7 +646,7 @@ class Materializer {
 
   // The columns of a value per row tile, in a group.
   std::int64_t cols_of(const Ctx& c, int node) const {
-    Frame f = frame_of(k_, node);
+    Frame f = frame(node);
     if (f.col < 0) return 1;
     return c.ft > 0 && shape_[node][f.col] != 1 ? c.ft : shape_[node][f.col];
   }
@@ -569,7 +664,7 @@ class Materializer {
   // dims on the batch loops, the row dim on the strip (and row-tile loop), the col dim on the
   // free-tile loop. Dims of extent 1 under a larger output dim broadcast.
   std::vector<Place> places(const Ctx& c, int node, const std::vector<std::int64_t>& s, int rt, std::int64_t col_extent) const {
-    return places(c, frame_of(k_, node), shape_[node], s, rt, col_extent);
+    return places(c, frame(node), shape_[node], s, rt, col_extent);
   }
   std::vector<Place> places(const Ctx& c, const Frame& f, const std::vector<std::int64_t>& out, const std::vector<std::int64_t>& s,
                             int rt, std::int64_t col_extent) const {
@@ -645,7 +740,7 @@ class Materializer {
   // (the free tile in a free-tiled group).
   std::int64_t in_cols(const Ctx& c, int node, int in) const {
     const auto& s = shape_[in];
-    Frame f = frame_of(k_, node);
+    Frame f = frame(node);
     if (s.empty()) return 1;
     int lead = f.rank - static_cast<int>(s.size());
     int col_in_out = static_cast<int>(s.size()) - 1 + lead;
@@ -668,7 +763,7 @@ class Materializer {
     int kb = loop(nb, "k", K / kt), kv = var_of(kb, nb);
     // The right-hand side tile [kt, nt], loaded once per (n, k) and used by every row tile.
     std::vector<Place> ypl(shape_[y].size());
-    Frame f = frame_of(k_, node);
+    Frame f = frame(node);
     int lead = f.rank - static_cast<int>(shape_[y].size());
     for (std::size_t d = 0; d < shape_[y].size(); ++d) {
       int od = static_cast<int>(d) + lead;
@@ -733,42 +828,32 @@ class Materializer {
   std::vector<std::optional<View>> view_;
   std::vector<std::optional<double>> const_;
   std::vector<int> group_of_;
-  std::map<std::string, int> const_tiles_;
+  std::vector<Frame> frames_;
+  // Constant tiles made so far, by (value bits, rows, cols); a program has a few.
+  using ConstKey = std::tuple<std::uint64_t, std::int64_t, std::int64_t>;
+  std::vector<std::pair<ConstKey, int>> const_tiles_;
   int current_node_ = -1;
   int nest_ = -1;                  // the loop nest (group) being emitted
   int fusable_load_ = -1;          // a load only the current lowering reads (dma_transpose fusion)
-  std::map<int, int> load_of_;     // buffer -> the DMA load writing it
+  std::vector<std::pair<int, int>> load_of_;  // (buffer, the DMA load writing it)
 };
 
 }  // namespace
 
 GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group, const sem::DimEnv& dims) {
-  GroupExtent e;
-  Frame f = frame_of(k, group.front());
-  auto s = ir::concrete_shape(k.nodes[group.front()].shape, dims);
-  e.rows = f.row >= 0 ? s[f.row] : 1;
-  std::int64_t cols = -1;
-  for (int n : group) {
-    const ir::Node& node = k.nodes[n];
-    auto sh = ir::concrete_shape(node.shape, dims);
-    Frame fn = frame_of(k, n);
-    std::int64_t c = fn.col >= 0 ? sh[fn.col] : 1;
-    if (is_matmul(node)) {
-      e.has_matmul = true;
-      e.matmul_n.push_back(c);
-      e.elementwise = false;
-    } else if (node.attrs.count("axis")) {
-      e.elementwise = false;
-    }
-    if (cols >= 0 && c != cols) e.elementwise = false;
-    cols = std::max(cols, c);
-  }
-  e.cols = std::max<std::int64_t>(cols, 1);
-  return e;
+  return extent_of(k, group, [&](int n) { return ir::concrete_shape(k.nodes[n].shape, dims); },
+                   [&](int n) { return frame_of(k, n); });
 }
 
 Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan) {
   return Materializer(k, dims, t, plan).run();
+}
+
+std::shared_ptr<const Prefix> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+                                          const std::vector<std::vector<int>>& groups) {
+  Plan plan;
+  plan.groups = groups;
+  return std::make_shared<const Prefix>(Materializer(k, dims, t, plan).prefix());
 }
 
 }  // namespace ts::lower

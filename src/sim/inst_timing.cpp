@@ -93,8 +93,8 @@ InstTiming compute_timing(const Program& p, const Target& t, const Inst& in) {
 
 }  // namespace
 
-std::map<std::string, double> cost_vars(const Program& p, const Target& t, const Inst& in) {
-  std::map<std::string, double> v = in.vars;
+lower::CostVars cost_vars(const Program& p, const Target& t, const Inst& in) {
+  lower::CostVars v = in.vars;
   const Buffer* tile = tile_of(p, in);
   double elements = tile ? static_cast<double>(tile->elements()) : 1;
   double partitions = tile && !tile->shape.empty() ? static_cast<double>(tile->shape.front()) : 1;
@@ -104,17 +104,17 @@ std::map<std::string, double> cost_vars(const Program& p, const Target& t, const
     const auto& shape = p.buffers[in.in[k]].shape;
     if (items.size() != shape.size()) continue;
     for (std::size_t d = 0; d < items.size(); ++d)
-      if (!items[d].group && !items[d].name.empty()) v.try_emplace(items[d].name, static_cast<double>(shape[d]));
+      if (!items[d].group && !items[d].name.empty()) v.set_default(items[d].name, static_cast<double>(shape[d]));
   }
   // fp32 by the operands (a bf16 matmul writes an fp32 PSUM tile but runs at the bf16 rate).
   bool fp32 = tile && tile->dtype == ir::DType::F32;
   if (!in.dma && !in.in.empty())
     fp32 = std::any_of(in.in.begin(), in.in.end(), [&](int b) { return p.buffers[b].dtype == ir::DType::F32; });
-  v.try_emplace("MIN_II", t.overheads.min_ii_cycles);
-  v.try_emplace("P", partitions);
-  v.try_emplace("N", elements / partitions);
-  v.try_emplace("fp32", fp32 ? 1.0 : 0.0);
-  v.try_emplace("bytes", tile ? static_cast<double>(tile->bytes()) : 0.0);
+  v.set_default("MIN_II", t.overheads.min_ii_cycles);
+  v.set_default("P", partitions);
+  v.set_default("N", elements / partitions);
+  v.set_default("fp32", fp32 ? 1.0 : 0.0);
+  v.set_default("bytes", tile ? static_cast<double>(tile->bytes()) : 0.0);
   return v;
 }
 
@@ -129,7 +129,7 @@ std::vector<InstTiming> inst_timings(const Program& p, const Target& t, double h
       auto vars = cost_vars(p, t, in);
       // A DMA moves the whole tile whatever its copies: `bytes` is the tile's.
       const lower::Buffer* tile = tile_of(p, in);
-      vars["bytes"] = tile ? static_cast<double>(tile->bytes()) : vars["bytes"];
+      if (tile) vars.set("bytes", static_cast<double>(tile->bytes()));
       out.push_back(dma_timing(p, t, in, formula_value(*in.spec, vars), hbm_bytes_per_ns));
     }
     out.back().instructions = repeat;

@@ -3,8 +3,6 @@
 // (timeline.h) adds the waits. Internal to ts_sim.
 #pragma once
 
-#include <map>
-#include <string>
 #include <vector>
 
 #include "tilesweep/lower/program.h"
@@ -29,6 +27,6 @@ std::vector<InstTiming> inst_timings(const lower::Program& p, const Target& t, d
 
 // The cost variables of an instruction, with the defaults instr_cost.cpp uses (MIN_II, P, N,
 // bytes, fp32 from the output tile) filled in where the materializer left them out.
-std::map<std::string, double> cost_vars(const lower::Program& p, const Target& t, const lower::Inst& in);
+lower::CostVars cost_vars(const lower::Program& p, const Target& t, const lower::Inst& in);
 
 }  // namespace ts::sim

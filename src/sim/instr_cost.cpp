@@ -1,20 +1,22 @@
 #include "tilesweep/sim/instr_cost.h"
 
+#include <array>
 #include <cmath>
+#include <vector>
 
 namespace ts::sim {
 
 namespace {
 
-double eval(const sem::Expr& e, const sem::InstrSpec& in, const std::map<std::string, double>& vars) {
+double eval(const sem::Expr& e, const sem::InstrSpec& in, const lower::CostVars& vars) {
   switch (e.kind) {
     case sem::Expr::Number: return e.number;
     case sem::Expr::Name: {
-      auto it = vars.find(e.name);
-      if (it == vars.end())
+      const double* v = vars.find(e.name);
+      if (!v)
         throw UserError(fmt::format("error: the cost of instruction '{}' uses '{}', which is not a cost variable",
                                     in.op.name, e.name));
-      return it->second;
+      return *v;
     }
     case sem::Expr::Neg: return -eval(*e.args[0], in, vars);
     case sem::Expr::Binary: {
@@ -36,12 +38,19 @@ double eval(const sem::Expr& e, const sem::InstrSpec& in, const std::map<std::st
       return 0;
     }
     case sem::Expr::Call: {
-      std::vector<double> a;
-      for (const auto& x : e.args) a.push_back(eval(*x, in, vars));
-      if (e.name == "maximum" && a.size() == 2) return std::max(a[0], a[1]);
-      if (e.name == "minimum" && a.size() == 2) return std::min(a[0], a[1]);
-      if (e.name == "select" && a.size() == 3) return a[0] != 0 ? a[1] : a[2];
-      if (e.name == "ceil" && a.size() == 1) return std::ceil(a[0]);
+      // At most three arguments are valid; more only reach the error below.
+      std::array<double, 3> a{};
+      std::vector<double> more;
+      for (std::size_t i = 0; i < e.args.size(); ++i) {
+        double v = eval(*e.args[i], in, vars);
+        if (i < a.size()) a[i] = v;
+        else more.push_back(v);
+      }
+      const std::size_t n = e.args.size();
+      if (e.name == "maximum" && n == 2) return std::max(a[0], a[1]);
+      if (e.name == "minimum" && n == 2) return std::min(a[0], a[1]);
+      if (e.name == "select" && n == 3) return a[0] != 0 ? a[1] : a[2];
+      if (e.name == "ceil" && n == 1) return std::ceil(a[0]);
       throw UserError(fmt::format("error: the cost of instruction '{}' calls '{}' (allowed: maximum, minimum, select)",
                                   in.op.name, e.name));
     }
@@ -52,7 +61,7 @@ double eval(const sem::Expr& e, const sem::InstrSpec& in, const std::map<std::st
 
 }  // namespace
 
-double formula_value(const sem::InstrSpec& in, const std::map<std::string, double>& vars) {
+double formula_value(const sem::InstrSpec& in, const lower::CostVars& vars) {
   return eval(*in.cost, in, vars);
 }
 
@@ -60,19 +69,20 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, const std::vecto
                      const std::vector<std::int64_t>& out, ir::DType dtype) {
   InstrVars r;
   // Clip a named pattern dim to its limit; the copies multiply.
-  std::map<std::string, std::int64_t> clipped;
+  lower::CostVars clipped;  // the names clipped so far (values unused)
   auto clip = [&](const std::string& name, std::int64_t v) {
+    if (in.limits.empty()) return v;
     auto lim = in.limits.find(name);
     if (lim == in.limits.end() || v <= lim->second) return v;
-    if (!clipped.count(name)) r.repeat *= static_cast<int>((v + lim->second - 1) / lim->second);
-    clipped[name] = lim->second;
+    if (!clipped.find(name)) r.repeat *= static_cast<int>((v + lim->second - 1) / lim->second);
+    clipped.set(name, 0);
     return lim->second;
   };
   for (std::size_t k = 0; k < operands.size() && k < in.op.shapes.size(); ++k) {
     const auto& items = in.op.shapes[k].items;
     if (items.size() != operands[k].size()) continue;
     for (std::size_t d = 0; d < items.size(); ++d)
-      if (!items[d].group && !items[d].name.empty()) r.vars[items[d].name] = static_cast<double>(clip(items[d].name, operands[k][d]));
+      if (!items[d].group && !items[d].name.empty()) r.vars.set(items[d].name, static_cast<double>(clip(items[d].name, operands[k][d])));
   }
   std::vector<std::int64_t> o = out;
   const auto& out_items = in.op.out.items;
@@ -82,11 +92,11 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, const std::vecto
   for (auto d : o) elements *= static_cast<double>(d);
   for (auto d : out) whole *= static_cast<double>(d);
   double partitions = o.size() >= 2 ? static_cast<double>(o[o.size() - 2]) : 1;
-  r.vars["P"] = partitions;
-  r.vars["N"] = elements / partitions;
-  r.vars["MIN_II"] = t.overheads.min_ii_cycles;
-  r.vars["fp32"] = dtype == ir::DType::F32 ? 1 : 0;
-  r.vars["bytes"] = whole * ir::dtype_bytes(dtype);
+  r.vars.set("P", partitions);
+  r.vars.set("N", elements / partitions);
+  r.vars.set("MIN_II", t.overheads.min_ii_cycles);
+  r.vars.set("fp32", dtype == ir::DType::F32 ? 1 : 0);
+  r.vars.set("bytes", whole * ir::dtype_bytes(dtype));
   return r;
 }
 
@@ -94,28 +104,29 @@ double instr_ns(const Target& t, const ir::Kernel& program, int id, const sem::D
   const ir::Node& n = program.nodes[id];
   const sem::InstrSpec* in = t.isa.find(n.op);
   if (!in) return 0;  // constants and broadcasts of immediates cost nothing here
-  std::map<std::string, double> vars;
+  lower::CostVars vars;
   for (std::size_t k = 0; k < n.inputs.size() && k < in->op.shapes.size(); ++k) {
     const auto& items = in->op.shapes[k].items;
     const auto& shape = program.nodes[n.inputs[k]].shape;
     if (items.size() != shape.size()) continue;
     for (std::size_t d = 0; d < items.size(); ++d)
       if (!items[d].group && !items[d].name.empty())
-        if (auto v = shape[d].evaluate(env)) vars[items[d].name] = static_cast<double>(*v);
+        if (auto v = shape[d].evaluate(env)) vars.set(items[d].name, static_cast<double>(*v));
   }
   double elements = 1;
   for (const auto& d : n.shape) elements *= static_cast<double>(d.evaluate(env).value_or(1));
   double partitions = n.shape.size() >= 2 ? static_cast<double>(n.shape[n.shape.size() - 2].evaluate(env).value_or(1)) : 1;
-  vars["P"] = partitions;
-  vars["N"] = elements / partitions;
-  vars["MIN_II"] = t.overheads.min_ii_cycles;
-  vars["fp32"] = n.dtype == ir::DType::F32 ? 1 : 0;
-  vars["bytes"] = elements * ir::dtype_bytes(n.dtype);
+  const double bytes = elements * ir::dtype_bytes(n.dtype);
+  vars.set("P", partitions);
+  vars.set("N", elements / partitions);
+  vars.set("MIN_II", t.overheads.min_ii_cycles);
+  vars.set("fp32", n.dtype == ir::DType::F32 ? 1 : 0);
+  vars.set("bytes", bytes);
   double value = formula_value(*in, vars);
   sem::Engine engine = in->engines.front();
   if (engine == sem::Engine::Dma) {
     double bw = t.dma.bytes_per_ns_per_engine * t.dma.engines_per_core *
-                t.dma.efficiency_at(vars["bytes"] / std::max(1.0, partitions));
+                t.dma.efficiency_at(bytes / std::max(1.0, partitions));
     return t.dma.start_ns + t.dma.dge_ns + value / bw;
   }
   return value / t.engines.at(engine).clock_hz * 1e9;

@@ -1,7 +1,6 @@
 #include "tilesweep/sim/simulate.h"
 
 #include <algorithm>
-#include <set>
 
 #include "inst_timing.h"
 #include "steady_state.h"
@@ -61,25 +60,30 @@ class Walker {
 
   // Fills loops_[b] and those of the blocks inside it.
   void summarize(int b) {
-    Loop& l = loops_[b];
-    std::set<int> buffers(l.footprint.buffers.begin(), l.footprint.buffers.end()), tensors;
+    std::vector<int> buffers, tensors;
     for (const lower::Item& item : p_.blocks[b].items) {
       if (item.block >= 0) {
         summarize(item.block);
         const Loop& inner = loops_[item.block];
-        buffers.insert(inner.footprint.buffers.begin(), inner.footprint.buffers.end());
-        tensors.insert(inner.footprint.tensors.begin(), inner.footprint.tensors.end());
-        l.work += static_cast<double>(trips_of(item.block)) * inner.work;
+        buffers.insert(buffers.end(), inner.footprint.buffers.begin(), inner.footprint.buffers.end());
+        tensors.insert(tensors.end(), inner.footprint.tensors.begin(), inner.footprint.tensors.end());
+        loops_[b].work += static_cast<double>(trips_of(item.block)) * inner.work;
         continue;
       }
       const lower::Inst& in = p_.insts[item.inst];
-      buffers.insert(in.in.begin(), in.in.end());
-      if (in.out >= 0) buffers.insert(in.out);
-      if (in.dma && in.store) tensors.insert(in.hbm.buffer);
-      l.work += 1;
+      buffers.insert(buffers.end(), in.in.begin(), in.in.end());
+      if (in.out >= 0) buffers.push_back(in.out);
+      if (in.dma && in.store) tensors.push_back(in.hbm.buffer);
+      loops_[b].work += 1;
     }
-    l.footprint.buffers.assign(buffers.begin(), buffers.end());
-    l.footprint.tensors.assign(tensors.begin(), tensors.end());
+    loops_[b].footprint.buffers = sorted_unique(std::move(buffers));
+    loops_[b].footprint.tensors = sorted_unique(std::move(tensors));
+  }
+
+  static std::vector<int> sorted_unique(std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
   }
 
   void run_items(int b) {

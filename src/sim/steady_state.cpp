@@ -35,6 +35,11 @@ void take_snapshot(const CoreState& s, const Footprint& fp, std::uint64_t seq0, 
   out.ref = s.max_end.t;
   out.state.clear();
   out.versions.clear();
+  // The most it appends (DMA engines kept apart), so a fresh ring slot grows once, not by doubling.
+  std::size_t size = s.engine_free.size() + 1 + 7 * static_cast<std::size_t>(s.dma.size()) + fp.tensors.size();
+  for (int b : fp.buffers) size += s.buffers[b].slots.size() * (3 + kEngines);
+  out.state.reserve(size);
+  out.versions.reserve(fp.buffers.size());
   for (const Field& f : s.engine_free) append(out.state, f, seq0, out.ref);
   s.dma.append_state(out.state, s.dma_count, seq0, out.ref);
   for (int b : fp.buffers) {

@@ -40,7 +40,7 @@ class ProgramBuilder {
   int store(int block, int tile, int tensor, int row_loop = -1) { return dma(block, tile, tensor, row_loop, true); }
 
   int op(int block, const std::string& instr, sem::Engine e, std::vector<int> in, int out,
-         std::map<std::string, double> vars = {}, int accumulate_block = -1) {
+         lower::CostVars vars = {}, int accumulate_block = -1) {
     lower::Inst i;
     i.spec = spec(instr);
     i.engine = e;

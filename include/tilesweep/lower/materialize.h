@@ -12,6 +12,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,12 +34,20 @@ struct OpPick {
   int engine = 0;                        // index into each instruction's engines (clamped)
 };
 
+// What every program of a kernel at given dims and fusion groups starts with: the HBM tensors,
+// their views (layout ops), folded constants and concrete shapes. make_prefix builds it once
+// (per candidate-space section) so that materializing a candidate does not redo it.
+struct Prefix;
+std::shared_ptr<const Prefix> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+                                          const std::vector<std::vector<int>>& groups);
+
 struct Plan {
   std::vector<std::vector<int>> groups;  // fusion_groups()
   std::vector<GroupTiling> tiling;       // per group
   std::map<int, OpPick> picks;           // per compute node
   std::map<int, int> absorbed;           // element-wise producer -> the reduction whose pick lowers both
   int cores = 1;
+  const Prefix* prefix = nullptr;        // make_prefix(k, dims, t, groups), or null to compute it here
 };
 
 // Throws Unsupported when a layout op or an op form has no program yet, UserError when the dims

@@ -10,11 +10,11 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "tilesweep/ir/dtype.h"
+#include "tilesweep/lower/cost_vars.h"
 #include "tilesweep/semantics/attr.h"
 #include "tilesweep/semantics/instr_spec.h"
 
@@ -86,7 +86,7 @@ struct Inst {
   // The formula variables of the instruction at this tile size (pattern dims, P, N, fp32,
   // bytes), computed at materialization; `repeat` copies are issued when a tile exceeds the
   // instruction's limits (each copy at the limit size, the variables are per copy).
-  std::map<std::string, double> vars;
+  CostVars vars;
   int repeat = 1;
   std::string note;                      // what the instruction computes, e.g. "rms = rsqrt(..)"
 };
