@@ -33,6 +33,13 @@ struct Slot {
 struct BufferState {
   std::int64_t versions = 0;  // writes so far (accumulation groups count once)
   std::vector<Slot> slots;    // version v lives in slots[v % bufs]
+
+  // slots[v % bufs], without a division for the usual one or two buffers: this is asked for
+  // every operand of every simulated instruction.
+  std::size_t slot_of(std::int64_t v) const {
+    const std::size_t n = slots.size(), u = static_cast<std::size_t>(v);
+    return n == 1 ? 0 : n == 2 ? (u & 1) : u % n;
+  }
 };
 
 // The DMA engines of a core as reservation lists. A transfer moves in the time all its engines

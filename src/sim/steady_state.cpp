@@ -9,20 +9,29 @@ namespace {
 
 constexpr double kHorizon = 4;
 
-void append(std::vector<double>& out, const Field& f, std::uint64_t seq0, double ref) {
-  if (f.seq <= seq0) out.push_back(kStale);
-  else out.push_back(f.t == kNever ? kUnset : f.t - ref);
+// A field as the snapshot records it: relative to ref, or a marker.
+inline double relative(const Field& f, std::uint64_t seq0, double ref) {
+  if (f.seq <= seq0) return kStale;
+  return f.t == kNever ? kUnset : f.t - ref;
 }
 
-void append_buffer(std::vector<double>& out, const BufferState& bs, std::uint64_t seq0, double ref) {
+void append(std::vector<double>& out, const Field& f, std::uint64_t seq0, double ref) {
+  out.push_back(relative(f, seq0, ref));
+}
+
+// Writes the buffer's slots, the newest version first, at `o`; returns the end.
+double* write_buffer(double* o, const BufferState& bs, std::uint64_t seq0, double ref) {
   const std::int64_t n = static_cast<std::int64_t>(bs.slots.size());
-  for (std::int64_t j = 0; j < n; ++j) {  // the newest version first
-    const Slot& slot = bs.slots[static_cast<std::size_t>(((bs.versions - 1 - j) % n + n) % n)];
-    append(out, slot.write_end, seq0, ref);
-    append(out, slot.ready, seq0, ref);
-    out.push_back(slot.writer);
-    for (const Field& f : slot.reads) append(out, f, seq0, ref);
+  std::int64_t i = ((bs.versions - 1) % n + n) % n;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const Slot& slot = bs.slots[static_cast<std::size_t>(i)];
+    *o++ = relative(slot.write_end, seq0, ref);
+    *o++ = relative(slot.ready, seq0, ref);
+    *o++ = slot.writer;
+    for (const Field& f : slot.reads) *o++ = relative(f, seq0, ref);
+    i = i == 0 ? n - 1 : i - 1;
   }
+  return o;
 }
 
 void shift(Field& f, double delta, std::uint64_t seq0) {
@@ -35,16 +44,20 @@ void take_snapshot(const CoreState& s, const Footprint& fp, std::uint64_t seq0, 
   out.ref = s.max_end.t;
   out.state.clear();
   out.versions.clear();
-  // The most it appends (DMA engines kept apart), so a fresh ring slot grows once, not by doubling.
-  std::size_t size = s.engine_free.size() + 1 + 7 * static_cast<std::size_t>(s.dma.size()) + fp.tensors.size();
-  for (int b : fp.buffers) size += s.buffers[b].slots.size() * (3 + kEngines);
-  out.state.reserve(size);
-  out.versions.reserve(fp.buffers.size());
   for (const Field& f : s.engine_free) append(out.state, f, seq0, out.ref);
   s.dma.append_state(out.state, s.dma_count, seq0, out.ref);
+  // The buffers' part, the bulk of it, written in place: this runs after every iteration of a
+  // watched loop.
+  std::size_t size = out.state.size();
+  for (int b : fp.buffers) size += s.buffers[b].slots.size() * (3 + kEngines);
+  std::size_t at = out.state.size();
+  out.state.reserve(size + fp.tensors.size());
+  out.state.resize(size);
+  double* o = out.state.data() + at;
+  out.versions.reserve(fp.buffers.size());
   for (int b : fp.buffers) {
     out.versions.push_back(s.buffers[b].versions);
-    append_buffer(out.state, s.buffers[b], seq0, out.ref);
+    o = write_buffer(o, s.buffers[b], seq0, out.ref);
   }
   for (int b : fp.tensors) append(out.state, s.hbm_written[b], seq0, out.ref);
   out.dma_count = s.dma_count;

@@ -15,6 +15,10 @@ Timeline::Timeline(const lower::Program& p, const Target& t, std::vector<InstTim
   for (std::size_t b = 0; b < p.buffers.size(); ++b)
     if (p.buffers[b].memory != sem::Memory::Hbm) s_.buffers[b].slots.resize(std::max(1, p.buffers[b].bufs));
   s_.hbm_written.resize(p.buffers.size());
+  for (int from = -1; from < kEngines; ++from)
+    for (int to = 0; to < kEngines; ++to)
+      links_[from + 1][to] = to == kDma ? t.dma.start_ns  // semaphore-to-start of a DMA, whoever signals
+                                        : from == to ? 0.0 : t.overheads.semaphore_ns;
 }
 
 void Timeline::execute(int inst, const std::vector<std::int64_t>& iter) {
@@ -24,22 +28,18 @@ void Timeline::execute(int inst, const std::vector<std::int64_t>& iter) {
   run_compute(inst, continues);
 }
 
-double Timeline::link(int from, int to) const {
-  if (to == kDma) return t_.dma.start_ns;  // semaphore-to-start of a DMA, whoever signals
-  return from == to ? 0.0 : t_.overheads.semaphore_ns;
-}
 
 double Timeline::read_ready(int b, int e) const {
   const BufferState& bs = s_.buffers[b];
   if (bs.versions == 0) return kNever;  // a constant tile, or one never written: ready at the start
-  const Slot& slot = bs.slots[(bs.versions - 1) % bs.slots.size()];
+  const Slot& slot = bs.slots[bs.slot_of(bs.versions - 1)];
   return slot.ready.t + link(slot.writer, e);
 }
 
 double Timeline::write_ready(int b, int e, bool continues) const {
   const BufferState& bs = s_.buffers[b];
   std::int64_t v = continues ? bs.versions - 1 : bs.versions;
-  const Slot& slot = bs.slots[v % bs.slots.size()];
+  const Slot& slot = bs.slots[bs.slot_of(v)];
   double w = slot.write_end.t + link(slot.writer, e);  // WAW (an accumulation extends its group)
   if (continues) return w;
   for (int r = 0; r < kEngines; ++r) w = std::max(w, slot.reads[r].t + link(r, e));  // WAR on v - bufs
@@ -49,13 +49,13 @@ double Timeline::write_ready(int b, int e, bool continues) const {
 void Timeline::mark_read(int b, int e, double end) {
   BufferState& bs = s_.buffers[b];
   if (bs.versions == 0) return;
-  Field& f = bs.slots[(bs.versions - 1) % bs.slots.size()].reads[e];
+  Field& f = bs.slots[bs.slot_of(bs.versions - 1)].reads[e];
   set(f, std::max(f.t, end));
 }
 
 void Timeline::mark_write(int b, int e, double end, double ready, bool continues) {
   BufferState& bs = s_.buffers[b];
-  Slot& slot = bs.slots[(continues ? bs.versions - 1 : bs.versions) % bs.slots.size()];
+  Slot& slot = bs.slots[bs.slot_of(continues ? bs.versions - 1 : bs.versions)];
   set(slot.write_end, end);
   set(slot.ready, ready);
   slot.writer = e;

@@ -3,6 +3,7 @@
 // model), and updates the state. Internal to ts_sim.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "core_state.h"
@@ -25,8 +26,9 @@ class Timeline {
  private:
   void run_compute(int inst, bool continues);
   void run_dma(int inst);
-  // Cost of a dependency from engine `from` to engine `to`.
-  double link(int from, int to) const;
+  // Cost of a dependency from engine `from` (-1: none) to engine `to`, from a table: it is asked
+  // for every operand of every simulated instruction.
+  double link(int from, int to) const { return links_[from + 1][to]; }
   // Earliest start on engine e allowed by reading / writing buffer b.
   double read_ready(int b, int e) const;
   double write_ready(int b, int e, bool continues) const;
@@ -40,6 +42,7 @@ class Timeline {
   std::vector<InstTiming> timing_;
   std::vector<TraceEvent>* trace_;
   CoreState s_;
+  std::array<std::array<double, kEngines>, kEngines + 1> links_{};
 };
 
 }  // namespace ts::sim
