@@ -29,7 +29,7 @@ store::LibraryEntry make_entry(const LoadedArchive& l, std::size_t row) {
   const store::BestRecord& b = l.archive.best[row];
   const store::SourceRecord& s = l.provenance.sources[l.provenance.best_origin[row].source];
   store::LibraryEntry e;
-  e.kernel = b.kernel, e.target = b.target, e.shape = b.shape, e.mesh = b.mesh;
+  e.kernel = b.kernel, e.target = b.target, e.shape = b.shape, e.mesh = b.mesh, e.sharding = b.sharding;
   e.variant = b.variant, e.choice = b.choice, e.index = b.index, e.config = b.config;
   e.latency_ns = b.latency_ns, e.roofline_ns = b.roofline_ns, e.heuristic_ns = b.heuristic_ns;
   e.roofline_pct = 100.0 * b.roofline_ns / b.latency_ns;

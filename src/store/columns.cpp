@@ -141,6 +141,7 @@ std::span<const Column<LibraryEntry>> Table<LibraryEntry>::columns() {
       {"target", &R::target},
       {"shape", &R::shape},
       {"mesh", &R::mesh},
+      {"sharding", &R::sharding, 2},
       {"variant", &R::variant},
       {"choice", &R::choice},
       {"index", &R::index},

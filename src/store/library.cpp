@@ -53,12 +53,13 @@ Library read_file(const Hdf5& h, hid_t file) {
     throw LayoutError(fmt::format("has no /meta attribute format = \"{}\"", kLibraryFormat));
   Library lib;
   lib.schema_version = detail::read_i64_attr(h, g, "schema_version");
-  if (lib.schema_version != kLibrarySchemaVersion)
-    throw LayoutError(fmt::format("has schema version {} (this tilesweep reads version {})", lib.schema_version,
+  if (lib.schema_version < 1 || lib.schema_version > kLibrarySchemaVersion)
+    throw LayoutError(fmt::format("has schema version {} (this tilesweep reads versions 1 to {})", lib.schema_version,
                                   kLibrarySchemaVersion));
   lib.tool_version = detail::read_text_attr(h, g, "tool_version");
   lib.archives = detail::read_texts_attr(h, g, "archives");
-  lib.entries = detail::read_table<LibraryEntry>(h, file);
+  lib.entries = detail::read_table<LibraryEntry>(h, file, static_cast<int>(lib.schema_version));
+  lib.schema_version = kLibrarySchemaVersion;  // upgraded in memory: a version-1 entry's sharding is ""
   return lib;
 }
 

@@ -177,6 +177,18 @@ PY
   "$ts" select "$tmp/ref.h5" --output "$tmp/lib.h5" > "$tmp/sel.out" 2>&1 || fail "select: $(cat "$tmp/sel.out")"
   "$ts" lookup "$tmp/lib.h5" --kernel matmul --target trn1 --shape M=512,K=512,N=512 --mesh 2x2 > "$tmp/lk.out" 2>&1 ||
     fail "lookup --mesh 2x2: $(cat "$tmp/lk.out")"
+  /usr/bin/python3 - "$tmp/lib.h5" "$tmp/ref.txt" <<'PY' || fail "the library's shardings differ from /best's"
+import sys
+import h5py
+want = {}
+for line in open(sys.argv[2]):
+    f = line.split()
+    if f[0] == "matmul":
+        want[(f[2], f[3])] = f[5].removeprefix("shard=").replace("-", "")
+e = h5py.File(sys.argv[1], "r")["entries"][()]
+got = {(r["shape"].decode(), r["mesh"].decode()): r["sharding"].decode() for r in e}
+assert got == want, (got, want)
+PY
   "$ts" report "$tmp/ref.h5" > "$tmp/rep.out" 2>&1 || fail "report: $(cat "$tmp/rep.out")"
   grep -q '2x2' "$tmp/rep.out" || fail "report shows no mesh row: $(cat "$tmp/rep.out")"
   ;;

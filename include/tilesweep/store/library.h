@@ -1,6 +1,7 @@
 // The shape library (`tilesweep select`): the best known program per (kernel, target, shape,
 // mesh) over one or more archives, with its provenance and NKI source. An HDF5 file:
-//   /meta     attributes: format = "tilesweep-library", schema_version (1), tool_version,
+//   /meta     attributes: format = "tilesweep-library", schema_version (2; version 1, before
+//             meshes, lacks `sharding` and is still read, as ""), tool_version,
 //             archives (string[n]: the archives it was selected from, as named)
 //   /entries  table, one row per entry, sorted by (kernel, target, shape, mesh); columns as
 //             LibraryEntry below, text columns as in archives (fixed-length or variable-length)
@@ -16,13 +17,14 @@
 
 namespace ts::store {
 
-inline constexpr int kLibrarySchemaVersion = 1;
+inline constexpr int kLibrarySchemaVersion = 2;  // 2: sharding
 
 struct LibraryEntry {
   std::string kernel;
   std::string target;
   std::string shape;
   std::string mesh = "1";
+  std::string sharding;  // how the entry splits the kernel over the mesh ("" on one device); config is per device
   std::int32_t variant = 0;
   std::int64_t choice = 0;
   std::int64_t index = 0;

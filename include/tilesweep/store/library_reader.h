@@ -26,6 +26,7 @@ namespace ts::library_reader {
 
 struct Entry {
   std::string kernel, target, shape, mesh, config, archive, nki, nki_error;
+  std::string sharding;  // how the kernel is split over the mesh ("" on one device; config is per device)
   std::int64_t index = 0;
   double latency_ns = 0, roofline_ns = 0;
   std::map<std::string, std::int64_t> dims;  // parsed from shape
@@ -93,10 +94,12 @@ class Library {
     return out;
   }
 
-  // Text columns are fixed-length or variable-length strings; read each as stored.
-  std::vector<std::string> texts(hid_t ds, const char* name, std::size_t n) const {
+  // Text columns are fixed-length or variable-length strings; read each as stored. An optional
+  // column (one a library of an older schema lacks) reads as "" when missing.
+  std::vector<std::string> texts(hid_t ds, const char* name, std::size_t n, bool optional = false) const {
     hid_t ftype = H5Dget_type(ds);
     int idx = H5Tget_member_index(ftype, name);
+    if (idx < 0 && optional) { H5Tclose(ftype); H5Eclear2(H5E_DEFAULT); return std::vector<std::string>(n); }
     if (idx < 0) { H5Tclose(ftype); fail(std::string("/entries has no column '") + name + "'"); }
     hid_t mtype = H5Tget_member_type(ftype, static_cast<unsigned>(idx));
     bool var = H5Tis_variable_str(mtype) > 0;
@@ -139,12 +142,13 @@ class Library {
     auto kernel = texts(ds, "kernel", n), target = texts(ds, "target", n), shape = texts(ds, "shape", n);
     auto mesh = texts(ds, "mesh", n), config = texts(ds, "config", n), archive = texts(ds, "archive", n);
     auto nki = texts(ds, "nki", n), nki_error = texts(ds, "nki_error", n);
+    auto sharding = texts(ds, "sharding", n, true);  // schema 2
     auto index = numbers<std::int64_t>(ds, "index", H5T_NATIVE_INT64, n);
     auto latency = numbers<double>(ds, "latency_ns", H5T_NATIVE_DOUBLE, n);
     auto roofline = numbers<double>(ds, "roofline_ns", H5T_NATIVE_DOUBLE, n);
     for (std::size_t i = 0; i < n; ++i) {
       Entry e{kernel[i], target[i], shape[i], mesh[i], config[i], archive[i], nki[i], nki_error[i],
-              index[i], latency[i], roofline[i], {}};
+              sharding[i], index[i], latency[i], roofline[i], {}};
       std::stringstream ss(e.shape);
       std::string item;
       while (std::getline(ss, item, ','))
