@@ -114,18 +114,12 @@ namespace {
 class Materializer {
  public:
   Materializer(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan)
-      : k_(k), dims_(dims), t_(t), plan_(plan) {}
+      : k_(k), dims_(dims), t_(t), plan_(plan), pre_(plan.prefix ? *plan.prefix : own_) {}
 
   Program run() {
     if (plan_.prefix) {
-      const Prefix& pre = *plan_.prefix;
-      p_ = pre.program;
+      p_ = plan_.prefix->program;
       reserve();
-      shape_ = pre.shapes;
-      view_ = pre.views;
-      const_ = pre.consts;
-      group_of_ = pre.group_of;
-      frames_ = pre.frames;
     } else {
       prepare();
     }
@@ -137,7 +131,8 @@ class Materializer {
 
   Prefix prefix() && {
     prepare();
-    return {std::move(p_), std::move(shape_), std::move(view_), std::move(const_), std::move(group_of_), std::move(frames_)};
+    own_.program = std::move(p_);
+    return std::move(own_);
   }
 
  private:
@@ -157,17 +152,17 @@ class Materializer {
     p_.blocks.push_back(Block{});
     reserve();
     std::size_t n = k_.nodes.size();
-    shape_.resize(n);
-    view_.resize(n);
-    const_.resize(n);
-    group_of_.assign(n, -1);
+    own_.shapes.resize(n);
+    own_.views.resize(n);
+    own_.consts.resize(n);
+    own_.group_of.assign(n, -1);
     for (std::size_t g = 0; g < plan_.groups.size(); ++g)
-      for (int m : plan_.groups[g]) group_of_[m] = static_cast<int>(g);
-    for (std::size_t i = 0; i < n; ++i) shape_[i] = ir::concrete_shape(k_.nodes[i].shape, dims_);
-    frames_.assign(n, Frame{-1, -1, -1});
+      for (int m : plan_.groups[g]) own_.group_of[m] = static_cast<int>(g);
+    for (std::size_t i = 0; i < n; ++i) own_.shapes[i] = ir::concrete_shape(k_.nodes[i].shape, dims_);
+    own_.frames.assign(n, Frame{-1, -1, -1});
     for (std::size_t i = 0; i < n; ++i) {
       try {
-        frames_[i] = frame_of(k_, static_cast<int>(i));
+        own_.frames[i] = frame_of(k_, static_cast<int>(i));
       } catch (const Unsupported&) {
         // frame() asks again, and throws, if the program ever needs this node's frame
       }
@@ -176,22 +171,22 @@ class Materializer {
     for (std::size_t i = 0; i < n; ++i)
       if (k_.nodes[i].op == "concat") concat_in_place(static_cast<int>(i));
     for (int o : k_.outputs) {
-      if (classify(k_.nodes[o]) != OpClass::Compute && !view_[o])
+      if (classify(k_.nodes[o]) != OpClass::Compute && !own_.views[o])
         throw Unsupported(fmt::format("output {} is a '{}', not a computed value", output_index(o), k_.nodes[o].op));
       hbm[o] = true;
     }
     for (std::size_t i = 0; i < n; ++i)
       for (int in : k_.nodes[i].inputs)
-        if (group_of_[in] >= 0 && group_of_[in] != group_of_[i]) hbm[in] = true;
+        if (own_.group_of[in] >= 0 && own_.group_of[in] != own_.group_of[i]) hbm[in] = true;
     for (std::size_t i = 0; i < n; ++i) {
       const ir::Node& node = k_.nodes[i];
       OpClass c = classify(node);
-      if (view_[i]) continue;  // placed by concat_in_place
-      if (c == OpClass::Input) view_[i] = identity(add_hbm(node.label, i, node.param, -1));
-      else if (c == OpClass::Constant) const_[i] = constant_value(node, dims_);
-      else if (is_constant(k_, static_cast<int>(i))) const_[i] = fold(static_cast<int>(i));
+      if (own_.views[i]) continue;  // placed by concat_in_place
+      if (c == OpClass::Input) own_.views[i] = identity(add_hbm(node.label, i, node.param, -1));
+      else if (c == OpClass::Constant) own_.consts[i] = constant_value(node, dims_);
+      else if (is_constant(k_, static_cast<int>(i))) own_.consts[i] = fold(static_cast<int>(i));
       else if (c == OpClass::Layout) layout(static_cast<int>(i));
-      else if (hbm[i] && !view_[i]) view_[i] = identity(add_hbm(node.label.empty() ? node.op + std::to_string(i) : node.label, i, -1, output_index(i)));
+      else if (hbm[i] && !own_.views[i]) own_.views[i] = identity(add_hbm(node.label.empty() ? node.op + std::to_string(i) : node.label, i, -1, output_index(i)));
     }
   }
 
@@ -206,13 +201,13 @@ class Materializer {
           if (x == in && &m != &n) return;
     }
     auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
-    view_[id] = identity(add_hbm(n.label.empty() ? "concat" + std::to_string(id) : n.label, id, -1, output_index(id)));
+    own_.views[id] = identity(add_hbm(n.label.empty() ? "concat" + std::to_string(id) : n.label, id, -1, output_index(id)));
     std::int64_t offset = 0;
     for (int in : n.inputs) {
-      View v = *view_[id];
+      View v = *own_.views[id];
       v.dims[axis].offset = offset;
-      view_[in] = v;
-      offset += shape_[in][axis];
+      own_.views[in] = v;
+      offset += own_.shapes[in][axis];
     }
   }
 
@@ -227,7 +222,7 @@ class Materializer {
     b.name = name.empty() ? "t" + std::to_string(node) : name;
     b.memory = sem::Memory::Hbm;
     b.dtype = k_.nodes[node].dtype;
-    b.shape = shape_[node];
+    b.shape = own_.shapes[node];
     b.param = param;
     b.output = output;
     p_.buffers.push_back(b);
@@ -252,7 +247,7 @@ class Materializer {
   // The value of an op over constants (every constant is uniform): the op on 0-d operands.
   double fold(int id) const {
     const ir::Node& n = k_.nodes[id];
-    if (classify(n) == OpClass::Layout) return const_[n.inputs[0]].value();
+    if (classify(n) == OpClass::Layout) return own_.consts[n.inputs[0]].value();
     if (n.spec->broadcast != std::vector<std::string>{"S"})
       throw Unsupported(fmt::format("'{}' of constants is not folded (only element-wise ops are)", n.op));
     ir::Kernel one;
@@ -270,7 +265,7 @@ class Materializer {
       one.nodes.push_back(x);
       one.params.push_back(p);
       ir::Tensor v;
-      v.data[0] = const_[in].value();
+      v.data[0] = own_.consts[in].value();
       values.push_back(v);
     }
     one.outputs = {ir::add_op(one, *n.spec, ins, n.attrs, n.loc)};
@@ -280,49 +275,49 @@ class Materializer {
   void layout(int id) {
     const ir::Node& n = k_.nodes[id];
     int in = n.inputs[0];
-    if (const_[in]) {
-      const_[id] = const_[in];
+    if (own_.consts[in]) {
+      own_.consts[id] = own_.consts[in];
       return;
     }
-    if (!view_[in])
+    if (!own_.views[in])
       throw Unsupported(fmt::format("'{}' of a value computed on chip: layout ops apply to kernel inputs so far", n.op));
-    View v = *view_[in];
+    View v = *own_.views[in];
     if (n.op == "transpose") {
       const auto& axes = std::get<std::vector<sem::Dim>>(n.attrs.at("axes"));
       View t = v;
       for (std::size_t d = 0; d < axes.size(); ++d) t.dims[d] = v.dims[axes[d].value()];
-      view_[id] = t;
+      own_.views[id] = t;
     } else if (n.op == "slice") {
       auto at = [&](const char* name, std::size_t d) { return std::get<std::vector<sem::Dim>>(n.attrs.at(name))[d].evaluate(dims_).value(); };
       for (std::size_t d = 0; d < v.dims.size(); ++d) {
         v.dims[d].offset += v.dims[d].stride * at("begin", d);
         v.dims[d].stride *= at("step", d);
       }
-      view_[id] = v;
+      own_.views[id] = v;
     } else if (n.op == "broadcast_to") {
-      const auto& in_shape = shape_[in];
+      const auto& in_shape = own_.shapes[in];
       View b = v;
       b.dims.clear();
-      std::size_t lead = shape_[id].size() - in_shape.size();
-      for (std::size_t d = 0; d < shape_[id].size(); ++d) {
+      std::size_t lead = own_.shapes[id].size() - in_shape.size();
+      for (std::size_t d = 0; d < own_.shapes[id].size(); ++d) {
         if (d < lead) b.dims.push_back({-1, 0, 1, true});
         else {
           VDim x = v.dims[d - lead];
-          if (in_shape[d - lead] == 1 && shape_[id][d] != 1) x.broadcast = true;
+          if (in_shape[d - lead] == 1 && own_.shapes[id][d] != 1) x.broadcast = true;
           b.dims.push_back(x);
         }
       }
-      view_[id] = b;
+      own_.views[id] = b;
     } else if (n.op == "reshape") {
       if (!is_identity(v)) throw Unsupported("reshape of a strided or transposed view");
       Buffer b = p_.buffers[v.buffer];
       b.name += "_r";
-      b.shape = shape_[id];
+      b.shape = own_.shapes[id];
       b.alias = b.alias >= 0 ? b.alias : v.buffer;
       b.param = -1;
       b.output = -1;
       p_.buffers.push_back(b);
-      view_[id] = identity(static_cast<int>(p_.buffers.size()) - 1);
+      own_.views[id] = identity(static_cast<int>(p_.buffers.size()) - 1);
     } else {
       throw Unsupported(fmt::format("'{}' has no DMA access pattern yet", n.op));
     }
@@ -703,6 +698,7 @@ class Materializer {
       const ir::Node& sn = k_.nodes[src];
       std::int64_t out_cols = cols_of(c, node);
       std::vector<Tile> ops;
+      ops.reserve(sn.inputs.size());
       for (std::size_t i = 0; i < sn.inputs.size(); ++i) {
         int in = sn.inputs[i];
         Role role = operand_role(k_, src, static_cast<int>(i));
@@ -824,11 +820,13 @@ class Materializer {
   const sim::Target& t_;
   const Plan& plan_;
   Program p_;
-  std::vector<std::vector<std::int64_t>> shape_;
-  std::vector<std::optional<View>> view_;
-  std::vector<std::optional<double>> const_;
-  std::vector<int> group_of_;
-  std::vector<Frame> frames_;
+  // The prefix is read in place, never copied: the plan's, or one prepare() builds in own_.
+  Prefix own_;
+  const Prefix& pre_;
+  const std::vector<std::vector<std::int64_t>>& shape_ = pre_.shapes;
+  const std::vector<std::optional<View>>& view_ = pre_.views;
+  const std::vector<std::optional<double>>& const_ = pre_.consts;
+  const std::vector<Frame>& frames_ = pre_.frames;
   // Constant tiles made so far, by (value bits, rows, cols); a program has a few.
   using ConstKey = std::tuple<std::uint64_t, std::int64_t, std::int64_t>;
   std::vector<std::pair<ConstKey, int>> const_tiles_;
