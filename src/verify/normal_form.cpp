@@ -143,6 +143,14 @@ Poly NormalForm::reduce_atom(const char* kind, const z3::expr& var, const z3::ex
     (split ? outer : inner).monos.push_back(m);
   }
   if (inner.monos.empty() && k != "prod") return outer;  // max of a constant (non-empty range)
+  if (k == "prod") {
+    // A product of ones is 1 over any range, the empty one included (a scan whose multiplier
+    // is all ones is a cumulative sum).
+    bool varies = false;
+    for (const auto& m : inner.monos) varies = varies || mono_mentions(m, name);
+    z3::expr value = to_z3(inner).simplify();
+    if (!varies && value.is_numeral() && value.get_decimal_string(0) == "1") return constant(ctx_.real_val(1));
+  }
   z3::expr b = fresh_binder();
   z3::expr_vector from(ctx_), to(ctx_);
   from.push_back(var);
@@ -153,11 +161,16 @@ Poly NormalForm::reduce_atom(const char* kind, const z3::expr& var, const z3::ex
 }
 
 std::string NormalForm::canonical_key(const std::string& kind, const std::vector<Binder>& binders,
-                                      const std::vector<z3::expr>& factors, const std::vector<int>& order) {
+                                      const std::vector<z3::expr>& factors, const std::vector<int>& order,
+                                      const std::vector<std::string>& locals, const std::vector<int>& local_order) {
   z3::expr_vector from(ctx_), to(ctx_);
   for (std::size_t i = 0; i < order.size(); ++i) {
     from.push_back(ctx_.int_const(binders[order[i]].var.c_str()));
     to.push_back(ctx_.int_const(("c!" + std::to_string(i)).c_str()));
+  }
+  for (std::size_t i = 0; i < local_order.size(); ++i) {
+    from.push_back(ctx_.int_const(locals[local_order[i]].c_str()));
+    to.push_back(ctx_.int_const(("f!" + std::to_string(i)).c_str()));
   }
   std::string key = kind + "[";
   for (std::size_t i = 0; i < order.size(); ++i)
@@ -172,29 +185,44 @@ std::string NormalForm::canonical_key(const std::string& kind, const std::vector
 
 z3::expr NormalForm::atom(const std::string& kind, const std::vector<Binder>& binders,
                           const std::vector<z3::expr>& factors) {
-  std::vector<int> order(binders.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::string best;
-  if (binders.size() <= 5) {
-    // Try every naming of the bound variables; the smallest text is the canonical form.
-    std::sort(order.begin(), order.end());
-    do {
-      std::string k = canonical_key(kind, binders, factors, order);
-      if (best.empty() || k < best) best = k;
-    } while (std::next_permutation(order.begin(), order.end()));
-  } else {
-    best = canonical_key(kind, binders, factors, order);
-  }
-  // The atom's value depends on the free variables it mentions: pass them as arguments so
-  // that enclosing sums see the dependence.
+  // The atom's value depends on the free variables it mentions: they are its arguments, so
+  // that enclosing sums see the dependence. Dims and output indices are named alike on both
+  // sides of a query; the variables of enclosing reductions are not (each side has its own
+  // prefix), so they are named by position in the key, and passed in that order: the same
+  // reduction written on both sides is then the same function.
   std::set<std::string> bound, vars;
   for (const auto& b : binders) bound.insert(b.var);
   for (const auto& f : factors) collect_vars(f, vars);
   for (const auto& b : binders) collect_vars(b.extent, vars);
-  z3::expr_vector args(ctx_);
-  z3::sort_vector sorts(ctx_);
+  std::vector<std::string> shared, locals;
   for (const auto& v : vars) {
     if (bound.count(v)) continue;
+    (v.find('!') != std::string::npos ? locals : shared).push_back(v);
+  }
+  std::vector<int> order(binders.size()), local_order(locals.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::iota(local_order.begin(), local_order.end(), 0);
+  std::string best;
+  std::vector<int> best_local = local_order;
+  // Try every naming of the bound and of the local variables (a few of each); the smallest
+  // text is the canonical form.
+  bool permute = binders.size() <= 5, permute_locals = locals.size() <= 3;
+  do {
+    do {
+      std::string k = canonical_key(kind, binders, factors, order, locals, local_order);
+      if (best.empty() || k < best) {
+        best = k;
+        best_local = local_order;
+      }
+    } while (permute && std::next_permutation(order.begin(), order.end()));
+  } while (permute_locals && std::next_permutation(local_order.begin(), local_order.end()));
+  z3::expr_vector args(ctx_);
+  z3::sort_vector sorts(ctx_);
+  for (int i : best_local) {
+    args.push_back(ctx_.int_const(locals[i].c_str()));
+    sorts.push_back(ctx_.int_sort());
+  }
+  for (const auto& v : shared) {
     args.push_back(ctx_.int_const(v.c_str()));
     sorts.push_back(ctx_.int_sort());
   }

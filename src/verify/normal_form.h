@@ -5,7 +5,7 @@
 //   sum(a + b) = sum(a) + sum(b)        sum(c * a) = c * sum(a)   (c not mentioning the variable)
 //   sum(c) = n * c                      (sum_k a)(sum_j b) = sum_k sum_j a * b   (j, k fresh)
 //   ite(c, a, b) = [c] a + [not c] b    sums over one element: sum_{k<1} a = a[k := 0]
-//   max(c + a) = c + max(a)  (non-empty range)     min(a) = -max(-a)
+//   max(c + a) = c + max(a)  (non-empty range)     min(a) = -max(-a)     prod(1) = 1
 // A monomial with binders is finally abstracted by its canonical form (binders renamed in the
 // order that gives the smallest text), so equal sums written differently meet.
 #pragma once
@@ -63,7 +63,8 @@ class NormalForm {
   z3::expr atom(const std::string& kind, const std::vector<Binder>& binders,
                 const std::vector<z3::expr>& factors);
   std::string canonical_key(const std::string& kind, const std::vector<Binder>& binders,
-                            const std::vector<z3::expr>& factors, const std::vector<int>& order);
+                            const std::vector<z3::expr>& factors, const std::vector<int>& order,
+                            const std::vector<std::string>& locals, const std::vector<int>& local_order);
 
   z3::context& ctx_;
   int next_binder_ = 0;

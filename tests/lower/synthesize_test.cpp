@@ -114,3 +114,33 @@ TEST(SynthesizeOnBundledTargets, ElementwiseOpsLowerToTheirInstructions) {
 
 }  // namespace
 }  // namespace ts::lower
+
+namespace ts::lower {
+namespace {
+
+// Recurrences along the free dim lower to the vector engine's scan; a cumulative sum is that
+// scan with a multiplier of ones (a synthesis leaf), proved through prod(1) = 1.
+TEST(SynthesizeOnBundledTargets, RecurrencesLowerToTensorTensorScan) {
+  struct Case {
+    const char* kernel;
+    const char* lowering;
+  };
+  static ir::Module m = ir::parse_module(
+      "def c(x: f32[P, F]):\n    return cumsum(x, axis=1)\n\n"
+      "def s(a: f32[P, F], b: f32[P, F]):\n    return scan(a, b, axis=1)\n",
+      "op.py", sem::OpTable::builtin());
+  for (const char* t : {"trn1", "trn2", "trn3"})
+    for (const Case& c : {Case{"c", "tensor_tensor_scan(broadcast_to(1, shape=(P, F)), x)"},
+                          Case{"s", "tensor_tensor_scan(a, b)"}}) {
+      SynthesisResult r = synthesize(m.kernel(c.kernel), sim::builtin_target(t).isa);
+      std::vector<std::string> texts;
+      for (const auto& l : r.lowerings) {
+        EXPECT_TRUE(l.proof.proved()) << l.text;
+        texts.push_back(l.text);
+      }
+      EXPECT_TRUE(has(texts, c.lowering)) << t << " " << c.kernel << ": " << ::testing::PrintToString(texts);
+    }
+}
+
+}  // namespace
+}  // namespace ts::lower

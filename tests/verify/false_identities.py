@@ -126,6 +126,18 @@ def cumsum_vs_total_lhs(x: f32[M, N]) -> f32[M, N]:
 def cumsum_vs_total_rhs(x: f32[M, N]) -> f32[M, N]:
     return broadcast_to(sum(x, axis=1, keepdims=True), (M, N))
 
+# A scan with a constant multiplier other than one is not a cumsum.
+def scan_of_twos_vs_cumsum_lhs(x: f32[M, N]) -> f32[M, N]:
+    return scan(broadcast_to(2.0, shape=(M, N)), x, axis=1)
+def scan_of_twos_vs_cumsum_rhs(x: f32[M, N]) -> f32[M, N]:
+    return cumsum(x, axis=1)
+
+# A scan's operands do not commute.
+def scan_swapped_operands_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return scan(a, b, axis=1)
+def scan_swapped_operands_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return scan(b, a, axis=1)
+
 # Softmax over the wrong axis (square).
 def softmax_wrong_axis_lhs(x: f32[N, N]) -> f32[N, N]:
     e = exp(x - max(x, axis=1, keepdims=True))

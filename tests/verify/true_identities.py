@@ -280,6 +280,24 @@ def cumsum_of_transpose_lhs(x: f32[M, N]) -> f32[N, M]:
 def cumsum_of_transpose_rhs(x: f32[M, N]) -> f32[N, M]:
     return cumsum(x, axis=1).T
 
+# Recurrence: a scan whose multiplier is all ones is a cumulative sum (tensor_tensor_scan lowers cumsum).
+def cumsum_as_scan_of_ones_lhs(x: f32[M, N]) -> f32[M, N]:
+    return cumsum(x, axis=1)
+def cumsum_as_scan_of_ones_rhs(x: f32[M, N]) -> f32[M, N]:
+    return scan(broadcast_to(1.0, shape=(M, N)), x, axis=1)
+
+# Linearity: a scan is linear in its additive operand (the same decay on both sides).
+def scan_add_linear_lhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return scan(a, b + c, axis=1)
+def scan_add_linear_rhs(a: f32[M, N], b: f32[M, N], c: f32[M, N]) -> f32[M, N]:
+    return scan(a, b, axis=1) + scan(a, c, axis=1)
+
+# Linearity: a factor constant along the scanned axis moves out of a scan's additive operand.
+def scan_row_scale_lhs(a: f32[M, N], b: f32[M, N], d: f32[M, 1]) -> f32[M, N]:
+    return scan(a, d * b, axis=1)
+def scan_row_scale_rhs(a: f32[M, N], b: f32[M, N], d: f32[M, 1]) -> f32[M, N]:
+    return d * scan(a, b, axis=1)
+
 # ---------------------------------------------------------------- element-wise (Trinity-style)
 
 # Trinity: + is commutative.
