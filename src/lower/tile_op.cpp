@@ -36,6 +36,12 @@ std::vector<sem::Dim> tail(const std::vector<sem::Dim>& s, std::size_t n) {
 
 bool is_one(const sem::Dim& d) { return d.is_const() && d.value() == 1; }
 
+// A reduction's tile keeps the reduced dim as 1 ([P, 1] along the free dim, [1, F] across
+// partitions): instructions write 2-D tiles, and dropping a size-1 dim is only a view.
+void keep_reduced_dim(const sem::OpSpec& spec, sem::AttrMap& attrs) {
+  if (auto kd = attrs.find("keepdims"); kd != attrs.end() && !spec.contract.empty()) kd->second = true;
+}
+
 }  // namespace
 
 std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
@@ -77,6 +83,7 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
     if (axis < dropped) return reject("reduces or scans along a batch dim");
     attrs[a.name] = axis - dropped;
   }
+  keep_reduced_dim(*n.spec, attrs);
   // Tile sizes are free: every distinct size becomes a fresh dim (P, F, ...), so that the tile
   // op is independent of how the kernel's dims relate (N // 2, (M + 1) // 2) and equal tile ops
   // of different kernels meet in the synthesis cache.
@@ -139,6 +146,7 @@ std::optional<TileOp> pair_tile_op(const ir::Kernel& k, int producer, int consum
   auto t = tile_op(k, producer);
   if (!t || !c.attrs.count("axis")) return std::nullopt;
   sem::AttrMap attrs = c.attrs;
+  keep_reduced_dim(*c.spec, attrs);
   auto dropped = static_cast<std::int64_t>(p.shape.size()) - static_cast<std::int64_t>(t->kernel.nodes[t->kernel.outputs[0]].shape.size());
   attrs["axis"] = std::get<std::int64_t>(attrs.at("axis")) - dropped;
   if (std::get<std::int64_t>(attrs["axis"]) < 0) return std::nullopt;

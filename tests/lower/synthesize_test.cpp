@@ -142,5 +142,19 @@ TEST(SynthesizeOnBundledTargets, RecurrencesLowerToTensorTensorScan) {
     }
 }
 
+// A reduction without keepdims is lowered in its 2-D tile form (the reduced dim kept as 1):
+// along the free dim to [P, 1], across partitions to [1, F].
+TEST(SynthesizeOnBundledTargets, ReductionsKeepTheReducedDimInTheirTile) {
+  static ir::Module m = ir::parse_module(
+      "def f(x: f32[M, N], y: f32[B, S, N]):\n    return sum(x, axis=1), sum(y, axis=1)\n", "k.py",
+      sem::OpTable::builtin());
+  SynthesisCache cache;
+  KernelChoices c = instruction_choices(m.kernels[0], sim::builtin_target("trn1").isa, cache);
+  ASSERT_EQ(c.ops.size(), 2u);
+  EXPECT_EQ(c.ops[0].tile, "sum(x: f32[P, F]) -> f32[P, 1]");
+  EXPECT_EQ(c.ops[1].tile, "sum(x: f32[P, F]) -> f32[1, F]");
+  for (const auto& op : c.ops) EXPECT_FALSE(op.synthesis->lowerings.empty()) << op.tile;
+}
+
 }  // namespace
 }  // namespace ts::lower

@@ -2,7 +2,8 @@
 // is what ISA instructions compute. Leading (batch) dims become loops around the tile; an
 // operand that broadcasts across partitions is delivered whole by a broadcasting DMA, so its
 // tile is the full [P, F]; one that broadcasts along the free dim stays [P, 1] (a per-partition
-// scalar, as tensor_scalar and activation's bias take it). Layout ops (slices, reshapes,
+// scalar, as tensor_scalar and activation's bias take it). A reduction's tile keeps the reduced
+// dim as 1 (instructions write 2-D tiles; dropping it is a view). Layout ops (slices, reshapes,
 // concats, transposes of batch dims) are DMA access patterns, not instructions.
 #pragma once
 
