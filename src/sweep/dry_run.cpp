@@ -43,14 +43,19 @@ void print_dry_run(const Plan& plan, const std::string& archive, std::ostream& o
     const auto& e = plan.spaces()[s];
     std::string line = fmt::format("{:<{}}  {:<6}  {:<{}}  {:<{}}  {:<{}}  {:>12}  {:>7}  {}", e.label, wk,
                                    e.target_name, e.shape_name, ws, e.setting.mesh, wm,
-                                   e.setting.sharding.empty() ? "-" : e.setting.sharding, wh, e.space->size(),
+                                   e.setting.sharding.empty() ? "-" : e.setting.sharding, wh, e.sample.size(),
                                    units[s], local_text(plan, e));
     line.erase(line.find_last_not_of(' ') + 1);
+    if (e.sample.sampled()) line += fmt::format("  (sampled from {})", e.space->size());
     out << line << "\n";
   }
-  out << fmt::format("total: {} candidates in {} units over {} spaces (kernel, target, shape, mesh, sharding) of {} "
+  std::string sampled;
+  if (plan.candidates() < plan.space_candidates())
+    sampled = fmt::format(" (a sample of the {} in the spaces: max_section_candidates = {})", plan.space_candidates(),
+                          job.search.max_section_candidates);
+  out << fmt::format("total: {} candidates{} in {} units over {} spaces (kernel, target, shape, mesh, sharding) of {} "
                      "(kernel, target, shape, mesh); prepare took {:.1f} s\n",
-                     plan.candidates(), plan.units().size(), plan.spaces().size(), plan.keys(),
+                     plan.candidates(), sampled, plan.units().size(), plan.spaces().size(), plan.keys(),
                      plan.prepare_seconds());
   out << fmt::format("archive: {}\n", archive);
 }

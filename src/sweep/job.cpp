@@ -381,7 +381,8 @@ Search parse_search(const Reader& r, const toml::table& doc) {
   const toml::table* t = r.table(doc, "search");
   if (!t) return s;
   r.check_keys(*t,
-               {"max_block", "isa_depth", "keep", "ablations", "max_lowerings", "bufs", "check_samples", "unit_size"},
+               {"max_block", "isa_depth", "keep", "ablations", "max_lowerings", "bufs", "check_samples", "unit_size",
+                "max_section_candidates"},
                "[search]");
   if (auto* n = t->get("max_block")) s.max_block = static_cast<int>(r.integer(*n, "max_block", 1, 64));
   if (auto* n = t->get("isa_depth")) s.isa_depth = static_cast<int>(r.integer(*n, "isa_depth", 1, 3));
@@ -391,6 +392,8 @@ Search parse_search(const Reader& r, const toml::table& doc) {
   if (auto* n = t->get("bufs")) s.bufs = parse_bufs(r, *n);
   if (auto* n = t->get("check_samples")) s.check_samples = r.integer(*n, "check_samples", 0, 1000000);
   if (auto* n = t->get("unit_size")) s.unit_size = r.integer(*n, "unit_size", 1, 1 << 20);
+  if (auto* n = t->get("max_section_candidates"))
+    s.max_section_candidates = r.integer(*n, "max_section_candidates", 0, std::int64_t{1} << 40);
   return s;
 }
 

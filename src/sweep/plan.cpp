@@ -56,7 +56,8 @@ Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& s
             e.machine = &machine, e.prepared = &pk;
             e.space = std::make_unique<lower::CandidateSpace>(pk.space_variants(), machine, e.dims,
                                                               space_options(job.search));
-            sizes.push_back(e.space->size());
+            e.sample = SpaceSample(e.space->sections(), job.search.max_section_candidates, job.seed);
+            sizes.push_back(e.sample.size());
             spaces_.push_back(std::move(e));
           }
         }
@@ -77,6 +78,12 @@ const PreparedKernel& Plan::prepare(int kernel, int target) {
 }
 
 std::int64_t Plan::candidates() const {
+  std::int64_t n = 0;
+  for (const auto& e : spaces_) n += e.sample.size();
+  return n;
+}
+
+std::int64_t Plan::space_candidates() const {
   std::int64_t n = 0;
   for (const auto& e : spaces_) n += e.space->size();
   return n;

@@ -195,7 +195,7 @@ int Rank0Run::operator()(std::ostream& out, std::ostream& err) const {
   out << fmt::format("wrote {} ({}): {} of {} units, {} best rows, {} candidate rows; prepare {:.1f} s, search {:.1f} s\n",
                      setup.archive, meta.status, rows.progress.size(), plan.units().size(), rows.best.size(),
                      rows.candidates.size(), plan.prepare_seconds(), search_s);
-  if (g_signal.load() == 0) return 0;
+  if (g_signal.load() == 0 || meta.status == "complete") return 0;  // a signal after the last unit lost nothing
   err << fmt::format("interrupted by signal {}: the archive is partial; continue with --resume\n", g_signal.load());
   return 128 + g_signal.load();
 }

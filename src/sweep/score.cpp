@@ -60,6 +60,11 @@ void merge(RangeResult& a, const RangeResult& b, std::size_t keep) {
 
 RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last, const sim::Target& t,
                         std::size_t keep) {
+  return score_range(space, SpaceSample(space.sections(), 0, 0), first, last, t, keep);
+}
+
+RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample, std::int64_t first,
+                        std::int64_t last, const sim::Target& t, std::size_t keep) {
   auto sections = space.sections();
   auto section_of = [&](std::int64_t i) {
     auto it = std::upper_bound(sections.begin(), sections.end(), i,
@@ -69,7 +74,8 @@ RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, 
   tbb::enumerable_thread_specific<RangeResult> local;
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(first, last, 16), [&](const tbb::blocked_range<std::int64_t>& r) {
     RangeResult& mine = local.local();
-    for (std::int64_t i = r.begin(); i != r.end(); ++i) {
+    for (std::int64_t pos = r.begin(); pos != r.end(); ++pos) {
+      const std::int64_t i = sample.index(pos);
       CandidateScore s = score_candidate(space, i, t);
       ++mine.scored;
       if (!s.feasible) {

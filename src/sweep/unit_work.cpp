@@ -53,10 +53,10 @@ store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_
   const auto keep = static_cast<std::size_t>(keep_top == kKeepAll ? u.count : std::min(keep_top, u.count));
   RangeResult all;
   std::vector<CandidateScore> section_bests;
-  for (const auto& sec : e.space->sections()) {
-    std::int64_t a = std::max(u.first, sec.first), b = std::min(last, sec.first + sec.size);
+  for (const auto& part : e.sample.parts()) {  // per section, in sample positions
+    std::int64_t a = std::max(u.first, part.first), b = std::min(last, part.first + part.count);
     if (a >= b) continue;
-    RangeResult piece = score_range(*e.space, a, b, *e.machine, keep);
+    RangeResult piece = score_range(*e.space, e.sample, a, b, *e.machine, keep);
     if (!piece.top.empty()) section_bests.push_back(piece.top.front());
     merge(all, piece, keep);
   }

@@ -95,6 +95,7 @@ TEST_F(JobTest, Defaults) {
   EXPECT_EQ(j.search.bufs, (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(j.search.check_samples, 0);
   EXPECT_EQ(j.search.unit_size, 256);
+  EXPECT_EQ(j.search.max_section_candidates, 0);
   EXPECT_FALSE(j.mesh);
   EXPECT_EQ(j.archive, (dir_ / "j.h5").string());
 }
@@ -103,7 +104,7 @@ TEST_F(JobTest, EveryKeySet) {
   Job j = job("file = \"" + kMatmul + "\"\nname = \"matmul\"\nlabel = \"axon/matmul\"\ndtype = \"bf16\"\n"
               "shapes = { M = 1, K = 2, N = 3 }",
               "[search]\nmax_block = 64\nisa_depth = 3\nkeep = \"all\"\nablations = false\nmax_lowerings = 5\n"
-              "bufs = [2, 4]\ncheck_samples = 10\nunit_size = 1000\n"
+              "bufs = [2, 4]\ncheck_samples = 10\nunit_size = 1000\nmax_section_candidates = 5000\n"
               "[mesh]\nshapes = [\"1\", \"4\", \"2x2\", \"4x4\", \"2x2x2\"]\ntopology = \"ring\"\n"
               "[output]\narchive = \"out/a.h5\"\n");
   EXPECT_EQ(j.kernels[0].label, "axon/matmul");
@@ -117,6 +118,7 @@ TEST_F(JobTest, EveryKeySet) {
   EXPECT_EQ(j.search.bufs, (std::vector<int>{2, 4}));
   EXPECT_EQ(j.search.check_samples, 10);
   EXPECT_EQ(j.search.unit_size, 1000);
+  EXPECT_EQ(j.search.max_section_candidates, 5000);
   ASSERT_TRUE(j.mesh);
   EXPECT_EQ(j.mesh->topology, "ring");
   Strings texts;

@@ -114,5 +114,35 @@ shapes = ["1", "2"]
   for (std::size_t s = 0; s < per.size(); ++s) EXPECT_EQ(per[s], plan.spaces()[s].space->size()) << s;
 }
 
+// A section budget: large sections sampled (the same draw for the same seed), small ones whole,
+// units cut over the sample.
+TEST(Plan, SectionBudgetSamplesLargeSections) {
+  Job job = load_job(std::string(TS_SOURCE_DIR) + "/tests/sweep/data/small.toml");
+  job.search.max_section_candidates = 20;
+  Plan sampled(job);
+  EXPECT_LT(sampled.candidates(), sampled.space_candidates());
+  std::int64_t in_units = 0;
+  for (const auto& u : sampled.units()) in_units += u.count;
+  EXPECT_EQ(in_units, sampled.candidates());
+  bool some_sampled = false;
+  for (const auto& e : sampled.spaces()) {
+    for (const auto& part : e.sample.parts()) {
+      EXPECT_LE(part.count, 20);
+      EXPECT_EQ(part.count, std::min<std::int64_t>(20, part.section.size));
+      some_sampled = some_sampled || part.sampled();
+    }
+    for (std::int64_t p = 0; p < e.sample.size(); ++p) {
+      std::int64_t i = e.sample.index(p);
+      EXPECT_GE(i, 0);
+      EXPECT_LT(i, e.space->size());
+    }
+  }
+  EXPECT_TRUE(some_sampled);
+  Plan again(job, "", sampled.verdicts_text());
+  for (std::size_t s = 0; s < sampled.spaces().size(); ++s)
+    for (std::int64_t p = 0; p < sampled.spaces()[s].sample.size(); ++p)
+      ASSERT_EQ(again.spaces()[s].sample.index(p), sampled.spaces()[s].sample.index(p));
+}
+
 }  // namespace
 }  // namespace ts::sweep

@@ -32,6 +32,9 @@
 //     check_samples  candidates per (kernel, shape) also run through the functional
 //                    interpreter and compared with the reference: 0 .. 1000000, default 0
 //     unit_size      candidates per work unit: 1 .. 1048576, default 256
+//     max_section_candidates  0 (default: score every candidate) or N >= 1: a section of a
+//                    space (a variant's fused or unfused form) with more candidates is scored
+//                    by a stratified sample of N of them drawn from `seed` (sweep/sample.h)
 //   [mesh]              optional: multi-device scoring. Every (kernel, target, shape) is searched
 //                       on each mesh, under every sharding choice of the kernel (mesh/sharding.h)
 //                       at its local shape, plus the choice's collectives; without [mesh] only
@@ -85,6 +88,7 @@ struct Search {
   std::vector<int> bufs = {1, 2, 3};
   std::int64_t check_samples = 0;
   std::int64_t unit_size = 256;
+  std::int64_t max_section_candidates = 0;  // 0: every candidate
 };
 
 // "all" or "top:N", as a job file writes it.

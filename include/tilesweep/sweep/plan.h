@@ -24,6 +24,7 @@
 #include "tilesweep/sweep/job.h"
 #include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
+#include "tilesweep/sweep/sample.h"
 #include "tilesweep/sweep/units.h"
 #include "tilesweep/verify/cache.h"
 
@@ -40,6 +41,7 @@ struct SpaceEntry {
   const PreparedKernel* prepared = nullptr;
   double roofline_ns = 0;  // setting.roofline.bound_ns: of the original kernel (variant 0), global shape
   std::unique_ptr<lower::CandidateSpace> space;
+  SpaceSample sample;  // the candidates scored: all, or a sample of large sections; units cut its positions
 
   // The mesh latency of a candidate of this space whose simulated (local) latency is compute_ns.
   double latency(double compute_ns) const { return setting.latency(compute_ns); }
@@ -60,7 +62,8 @@ class Plan {
   const std::vector<mesh::MeshShape>& meshes() const { return meshes_; }
   int keys() const { return keys_; }  // (kernel, target, shape, mesh) keys: 1 + the last space's key
   const std::vector<WorkUnit>& units() const { return units_; }
-  std::int64_t candidates() const;  // over all spaces
+  std::int64_t candidates() const;  // scored, over all spaces (the samples' sizes)
+  std::int64_t space_candidates() const;  // in all spaces, sampled or not
   double prepare_seconds() const { return prepare_seconds_; }
   void save_verdicts() const { verdicts_.save(); }
   std::string verdicts_text() const { return verdicts_.text(); }

@@ -12,6 +12,7 @@
 #include "tilesweep/lower/candidate_space.h"
 #include "tilesweep/sim/roofline.h"
 #include "tilesweep/sim/simulate.h"
+#include "tilesweep/sweep/sample.h"
 
 namespace ts::sweep {
 
@@ -41,6 +42,9 @@ struct RangeResult {
 // Scores candidates [first, last) in parallel; keeps the best `keep`.
 RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last, const sim::Target& t,
                         std::size_t keep);
+// The same over the candidates at `sample` positions [first, last).
+RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample, std::int64_t first,
+                        std::int64_t last, const sim::Target& t, std::size_t keep);
 
 // Merges b into a (best `keep` kept).
 void merge(RangeResult& a, const RangeResult& b, std::size_t keep);
