@@ -2,6 +2,7 @@
 // kernel prepared on the builtin target with the job's isa_depth, the candidate space at the
 // shape with the job's max_block / max_lowerings / bufs, then candidate `index`.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "tilesweep/report/select.h"
 #include "tilesweep/semantics/op_spec.h"
 #include "tilesweep/sim/target.h"
+#include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
 
 namespace ts::report {
@@ -77,12 +79,26 @@ NkiEmitter::NkiEmitter() : impl_(std::make_unique<Impl>()) {}
 NkiEmitter::~NkiEmitter() = default;
 
 NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& src, const store::BestRecord& b) {
-  if (b.mesh != "1") return {"", fmt::format("mesh {} entries are not re-materialized (sharded programs)", b.mesh)};
   try {
     const Impl::Prepared& p = impl_->prepare(meta, src, b);
     lower::SpaceOptions so;
     so.max_block = p.view.max_block, so.max_lowerings = p.view.max_lowerings, so.bufs = p.view.bufs;
-    lower::CandidateSpace space(p.pk.space_variants(), *p.target, parse_dims(b.shape), so);
+    // On a mesh the candidate is the per-device kernel at its sharding's local shape.
+    sem::DimEnv dims = parse_dims(b.shape);
+    std::string header;
+    if (b.mesh != "1") {
+      const ir::Kernel& original = p.pk.variants.variants[0].kernel;
+      bool found = false;
+      for (auto& setting : sweep::mesh_settings(original, dims, *p.target, mesh::parse_mesh_shape(b.mesh)))
+        if (setting.sharding == b.sharding) dims = setting.local, found = true;
+      if (!found) return {"", fmt::format("sharding '{}' is not a choice on mesh {}", b.sharding, b.mesh)};
+      std::vector<std::string> local;
+      for (const auto& [dim, size] : dims) local.push_back(fmt::format("{}={}", dim, size));
+      header = fmt::format("# The per-device kernel of {} on mesh {} with sharding {}: local shape {}; the "
+                           "collectives that complete the outputs are not part of it.\n",
+                           b.shape, b.mesh, b.sharding, fmt::join(local, ","));
+    }
+    lower::CandidateSpace space(p.pk.space_variants(), *p.target, dims, so);
     if (b.index < 0 || b.index >= space.size())
       return {"", fmt::format("candidate {} is outside the re-built space of {} candidates (the search code changed "
                               "since the archive was written)", b.index, space.size())};
@@ -93,7 +109,7 @@ NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& s
                               "the archive was written)", b.index, prog.config, b.config)};
     std::vector<std::string> names;
     for (const auto& param : p.kernel->params) names.push_back(param.name);
-    return {lower::emit_nki(prog, names), ""};
+    return {header + lower::emit_nki(prog, names), ""};
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (what.rfind("error: ", 0) == 0) what = what.substr(7);

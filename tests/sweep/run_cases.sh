@@ -191,6 +191,13 @@ assert got == want, (got, want)
 PY
   "$ts" report "$tmp/ref.h5" > "$tmp/rep.out" 2>&1 || fail "report: $(cat "$tmp/rep.out")"
   grep -q '2x2' "$tmp/rep.out" || fail "report shows no mesh row: $(cat "$tmp/rep.out")"
+  # Mesh entries get NKI source: the per-device kernel at the sharding's local shape.
+  "$ts" select "$tmp/ref.h5" --output "$tmp/lib2.h5" --nki-dir "$tmp/nki" > "$tmp/sel2.out" 2>&1 ||
+    fail "select --nki-dir: $(cat "$tmp/sel2.out")"
+  [[ $(ls "$tmp"/nki/*.py | wc -l) -eq 4 ]] || fail "want 4 NKI files: $(ls "$tmp/nki") $(cat "$tmp/sel2.out")"
+  grep -l 'per-device kernel of M=128,K=8192,N=128 on mesh 2x2 with sharding K:' "$tmp"/nki/*.py > /dev/null ||
+    fail "no per-device NKI kernel for the long-K 2x2 entry"
+  for f in "$tmp"/nki/*.py; do /usr/bin/python3 -m py_compile "$f" || fail "NKI source does not compile: $f"; done
   ;;
 *) fail "unknown case $case_name" ;;
 esac
