@@ -35,7 +35,8 @@ VerbRun add_lookup(CLI::App& app) {
     report::LookupAnswer a = report::lookup(lib, o->library, o->kernel, o->target, dims, o->mesh);
     const store::LibraryEntry& e = *a.entry;
     std::cout << fmt::format("{} {} {} mesh {}: {}\n", o->kernel, o->target, o->shape, o->mesh, a.rule);
-    std::cout << fmt::format("  entry: {} {} {} mesh {}\n", e.kernel, e.target, e.shape, e.mesh);
+    std::cout << fmt::format("  entry: {} {} {} mesh {}{}\n", e.kernel, e.target, e.shape, e.mesh,
+                             e.sharding.empty() ? "" : ", sharding " + e.sharding);
     std::cout << fmt::format("  latency {:.1f} ns (simulated), roofline {:.1f} ns, {:.1f}% of roofline, heuristic {:.1f} ns\n",
                              e.latency_ns, e.roofline_ns, e.roofline_pct, e.heuristic_ns);
     std::cout << fmt::format("  candidate {} (variant {}, choice {}): {}\n", e.index, e.variant, e.choice, e.config);

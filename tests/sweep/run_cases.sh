@@ -177,6 +177,8 @@ PY
   "$ts" select "$tmp/ref.h5" --output "$tmp/lib.h5" > "$tmp/sel.out" 2>&1 || fail "select: $(cat "$tmp/sel.out")"
   "$ts" lookup "$tmp/lib.h5" --kernel matmul --target trn1 --shape M=512,K=512,N=512 --mesh 2x2 > "$tmp/lk.out" 2>&1 ||
     fail "lookup --mesh 2x2: $(cat "$tmp/lk.out")"
+  grep -qE '^  entry: matmul trn1 M=512,K=512,N=512 mesh 2x2, sharding ' "$tmp/lk.out" ||
+    fail "lookup shows no sharding: $(cat "$tmp/lk.out")"
   /usr/bin/python3 - "$tmp/lib.h5" "$tmp/ref.txt" <<'PY' || fail "the library's shardings differ from /best's"
 import sys
 import h5py
