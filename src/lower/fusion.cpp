@@ -30,6 +30,14 @@ std::vector<sem::Dim> row_key(const ir::Kernel& k, int node) {
 
 }  // namespace
 
+bool reduces_rows(const ir::Kernel& k, int node) {
+  const ir::Node& n = k.nodes[node];
+  if (classify(n) != OpClass::Compute || n.spec->contract.empty() || is_matmul(n)) return false;
+  const sem::AttrValue* axis = attr(n, "axis");
+  auto rank = static_cast<std::int64_t>(k.nodes[n.inputs[0]].shape.size());
+  return axis && rank >= 2 && std::get<std::int64_t>(*axis) == rank - 2;
+}
+
 Frame frame_of(const ir::Kernel& k, int node) {
   const ir::Node& n = k.nodes[node];
   Frame f;
@@ -41,6 +49,11 @@ Frame frame_of(const ir::Kernel& k, int node) {
   if (!axis) return f;
   const ir::Node& in = k.nodes[n.inputs[0]];
   auto a = std::get<std::int64_t>(*axis);
+  if (reduces_rows(k, node)) {
+    // One row left: kept as a row of 1 (keepdims), or none, the free dim last.
+    if (n.shape.size() < in.shape.size()) f.row = -1, f.col = f.rank - 1;
+    return f;
+  }
   if (a != static_cast<std::int64_t>(in.shape.size()) - 1)
     throw Unsupported(fmt::format("'{}' along axis {} of a rank-{} tensor: only the last (free) axis is tiled so far",
                                   n.op, a, in.shape.size()));

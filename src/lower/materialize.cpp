@@ -696,6 +696,8 @@ class Materializer {
       for (const auto& [p, consumer] : plan_.absorbed)
         if (consumer == node) src = p;
       const ir::Node& sn = k_.nodes[src];
+      if (src != node && reduces_rows(k_, node))
+        throw Unsupported(fmt::format("'{}' across partitions fused with its producer is not placed yet", n.op), node);
       std::int64_t out_cols = cols_of(c, node);
       std::vector<Tile> ops;
       ops.reserve(sn.inputs.size());
@@ -704,6 +706,9 @@ class Materializer {
         Role role = operand_role(k_, src, static_cast<int>(i));
         std::int64_t w = in_cols(c, src, in);
         std::vector<std::int64_t> tile = {c.tiling.pt, role == Role::Broadcast && w == 1 ? 1 : w};
+        // A reduction across partitions reads every row of its operand at once.
+        std::int64_t all_rows = rows_reduced(src, in);
+        if (all_rows) tile[0] = all_rows;
         if (const_[in]) {
           ops.push_back({constant_tile(*const_[in], tile, n.dtype), {}, tile});
         } else if (c.values.count(in)) {
@@ -719,6 +724,7 @@ class Materializer {
                                             static_cast<int>(shape_[in].size()) - 1},
                                    shape_[in], shape_[in], rt, w)
                           : places(c, src, shape_[in], rt, w);
+            if (all_rows) pl[pl.size() - 2] = Place{{}, all_rows, 0};
             it = loaded.emplace(in, load(rt_block, in, pl, tile, c.tiling.bufs)).first;
           }
           ops.push_back(it->second);
@@ -730,6 +736,16 @@ class Materializer {
       c.values[node] = {buf, out_cols};
       if (view_[node]) store(rt_block, out, node, places(c, node, shape_[node], rt, out_cols));
     }
+  }
+
+  // The rows of operand `in` when `node` reduces across them (0 otherwise): all in one tile.
+  std::int64_t rows_reduced(int node, int in) const {
+    if (!reduces_rows(k_, node)) return 0;
+    std::int64_t rows = shape_[in][shape_[in].size() - 2];
+    if (rows > t_.sbuf.partitions)
+      throw Unsupported(fmt::format("'{}' reduces across {} partitions; at most {} in one tile so far", k_.nodes[node].op, rows,
+                                    t_.sbuf.partitions), node);
+    return rows;
   }
 
   // Columns of operand `in` of `node` per row tile: 1 for a per-row scalar, else its col extent

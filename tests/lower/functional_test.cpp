@@ -25,9 +25,10 @@ int samples() {
 
 // The smallest dims (all equal) that satisfy the kernel's preconditions.
 sem::DimEnv small_dims(const ir::Kernel& k) {
-  // Batched kernels (rank >= 3 tensors) at 32 per dim: the reference interpreter is the cost.
+  // Batched kernels (rank >= 3 values, inputs or intermediates) at 32 per dim: the reference
+  // interpreter is the cost (mamba's scan is cubic in its free dim per row).
   bool batched = false;
-  for (const auto& p : k.params) batched = batched || p.shape.size() >= 3;
+  for (const auto& n : k.nodes) batched = batched || n.shape.size() >= 3;
   for (std::int64_t v : batched ? std::vector<std::int64_t>{32, 64} : std::vector<std::int64_t>{128, 256, 64}) {
     sem::DimEnv env;
     for (const auto& d : k.dims) env[d] = v;

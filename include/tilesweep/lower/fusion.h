@@ -29,6 +29,10 @@ struct Frame {
 
 Frame frame_of(const ir::Kernel& k, int node);
 
+// A reduction across partitions (along its operand's row dim): its tile reads all the rows at
+// once ([R, C], R <= 128) and writes one row; its own frame has no row dim beyond that one.
+bool reduces_rows(const ir::Kernel& k, int node);
+
 // How operand `i` of a compute node is tiled: with the node's rows (RowAligned), broadcast across
 // rows (a [1, C] vector or a scalar), or by its own rows (a matmul's right-hand side, [K, N]).
 enum class Role { RowAligned, Broadcast, MatmulRhs };
@@ -38,7 +42,7 @@ bool is_matmul(const ir::Node& n);
 
 // Fused groups of compute nodes in topological order (each group's nodes too). With `fuse`
 // false every compute node is its own group. Throws Unsupported for an op the tiler cannot
-// place (a reduction across partitions, a scan along rows).
+// place (a reduction along a batch dim, a scan along rows).
 std::vector<std::vector<int>> fusion_groups(const ir::Kernel& k, bool fuse);
 
 }  // namespace ts::lower
