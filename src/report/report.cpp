@@ -200,10 +200,13 @@ std::vector<Table> roofline_tables(const std::vector<BestRecord>& best, const st
                       Cell::num(geomean(xs), "%"), Cell::num(*lo, "%"), Cell::num(*hi, "%")});
     per_suite[{s, rows[0]->target}].push_back(geomean(xs));
   }
-  Table s{"roofline_suite", "% of the roofline bound per suite: geomean over its kernels",
-          {"suite", "target", "kernels", "geomean"}, {}};
-  for (const auto& [key, xs] : per_suite)
-    s.rows.push_back({Cell::of(key.first), Cell::of(key.second), Cell::num(double(xs.size())), Cell::num(geomean(xs), "%")});
+  Table s{"roofline_suite", "% of the roofline bound per suite: geomean over its kernels with a program",
+          {"suite", "target", "kernels", "without a program", "geomean"}, {}};
+  for (const auto& [key, xs] : per_suite) {
+    auto scored = std::count_if(xs.begin(), xs.end(), [](double x) { return std::isfinite(x) && x > 0; });
+    s.rows.push_back({Cell::of(key.first), Cell::of(key.second), Cell::num(double(scored)),
+                      Cell::num(double(xs.size() - scored)), Cell::num(geomean(xs), "%")});
+  }
   return {k, s};
 }
 

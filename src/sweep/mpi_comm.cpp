@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <limits>
+#include <vector>
 
 #include "tilesweep/base/error.h"
 
@@ -44,6 +46,19 @@ std::string Comm::broadcast(const std::string& text) const {
   check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
   std::string out = rank_ == 0 ? text : std::string(n, '\0');
   if (n > 0) check(MPI_Bcast(out.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return out;
+}
+
+std::string Comm::allgather(const std::string& text) const {
+  std::vector<int> sizes(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_));
+  int mine = static_cast<int>(text.size());
+  check(MPI_Allgather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  long long total = 0;
+  for (int r = 0; r < size_; ++r) offsets[r] = static_cast<int>(total), total += sizes[r];
+  if (total > std::numeric_limits<int>::max()) throw InternalError("allgather: more than 2 GiB of text");
+  std::string out(static_cast<std::size_t>(total), '\0');
+  check(MPI_Allgatherv(text.data(), mine, MPI_CHAR, out.data(), sizes.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD),
+        "MPI_Allgatherv");
   return out;
 }
 

@@ -26,7 +26,7 @@ lower::SpaceOptions space_options(const Search& s) {
 
 }  // namespace
 
-Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& shared_verdicts)
+Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& shared_verdicts, const ProofShare& share)
     : job_(job), verdicts_(verdict_file) {
   auto t0 = std::chrono::steady_clock::now();
   verdicts_.absorb(shared_verdicts);
@@ -38,10 +38,17 @@ Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& s
   std::optional<mesh::TopologyKind> topology;
   if (job.mesh && !job.mesh->topology.empty()) topology = mesh::parse_topology(job.mesh->topology);
   std::vector<std::int64_t> sizes;
+  const int targets = static_cast<int>(job.targets.size()), pairs = static_cast<int>(job.kernels.size()) * targets;
+  if (share.ranks > 1) {
+    for (int p = share.rank; p < pairs; p += share.ranks) prepare(p / targets, p % targets);
+    verdicts_.absorb(share.exchange(verdicts_.text()));
+  }
+  for (int p = 0; p < pairs; ++p)
+    if (share.ranks <= 1 || p % share.ranks != share.rank) prepare(p / targets, p % targets);
   for (int k = 0; k < static_cast<int>(job.kernels.size()); ++k) {
     const JobKernel& jk = job.kernels[k];
-    for (int t = 0; t < static_cast<int>(job.targets.size()); ++t) {
-      const PreparedKernel& pk = prepare(k, t);
+    for (int t = 0; t < targets; ++t) {
+      const PreparedKernel& pk = prepared(k, t);
       const sim::Target& machine = sim::builtin_target(job.targets[t]);
       for (int s = 0; s < static_cast<int>(jk.shapes.size()); ++s) {
         for (int m = 0; m < static_cast<int>(meshes_.size()); ++m, ++keys_) {
@@ -75,6 +82,11 @@ const PreparedKernel& Plan::prepare(int kernel, int target) {
   prepared_.push_back(prepare_kernel(k, sim::builtin_target(job_.targets[target]).isa, synthesis_, o, &verdicts_));
   prepared_keys_.emplace_back(kernel, target);
   return prepared_.back();
+}
+
+const PreparedKernel& Plan::prepared(int kernel, int target) const {
+  auto it = std::find(prepared_keys_.begin(), prepared_keys_.end(), std::pair(kernel, target));
+  return prepared_[static_cast<std::size_t>(it - prepared_keys_.begin())];
 }
 
 std::int64_t Plan::candidates() const {

@@ -5,10 +5,12 @@
 #include <csignal>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -110,21 +112,27 @@ std::optional<Setup> setup_job(const Comm& comm, const RunOptions& o, std::ostre
   }
 }
 
-// Rank 0 builds the plan, proving everything once; the other ranks build theirs from rank 0's
-// verdicts (no solver call) and must agree with rank 0's spaces.
+// The ranks share the proofs: each proves its share of the (kernel, target) pairs, once per job,
+// and they exchange verdicts (ProofShare); rank 0's proof cache file is read by rank 0 and
+// handed to all first. Every rank's spaces must then agree with rank 0's.
 std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, std::ostream& err) {
+  const std::string cache_file = s.archive + ".proofs";
+  std::string cached;
+  if (comm.rank() == 0) {
+    std::ifstream in(cache_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    cached = text.str();
+  }
+  cached = comm.broadcast(cached);
+  ProofShare share{comm.rank(), comm.size(), [&](const std::string& mine) { return comm.allgather(mine); }};
   std::unique_ptr<Plan> plan;
-  auto build = [&](const std::string& verdict_file, const std::string& shared) {
-    try {
-      plan = std::make_unique<Plan>(s.job, verdict_file, shared);
-    } catch (const std::exception& e) {
-      err << fmt::format("error on rank {}: {}", comm.rank(), e.what()) << std::endl;
-      comm.abort(2);
-    }
-  };
-  if (comm.rank() == 0) build(s.archive + ".proofs", "");
-  std::string verdicts = comm.broadcast(comm.rank() == 0 ? plan->verdicts_text() : std::string());
-  if (comm.rank() != 0) build("", verdicts);
+  try {
+    plan = std::make_unique<Plan>(s.job, comm.rank() == 0 ? cache_file : "", cached, share);
+  } catch (const std::exception& e) {
+    err << fmt::format("error on rank {}: {}", comm.rank(), e.what()) << std::endl;
+    comm.abort(2);
+  }
   std::string sizes;  // what must agree: every space's size and instruction choices
   for (const auto& e : plan->spaces()) sizes += fmt::format("{},", e.space->size());
   for (const auto& p : plan->proofs())

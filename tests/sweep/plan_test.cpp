@@ -114,6 +114,25 @@ shapes = ["1", "2"]
   for (std::size_t s = 0; s < per.size(); ++s) EXPECT_EQ(per[s], plan.spaces()[s].space->size()) << s;
 }
 
+// Two ranks' proof share, the other rank played by a plan that proved everything: this rank
+// proves only its half of the (kernel, target) pairs and builds the same spaces.
+TEST(Plan, ProofShareProvesOnlyThisRanksPairs) {
+  Job job = load_job(std::string(TS_SOURCE_DIR) + "/tests/sweep/data/small.toml");
+  Plan all(job);
+  std::string handed;
+  ProofShare share{1, 2, [&](const std::string& mine) {
+                     handed = mine;
+                     return mine + all.verdicts_text();
+                   }};
+  Plan half(job, "", "", share);
+  EXPECT_FALSE(handed.empty());
+  EXPECT_GT(half.solver_queries(), 0u);
+  EXPECT_LT(half.solver_queries(), all.solver_queries());
+  ASSERT_EQ(half.spaces().size(), all.spaces().size());
+  for (std::size_t i = 0; i < all.spaces().size(); ++i)
+    EXPECT_EQ(half.spaces()[i].space->size(), all.spaces()[i].space->size()) << i;
+}
+
 // A section budget: large sections sampled (the same draw for the same seed), small ones whole,
 // units cut over the sample.
 TEST(Plan, SectionBudgetSamplesLargeSections) {

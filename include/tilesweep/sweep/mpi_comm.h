@@ -1,4 +1,5 @@
-// The sweep's only window onto MPI: world rank and size, a broadcast of text from rank 0,
+// The sweep's only window onto MPI: world rank and size, a broadcast of text from rank 0, an
+// allgather of text,
 // tagged point-to-point byte messages and abort. Works without mpirun (an MPI singleton: one
 // rank). Initializes MPI with MPI_THREAD_FUNNELED: only the thread that built the Comm may
 // call it (TBB worker threads never do).
@@ -26,6 +27,8 @@ class Comm {
 
   // Rank 0's `text` on every rank (other ranks' argument is ignored). Collective.
   std::string broadcast(const std::string& text) const;
+  // Every rank's `text`, concatenated in rank order, on every rank. Collective.
+  std::string allgather(const std::string& text) const;
 
   struct Message {
     int source = 0, tag = 0;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,12 +48,21 @@ struct SpaceEntry {
   double latency(double compute_ns) const { return setting.latency(compute_ns); }
 };
 
+// How the ranks of a sweep share the proofs: rank `rank` of `ranks` prepares (proves) every
+// ranks-th (kernel, target) of the job, `exchange` hands its verdicts to the others and returns
+// all ranks' verdicts, and the remaining pairs are then prepared from those, with no solver call.
+struct ProofShare {
+  int rank = 0, ranks = 1;
+  std::function<std::string(const std::string&)> exchange;  // needed when ranks > 1
+};
+
 class Plan {
  public:
   // Prepares every (kernel, target) of the job and builds every space. `verdict_file`: the
   // proof cache file ("" for none), read if present; save_verdicts() writes it. `shared_verdicts`:
   // another Plan's verdicts_text(), so that what it proved is not proved again here.
-  Plan(const Job& job, const std::string& verdict_file = "", const std::string& shared_verdicts = "");
+  Plan(const Job& job, const std::string& verdict_file = "", const std::string& shared_verdicts = "",
+       const ProofShare& share = {});
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 
@@ -75,6 +85,7 @@ class Plan {
 
  private:
   const PreparedKernel& prepare(int kernel, int target);
+  const PreparedKernel& prepared(int kernel, int target) const;
 
   const Job& job_;
   verify::VerdictCache verdicts_;
