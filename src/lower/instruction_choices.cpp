@@ -8,9 +8,15 @@ namespace ts::lower {
 
 const SynthesisResult& SynthesisCache::get(const TileOp& op, const sem::InstrTable& isa,
                                            const SynthesisOptions& options, verify::VerdictCache* verdicts) {
+  // The result depends on the ISA (targets differ: dma_transpose, engines) and the budgets as
+  // much as on the op: all are in the key, or the order of calls would decide what a target gets.
+  // The ISA by address: a cache lives in one process, as do the tables it is called with.
+  const std::string key = fmt::format("{}|isa {}|depth {} all {}|steps {} candidates {}", op.key,
+                                      static_cast<const void*>(&isa), options.max_depth, options.all_depths,
+                                      options.max_steps, options.max_candidates);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = results_.find(op.key);
+    auto it = results_.find(key);
     if (it != results_.end()) {
       ++hits_;
       return it->second;
@@ -18,7 +24,7 @@ const SynthesisResult& SynthesisCache::get(const TileOp& op, const sem::InstrTab
   }
   SynthesisResult r = synthesize(op.kernel, isa, options, verdicts);  // outside the lock: slow
   std::lock_guard<std::mutex> lock(mu_);
-  return results_.emplace(op.key, std::move(r)).first->second;
+  return results_.emplace(key, std::move(r)).first->second;
 }
 
 std::size_t SynthesisCache::size() const {
