@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <numeric>
 #include <optional>
 #include <tuple>
 
@@ -21,11 +22,12 @@ namespace {
 using Terms = std::vector<std::pair<int, std::int64_t>>;
 
 // A value dim as a view of an HBM buffer dim: element i of the value is element
-// offset + stride * i of base dim `base`; `broadcast` repeats one element.
+// offset + stride * (i // repeat) of base dim `base`; `broadcast` repeats one element.
 struct VDim {
   int base = -1;
   std::int64_t offset = 0, stride = 1;
   bool broadcast = false;
+  std::int64_t repeat = 1;  // np.repeat along this dim (only batch dims: their loop is split)
 };
 struct View {
   int buffer = -1;
@@ -290,6 +292,8 @@ class Materializer {
     } else if (n.op == "slice") {
       auto at = [&](const char* name, std::size_t d) { return std::get<std::vector<sem::Dim>>(n.attrs.at(name))[d].evaluate(dims_).value(); };
       for (std::size_t d = 0; d < v.dims.size(); ++d) {
+        if (v.dims[d].repeat > 1 && (at("begin", d) != 0 || at("step", d) != 1))
+          throw Unsupported("a slice of a repeated dim has no DMA access pattern yet");
         v.dims[d].offset += v.dims[d].stride * at("begin", d);
         v.dims[d].stride *= at("step", d);
       }
@@ -318,6 +322,10 @@ class Materializer {
       b.output = -1;
       p_.buffers.push_back(b);
       own_.views[id] = identity(static_cast<int>(p_.buffers.size()) - 1);
+    } else if (n.op == "repeat") {
+      auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
+      v.dims[axis].repeat *= std::get<sem::Dim>(n.attrs.at("repeats")).evaluate(dims_).value();
+      own_.views[id] = v;
     } else {
       throw Unsupported(fmt::format("'{}' has no DMA access pattern yet", n.op));
     }
@@ -326,7 +334,9 @@ class Materializer {
   bool is_identity(const View& v) const {
     if (v.dims.size() != p_.buffers[v.buffer].shape.size()) return false;
     for (std::size_t d = 0; d < v.dims.size(); ++d)
-      if (v.dims[d].base != static_cast<int>(d) || v.dims[d].offset || v.dims[d].stride != 1 || v.dims[d].broadcast) return false;
+      if (v.dims[d].base != static_cast<int>(d) || v.dims[d].offset || v.dims[d].stride != 1 || v.dims[d].broadcast ||
+          v.dims[d].repeat != 1)
+        return false;
     return true;
   }
 
@@ -401,10 +411,27 @@ class Materializer {
       a.stride[x.base] = x.stride;
       a.extent[x.base] = pl.extent;
       a.tile_dim[x.base] = pl.tile_dim;
+      if (x.repeat > 1) {
+        repeated_terms(x, pl, a.terms[x.base]);
+        continue;
+      }
       for (const auto& [blk, step] : pl.terms)
         if (blk >= 0) a.terms[x.base].push_back({blk, step * x.stride});
     }
     return a;
+  }
+
+  // The terms of a repeated dim: (i // repeat) of a batch index whose loop is split into
+  // multiples of `repeat` (kept, divided) and an inner part below it (dropped).
+  void repeated_terms(const VDim& x, const Place& pl, Terms& out) const {
+    if (pl.extent > 1) throw Unsupported("'repeat' along a tiled (row or free) dim has no DMA access pattern yet");
+    std::int64_t inner = 0;
+    for (const auto& [blk, step] : pl.terms) {
+      if (blk < 0) continue;
+      if (step % x.repeat == 0) out.push_back({blk, step / x.repeat * x.stride});
+      else inner += step * (p_.blocks[blk].trips - 1);
+    }
+    if (inner >= x.repeat) throw InternalError("a repeated dim's loop is not split at its repeat count");
   }
 
   Tile load(int block, int value, const std::vector<Place>& places, std::vector<std::int64_t> tile, int bufs) {
@@ -589,7 +616,7 @@ class Materializer {
   struct Ctx {
     int group = -1;
     GroupTiling tiling;
-    std::vector<int> batch;       // loop block per batch dim of the group (-1: one trip)
+    std::vector<Terms> batch;     // index of each batch dim of the group, by its loops
     int strip = -1;               // strip loop block (-1: one trip)
     int body = 0;                 // the block inside the strip loop
     int f = -1;                   // free-tile loop (element-wise groups)
@@ -610,9 +637,13 @@ class Materializer {
     int nbatch = fr.row >= 0 ? fr.row : (fr.col >= 0 ? fr.col : fr.rank);
     const auto& s0 = shape_[nodes.front()];
     for (int d = 0; d < nbatch; ++d) {
-      int b = loop(body, "b" + std::to_string(d), s0[d]);
-      c.batch.push_back(var_of(b, body));
-      body = b;
+      // A batch dim some operand repeats runs as two loops, the inner one over the repeats, so
+      // that the repeated operand's index is the outer loop's alone.
+      std::int64_t r = batch_repeat(nodes, d, s0[d]);
+      int b = loop(body, "b" + std::to_string(d), s0[d] / r);
+      int bi = loop(b, "b" + std::to_string(d) + "i", r);
+      c.batch.push_back({{var_of(b, body), r}, {var_of(bi, b), 1}});
+      body = bi;
     }
     std::int64_t rows_per_strip = c.tiling.pt * c.tiling.block;
     if (ext.rows % rows_per_strip != 0)
@@ -637,6 +668,21 @@ class Materializer {
       emit_segment(c, {nodes.begin() + static_cast<std::ptrdiff_t>(i), nodes.begin() + static_cast<std::ptrdiff_t>(j)});
       i = j;
     }
+  }
+
+  // The repeat count of batch dim `d` (extent `n`) among the HBM operands of a group's nodes: 1
+  // when none repeats it.
+  std::int64_t batch_repeat(const std::vector<int>& nodes, int d, std::int64_t n) const {
+    std::int64_t r = 1;
+    for (int m : nodes)
+      for (int in : k_.nodes[m].inputs) {
+        if (!view_[in]) continue;
+        // The operand's dim under output dim d (right-aligned).
+        int od = d + static_cast<int>(view_[in]->dims.size()) - frame(m).rank;
+        if (od >= 0 && od < static_cast<int>(view_[in]->dims.size())) r = std::lcm(r, view_[in]->dims[od].repeat);
+      }
+    if (n % r) throw Unsupported(fmt::format("a batch dim of {} repeated {} times", n, r));
+    return r;
   }
 
   // The columns of a value per row tile, in a group.
@@ -678,7 +724,7 @@ class Materializer {
         pl[d].extent = col_extent;
         pl[d].tile_dim = 1;
       } else if (od >= 0 && od < static_cast<int>(c.batch.size())) {
-        pl[d].terms = {{c.batch[od], 1}};
+        pl[d].terms = c.batch[od];
       }
     }
     return pl;
@@ -781,7 +827,7 @@ class Materializer {
       int od = static_cast<int>(d) + lead;
       if (d + 2 == shape_[y].size()) ypl[d] = {{{kv, kt}}, kt, 0};
       else if (d + 1 == shape_[y].size()) ypl[d] = {{{nv, nt}}, nt, 1};
-      else if (shape_[y][d] != 1 && od >= 0) ypl[d].terms = {{c.batch.at(od), 1}};
+      else if (shape_[y][d] != 1 && od >= 0) ypl[d].terms = c.batch.at(od);
     }
     if (!view_[y]) throw Unsupported("a matmul's right-hand side computed in the same loop nest");
     Tile yt = load(kb, y, ypl, {kt, nt}, c.tiling.bufs);
