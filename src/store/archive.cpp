@@ -77,18 +77,7 @@ void write_atomically(const std::string& path, const Meta& meta, std::span<const
     std::remove(tmp.c_str());
     throw;
   }
-  // The bytes are durable before the name moves, and the move is durable before we return.
-  if (int err = detail::sync_file(tmp)) {
-    std::remove(tmp.c_str());
-    cannot_write(path, fmt::format("cannot sync '{}': {}", tmp, std::strerror(err)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    cannot_write(path, fmt::format("cannot rename '{}' to it: {}", tmp, std::strerror(err)));
-  }
-  if (int err = detail::sync_parent_dir(path))
-    cannot_write(path, fmt::format("cannot sync its folder: {}", std::strerror(err)));
+  if (std::string why = detail::publish(tmp, path); !why.empty()) cannot_write(path, why);
 }
 
 }  // namespace

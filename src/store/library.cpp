@@ -74,15 +74,7 @@ void write_library(const std::string& path, const Library& lib) {
     std::remove(tmp.c_str());
     cannot_write(path, e.detail());
   }
-  if (int err = detail::sync_file(tmp)) {
-    std::remove(tmp.c_str());
-    cannot_write(path, fmt::format("cannot sync '{}': {}", tmp, std::strerror(err)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    cannot_write(path, fmt::format("cannot rename '{}' to it: {}", tmp, std::strerror(err)));
-  }
+  if (std::string why = detail::publish(tmp, path); !why.empty()) cannot_write(path, why);
 }
 
 Library read_library(const std::string& path) {

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 namespace ts::store::detail {
@@ -36,6 +38,18 @@ int sync_file(const std::string& path) { return sync_opened(path, O_RDONLY); }
 int sync_parent_dir(const std::string& path) {
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   return sync_opened(dir.empty() ? "." : dir.string(), O_RDONLY | O_DIRECTORY);
+}
+
+std::string publish(const std::string& tmp, const std::string& path) {
+  auto failed = [&](const std::string& what, int err) {
+    std::remove(tmp.c_str());
+    return what + ": " + std::strerror(err);
+  };
+  // The bytes are durable before the name moves, and the move is durable before we return.
+  if (int err = sync_file(tmp)) return failed("cannot sync '" + tmp + "'", err);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return failed("cannot rename '" + tmp + "' to it", errno);
+  if (int err = sync_parent_dir(path)) return std::string("cannot sync its folder: ") + std::strerror(err);
+  return "";
 }
 
 }  // namespace ts::store::detail

@@ -16,4 +16,8 @@ int sync_file(const std::string& path);
 // fsync()s the folder holding `path`, so a created or renamed entry in it survives a crash.
 int sync_parent_dir(const std::string& path);
 
+// Moves the finished file `tmp` to `path` durably: syncs tmp, renames it, syncs the folder.
+// Returns "" on success, else what failed (tmp is then removed).
+std::string publish(const std::string& tmp, const std::string& path);
+
 }  // namespace ts::store::detail

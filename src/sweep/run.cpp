@@ -128,7 +128,10 @@ std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, std::ostream&
   ProofShare share{comm.rank(), comm.size(), [&](const std::string& mine) { return comm.allgather(mine); }};
   std::unique_ptr<Plan> plan;
   try {
-    plan = std::make_unique<Plan>(s.job, comm.rank() == 0 ? cache_file : "", cached, share);
+    if (comm.rank() == 0)
+      plan = std::make_unique<Plan>(s.job, cache_file, "", share);
+    else
+      plan = std::make_unique<Plan>(s.job, "", cached, share);
   } catch (const std::exception& e) {
     err << fmt::format("error on rank {}: {}", comm.rank(), e.what()) << std::endl;
     comm.abort(2);
