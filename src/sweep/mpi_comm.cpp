@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <deque>
 #include <limits>
 #include <vector>
 
@@ -18,7 +19,21 @@ void check(int rc, const char* what) {
 
 }  // namespace
 
-Comm::Comm() {
+// Posted messages not yet known to have left, each with the buffer MPI reads from.
+struct Comm::Outbox {
+  std::deque<std::pair<MPI_Request, std::string>> pending;
+
+  void reap() {
+    while (!pending.empty()) {
+      int done = 0;
+      check(MPI_Test(&pending.front().first, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) return;
+      pending.pop_front();
+    }
+  }
+};
+
+Comm::Comm() : outbox_(std::make_unique<Outbox>()) {
   int already = 0;
   MPI_Initialized(&already);
   if (!already) {
@@ -36,6 +51,10 @@ Comm::Comm() {
 
 Comm::~Comm() {
   if (!initialized_here_) return;
+  try {
+    flush();
+  } catch (const InternalError&) {  // a destructor must not throw; MPI_Finalize reports the rest
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
@@ -60,6 +79,18 @@ std::string Comm::allgather(const std::string& text) const {
   check(MPI_Allgatherv(text.data(), mine, MPI_CHAR, out.data(), sizes.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD),
         "MPI_Allgatherv");
   return out;
+}
+
+void Comm::post(int dest, int tag, std::string bytes) const {
+  outbox_->reap();
+  auto& [request, buffer] = outbox_->pending.emplace_back(MPI_REQUEST_NULL, std::move(bytes));
+  check(MPI_Isend(buffer.data(), static_cast<int>(buffer.size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD, &request),
+        "MPI_Isend");
+}
+
+void Comm::flush() const {
+  for (auto& [request, buffer] : outbox_->pending) check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+  outbox_->pending.clear();
 }
 
 void Comm::send(int dest, int tag, std::string_view bytes) const {

@@ -105,11 +105,13 @@ void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_
     try {
     while (auto m = comm.try_receive()) {
       idle = false;
-      // The worker gets its next unit before the result is recorded: recording syncs the
-      // journal to disk (~15 ms), which the worker would otherwise spend waiting.
-      auto u = queue.take();
-      comm.send(m->source, kTagAssign, u ? encode_index(*u) : std::string());
-      if (!u) --workers;
+      // Recording syncs the journal to disk (~15 ms): the worker gets its next unit first.
+      if (m->tag == kTagRequest) {
+        auto u = queue.take();
+        comm.send(m->source, kTagAssign, u ? encode_index(*u) : std::string());
+      } else {
+        --workers;  // kTagFinal: its last result, if any
+      }
       if (!m->bytes.empty()) hooks.done(decode_unit(m->bytes));
     }
     local_running = queue.drain(finished, error);
@@ -130,19 +132,27 @@ void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_
 }
 
 void run_worker(const Comm& comm, const Plan& plan, std::ostream& err) {
-  std::string reply;
-  while (true) {
-    comm.send(0, kTagRequest, reply);
+  auto next_unit = [&]() -> std::optional<std::uint64_t> {
     Comm::Message m = comm.receive();
-    if (m.bytes.empty()) return;
+    if (m.bytes.empty()) return std::nullopt;
     std::uint64_t unit = 0;
     std::memcpy(&unit, m.bytes.data(), sizeof unit);
+    return unit;
+  };
+  comm.post(0, kTagRequest, {});
+  std::optional<std::uint64_t> unit = next_unit();
+  comm.post(0, unit ? kTagRequest : kTagFinal, {});  // from now on one unit ahead
+  while (unit) {
+    std::string result;
     try {
-      reply = encode_unit(score(plan, unit, comm.rank()));
+      result = encode_unit(score(plan, *unit, comm.rank()));
     } catch (const std::exception& e) {
       fail_rank(comm, err, e.what());
     }
+    unit = next_unit();
+    comm.post(0, unit ? kTagRequest : kTagFinal, std::move(result));
   }
+  comm.flush();
 }
 
 }  // namespace ts::sweep

@@ -1,12 +1,13 @@
 // The sweep's only window onto MPI: world rank and size, a broadcast of text from rank 0, an
-// allgather of text,
-// tagged point-to-point byte messages and abort. Works without mpirun (an MPI singleton: one
+// allgather of text, tagged point-to-point byte messages (blocking, or posted: sent while the
+// caller goes on working) and abort. Works without mpirun (an MPI singleton: one
 // rank). Initializes MPI with MPI_THREAD_FUNNELED: only the thread that built the Comm may
 // call it (TBB worker threads never do).
 //
 // Not copyable; one per process, constructed before and destroyed after all MPI use.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,11 @@ class Comm {
     std::string bytes;
   };
   void send(int dest, int tag, std::string_view bytes) const;
+  // Starts sending `bytes` and returns at once; the message is on its way while the caller
+  // works (a large one need not wait for the receiver to match it). Posted messages keep their
+  // order with each other and with send(); flush() waits until all have left.
+  void post(int dest, int tag, std::string bytes) const;
+  void flush() const;
   std::optional<Message> try_receive() const;  // from any rank, any tag; nullopt when none waits
   Message receive() const;                     // blocks
 
@@ -44,6 +50,8 @@ class Comm {
  private:
   Message receive_probed(int source, int tag, int count) const;
 
+  struct Outbox;
+  std::unique_ptr<Outbox> outbox_;
   bool initialized_here_ = false;
   int rank_ = 0, size_ = 1, local_size_ = 1;
 };

@@ -1,10 +1,13 @@
 // Dynamic scheduling of work units over MPI ranks. Rank 0 hands out units on request (one at a
 // time: unit costs vary by orders of magnitude) and scores units itself on a second thread, so
 // it never idles while its main thread serves requests and records results. Workers ask for a
-// unit, score it, send its rows back with the next request, until told to stop.
+// unit, score it, send its rows back with the next request, until told to stop. A worker keeps
+// one request ahead of its scoring — it holds its next unit while it scores one — so it never
+// waits on rank 0's polling or on a result message leaving.
 //
-// Message tags: kTagRequest (worker -> 0: an encoded UnitResult, or empty for the first
-// request), kTagAssign (0 -> worker: 8-byte unit index, or empty: stop).
+// Message tags: kTagRequest (worker -> 0: an encoded UnitResult, or empty for the first two
+// requests), kTagAssign (0 -> worker: 8-byte unit index, or empty: stop), kTagFinal (worker ->
+// 0 after its stop: its last UnitResult, or empty).
 //
 // A rank whose scoring throws prints `error on rank N: ...` and aborts the whole job with exit
 // code 2 (LAMMPS style); completed units are already in rank 0's journal.
@@ -22,6 +25,7 @@ namespace ts::sweep {
 
 inline constexpr int kTagRequest = 1;
 inline constexpr int kTagAssign = 2;
+inline constexpr int kTagFinal = 3;
 
 struct MasterHooks {
   std::function<void(store::UnitResult&&)> done;  // on rank 0's main thread, in arrival order
