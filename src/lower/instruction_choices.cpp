@@ -1,7 +1,10 @@
 #include "tilesweep/lower/instruction_choices.h"
 
+#include <sstream>
+
 #include <fmt/format.h>
 
+#include "tilesweep/base/hash.h"
 #include "tilesweep/ir/graph_printer.h"
 
 namespace ts::lower {
@@ -10,10 +13,9 @@ const SynthesisResult& SynthesisCache::get(const TileOp& op, const sem::InstrTab
                                            const SynthesisOptions& options, verify::VerdictCache* verdicts) {
   // The result depends on the ISA (targets differ: dma_transpose, engines) and the budgets as
   // much as on the op: all are in the key, or the order of calls would decide what a target gets.
-  // The ISA by address: a cache lives in one process, as do the tables it is called with.
-  const std::string key = fmt::format("{}|isa {}|depth {} all {}|steps {} candidates {}", op.key,
-                                      static_cast<const void*>(&isa), options.max_depth, options.all_depths,
-                                      options.max_steps, options.max_candidates);
+  const std::string key = SynthesisCache::key(op, isa, options);
+  const std::string id = fmt::format("{:016x}", hash_bytes(key));
+  std::string record;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = results_.find(key);
@@ -21,10 +23,15 @@ const SynthesisResult& SynthesisCache::get(const TileOp& op, const sem::InstrTab
       ++hits_;
       return it->second;
     }
+    if (auto r = records_.find(id); r != records_.end()) record = r->second;
   }
-  SynthesisResult r = synthesize(op.kernel, isa, options, verdicts);  // outside the lock: slow
+  // Outside the lock: slow.
+  SynthesisResult r = record.empty() ? synthesize(op.kernel, isa, options, verdicts)
+                                     : replay_synthesis(op.kernel, isa, record);
   std::lock_guard<std::mutex> lock(mu_);
-  return results_.emplace(key, std::move(r)).first->second;
+  auto [it, fresh] = results_.emplace(key, std::move(r));
+  if (fresh && record.empty()) searched_[id] = synthesis_record(it->second);
+  return it->second;
 }
 
 std::size_t SynthesisCache::size() const {
@@ -37,40 +44,82 @@ std::size_t SynthesisCache::hits() const {
   return hits_;
 }
 
-KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa, SynthesisCache& cache,
-                                  const SynthesisOptions& options, verify::VerdictCache* verdicts) {
-  KernelChoices out;
+std::size_t SynthesisCache::searches() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return searched_.size();
+}
+
+std::string SynthesisCache::text() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out;
+  for (const auto& [id, record] : searched_) out += id + " " + record + "\n";
+  return out;
+}
+
+void SynthesisCache::absorb(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::lock_guard<std::mutex> lock(mu_);
+  while (std::getline(in, line)) {
+    auto space = line.find(' ');
+    if (space == std::string::npos) continue;
+    records_.emplace(line.substr(0, space), line.substr(space + 1));
+  }
+}
+
+std::string SynthesisCache::key(const TileOp& op, const sem::InstrTable& isa, const SynthesisOptions& options) {
+  return fmt::format("{}|isa {:016x}|depth {} all {}|steps {} candidates {}", op.key, isa.digest(), options.max_depth,
+                     options.all_depths, options.max_steps, options.max_candidates);
+}
+
+std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const SynthesisOptions& options) {
+  std::vector<SynthesisQuery> out;
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
-    const ir::Node& n = k.nodes[i];
-    if (classify(n) != OpClass::Compute || is_constant(k, static_cast<int>(i))) continue;
-    OpChoices c;
-    c.node = static_cast<int>(i);
-    c.label = fmt::format("{}@{}", n.op, n.loc.line);
-    std::string why;
-    if (auto t = tile_op(k, c.node, &why)) {
-      c.tile = ir::kernel_signature(t->kernel);
-      c.synthesis = &cache.get(*t, isa, options, verdicts);
-      if (c.synthesis->lowerings.empty()) ++out.unlowered;
-      else out.combinations *= static_cast<double>(c.synthesis->lowerings.size());
-    } else {
-      c.note = why;
-      ++out.unlowered;
-    }
-    out.ops.push_back(std::move(c));
+    if (classify(k.nodes[i]) != OpClass::Compute || is_constant(k, static_cast<int>(i))) continue;
+    SynthesisQuery q;
+    q.node = static_cast<int>(i);
+    q.op = tile_op(k, q.node, &q.why);
+    q.options = options;
+    out.push_back(std::move(q));
   }
   SynthesisOptions one = options;
   one.max_depth = 1;
   for (std::size_t c = 0; c < k.nodes.size(); ++c)
-    for (int p : k.nodes[c].inputs) {
-      auto t = pair_tile_op(k, p, static_cast<int>(c));
-      if (!t) continue;
+    for (int p : k.nodes[c].inputs)
+      if (auto t = pair_tile_op(k, p, static_cast<int>(c)))
+        out.push_back(SynthesisQuery{static_cast<int>(c), p, std::move(t), "", one});
+  return out;
+}
+
+KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa, SynthesisCache& cache,
+                                  const SynthesisOptions& options, verify::VerdictCache* verdicts) {
+  KernelChoices out;
+  for (auto& q : synthesis_queries(k, options)) {
+    const ir::Node& n = k.nodes[q.node];
+    if (q.producer >= 0) {  // a fusable pair
       PairChoice pc;
-      pc.producer = p;
-      pc.consumer = static_cast<int>(c);
-      pc.label = fmt::format("{}@{}+{}@{}", k.nodes[p].op, k.nodes[p].loc.line, k.nodes[c].op, k.nodes[c].loc.line);
-      pc.synthesis = &cache.get(*t, isa, one, verdicts);
+      pc.producer = q.producer;
+      pc.consumer = q.node;
+      const ir::Node& p = k.nodes[q.producer];
+      pc.label = fmt::format("{}@{}+{}@{}", p.op, p.loc.line, n.op, n.loc.line);
+      pc.synthesis = &cache.get(*q.op, isa, q.options, verdicts);
       if (!pc.synthesis->lowerings.empty()) out.pairs.push_back(pc);
+      continue;
     }
+    OpChoices c;
+    c.node = q.node;
+    c.label = fmt::format("{}@{}", n.op, n.loc.line);
+    if (q.op) {
+      c.tile = ir::kernel_signature(q.op->kernel);
+      c.synthesis = &cache.get(*q.op, isa, q.options, verdicts);
+      if (c.synthesis->lowerings.empty()) ++out.unlowered;
+      else out.combinations *= static_cast<double>(c.synthesis->lowerings.size());
+    } else {
+      c.note = q.why;
+      ++out.unlowered;
+    }
+    out.ops.push_back(std::move(c));
+  }
   return out;
 }
 

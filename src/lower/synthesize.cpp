@@ -5,6 +5,9 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <sstream>
+
+#include <fmt/format.h>
 
 #include "tilesweep/ir/graph_edit.h"
 #include "tilesweep/ir/graph_printer.h"
@@ -88,6 +91,53 @@ class Synthesizer {
       return a.depth != b.depth ? a.depth < b.depth : a.text < b.text;
     });
     return std::move(result_);
+  }
+
+  // The result `record` describes, rebuilt step by step from the leaves (no search, no proof).
+  SynthesisResult replay(const std::string& record) {
+    std::istringstream in(record);
+    SynthesisResult r;
+    int stop = 0;
+    std::size_t pool = 0, lowerings = 0;
+    in >> stop >> r.candidates >> r.filtered >> r.proved >> r.refuted >> r.unknown >> r.steps >> r.proof_ms >> pool;
+    r.stop = static_cast<SynthesisStop>(stop);
+    r.pool.resize(pool);
+    for (auto& name : r.pool) in >> name;
+    in >> lowerings;
+    TS_CHECK(in && lowerings < 100000, "synthesis record header unreadable: '{}'", record);
+    const ir::Kernel base = leaves();
+    for (std::size_t l = 0; l < lowerings; ++l) {
+      Lowering low;
+      int kind = 0;
+      std::size_t steps = 0;
+      in >> low.depth >> kind >> low.proof.ms >> steps;
+      low.proof.kind = static_cast<verify::VerdictKind>(kind);
+      low.proof.cached = true;
+      ir::Kernel k = base;
+      int id = -1;
+      for (std::size_t s = 0; in && s < steps; ++s) {
+        SketchStep step;
+        std::size_t inputs = 0;
+        in >> step.instr >> inputs;
+        step.inputs.resize(std::min<std::size_t>(inputs, 16));
+        for (int& i : step.inputs) in >> i;
+        in >> step.attrs;
+        const sem::InstrSpec* spec = isa_.find(step.instr);
+        TS_CHECK(in && spec && inputs <= 16, "synthesis record names no instruction of this ISA: '{}'", record);
+        std::vector<sem::AttrMap> fillings = attr_choices(*spec);
+        TS_CHECK(step.attrs >= 0 && step.attrs < static_cast<int>(fillings.size()), "bad attribute filling in '{}'",
+                 record);
+        for (int i : step.inputs) TS_CHECK(i >= 0 && i < static_cast<int>(k.nodes.size()), "bad input in '{}'", record);
+        id = ir::add_op(k, spec->op, step.inputs, fillings[static_cast<std::size_t>(step.attrs)], {});
+        low.steps.push_back(std::move(step));
+      }
+      TS_CHECK(in && id >= 0, "synthesis record unreadable: '{}'", record);
+      k.outputs = {id};
+      low.program = ir::compact(k);
+      low.text = ir::expression_text(low.program);
+      r.lowerings.push_back(std::move(low));
+    }
+    return r;
   }
 
  private:
@@ -176,11 +226,11 @@ class Synthesizer {
         bool leaf_only = true;
         for (int p : pick) leaf_only = leaf_only && (p >= static_cast<int>(k.params.size()) && p < first_step());
         if (uses_last && !leaf_only && ranks_fit(k, *in, pick))
-          for (const auto& a : attrs) {
+          for (std::size_t a = 0; a < attrs.size(); ++a) {
             if (stopped()) return;
             // Shapes do not depend on which function or ALU op is chosen: when the operands
             // do not fit, no attribute choice will.
-            if (!try_instr(k, *in, pick, a, depth)) break;
+            if (!try_instr(k, *in, pick, attrs[a], static_cast<int>(a), depth)) break;
           }
         int i = 0;
         while (i < slots && ++pick[i] == n) pick[i++] = 0;
@@ -204,7 +254,7 @@ class Synthesizer {
 
   // False when the operands do not fit the instruction's shapes.
   bool try_instr(const ir::Kernel& k, const sem::InstrSpec& in, const std::vector<int>& inputs,
-                 const sem::AttrMap& attrs, int depth) {
+                 const sem::AttrMap& attrs, int attr_index, int depth) {
     ir::Kernel k2 = k;
     int id;
     try {
@@ -214,8 +264,10 @@ class Synthesizer {
     }
     std::vector<std::uint64_t> memo;
     if (!seen_.insert(ir::node_hash(k2, id, memo)).second) return true;
+    path_.push_back(SketchStep{in.op.name, inputs, attr_index});
     if (k2.nodes[id].shape == target_) candidate(k2, id, depth);
     if (depth < max_depth_) extend(k2, depth + 1, id);
+    path_.pop_back();
     return true;
   }
 
@@ -231,7 +283,7 @@ class Synthesizer {
     result_.proof_ms += v.ms;
     if (v.kind == verify::VerdictKind::Equivalent) {
       ++result_.proved;
-      result_.lowerings.push_back(Lowering{k, ir::expression_text(k), depth, v});
+      result_.lowerings.push_back(Lowering{k, path_, ir::expression_text(k), depth, v});
     } else if (v.kind == verify::VerdictKind::NotEquivalent) {
       ++result_.refuted;
     } else {
@@ -272,6 +324,7 @@ class Synthesizer {
 
   ir::Kernel op_;
   const sem::InstrTable& isa_;
+  std::vector<SketchStep> path_;  // the sketch being extended
   SynthesisOptions opts_;
   verify::VerdictCache* cache_;
   std::vector<const sem::InstrSpec*> pool_;
@@ -305,6 +358,26 @@ std::vector<std::string> constituents(const sem::TermGraph& body) {
     }
   }
   return {out.begin(), out.end()};
+}
+
+std::string synthesis_record(const SynthesisResult& r) {
+  std::string out = fmt::format("{} {} {} {} {} {} {} {} {}", static_cast<int>(r.stop), r.candidates, r.filtered,
+                                r.proved, r.refuted, r.unknown, r.steps, r.proof_ms, r.pool.size());
+  for (const auto& name : r.pool) out += " " + name;
+  out += fmt::format(" {}", r.lowerings.size());
+  for (const auto& l : r.lowerings) {
+    out += fmt::format(" {} {} {} {}", l.depth, static_cast<int>(l.proof.kind), l.proof.ms, l.steps.size());
+    for (const auto& step : l.steps) {
+      out += fmt::format(" {} {}", step.instr, step.inputs.size());
+      for (int i : step.inputs) out += fmt::format(" {}", i);
+      out += fmt::format(" {}", step.attrs);
+    }
+  }
+  return out;
+}
+
+SynthesisResult replay_synthesis(const ir::Kernel& op, const sem::InstrTable& isa, const std::string& record) {
+  return Synthesizer(op, isa, SynthesisOptions{}, nullptr).replay(record);
 }
 
 SynthesisResult synthesize(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& options,

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "spec_parse.h"
+#include "tilesweep/base/hash.h"
 
 namespace ts::sem {
 
@@ -185,6 +186,7 @@ const char* memory_name(Memory m) {
 }
 
 void InstrTable::load(std::string_view toml_text, const std::string& file_name, const OpTable& ops) {
+  digest_ = hash_combine(digest_, hash_bytes(toml_text));
   toml::table doc = parse_spec_toml(toml_text, file_name);
   const toml::table* instrs = doc.get("instr") ? doc.get("instr")->as_table() : nullptr;
   if (!instrs) fail(SourceLoc{file_name, 1, 1}, "no [instr.NAME] tables found");

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -24,6 +26,26 @@ lower::SpaceOptions space_options(const Search& s) {
   return o;
 }
 
+// A share text: "<verdict bytes> <synthesis bytes>\n", then both texts.
+std::string pack_share(const std::string& verdicts, const std::string& synthesis) {
+  return fmt::format("{} {}\n", verdicts.size(), synthesis.size()) + verdicts + synthesis;
+}
+
+// Feeds every share text of a concatenation into the caches.
+void absorb_shares(const std::string& all, verify::VerdictCache& verdicts, lower::SynthesisCache& synthesis) {
+  std::size_t at = 0;
+  while (at < all.size()) {
+    std::size_t eol = all.find('\n', at), v = 0, s = 0;
+    int read = 0;
+    TS_CHECK(eol != std::string::npos && std::sscanf(all.c_str() + at, "%zu %zu%n", &v, &s, &read) == 2 &&
+                 eol + 1 + v + s <= all.size(),
+             "malformed proof share at byte {}", at);
+    verdicts.absorb(all.substr(eol + 1, v));
+    synthesis.absorb(all.substr(eol + 1 + v, s));
+    at = eol + 1 + v + s;
+  }
+}
+
 }  // namespace
 
 Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& shared_verdicts, const ProofShare& share)
@@ -37,14 +59,9 @@ Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& s
     meshes_.push_back(mesh::MeshShape{{1}});
   std::optional<mesh::TopologyKind> topology;
   if (job.mesh && !job.mesh->topology.empty()) topology = mesh::parse_topology(job.mesh->topology);
+  prepare_all(share);
   std::vector<std::int64_t> sizes;
-  const int targets = static_cast<int>(job.targets.size()), pairs = static_cast<int>(job.kernels.size()) * targets;
-  if (share.ranks > 1) {
-    for (int p = share.rank; p < pairs; p += share.ranks) prepare(p / targets, p % targets);
-    verdicts_.absorb(share.exchange(verdicts_.text()));
-  }
-  for (int p = 0; p < pairs; ++p)
-    if (share.ranks <= 1 || p % share.ranks != share.rank) prepare(p / targets, p % targets);
+  const int targets = static_cast<int>(job.targets.size());
   for (int k = 0; k < static_cast<int>(job.kernels.size()); ++k) {
     const JobKernel& jk = job.kernels[k];
     for (int t = 0; t < targets; ++t) {
@@ -75,19 +92,59 @@ Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& s
   prepare_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-const PreparedKernel& Plan::prepare(int kernel, int target) {
+// Each rank does its share of each stage's questions, then the ranks exchange answers, so that
+// every proof and every synthesis search of the job runs on exactly one rank.
+void Plan::prepare_all(const ProofShare& share) {
   PrepareOptions o;
   o.synthesis.max_depth = job_.search.isa_depth;
-  const ir::Kernel& k = modules_[kernel].kernel(job_.kernels[kernel].name);
-  prepared_.push_back(prepare_kernel(k, sim::builtin_target(job_.targets[target]).isa, synthesis_, o, &verdicts_));
-  prepared_keys_.emplace_back(kernel, target);
-  return prepared_.back();
+  const int kernels = static_cast<int>(job_.kernels.size()), targets = static_cast<int>(job_.targets.size());
+  auto mine = [&](int i) { return share.ranks <= 1 || i % share.ranks == share.rank; };
+  auto exchange = [&] {
+    if (share.ranks > 1) absorb_shares(share.exchange(share_text()), verdicts_, synthesis_);
+  };
+  auto kernel = [&](int k) -> const ir::Kernel& { return modules_[k].kernel(job_.kernels[k].name); };
+  // Variants, once per kernel: they do not depend on the target.
+  std::vector<mutate::VariantSet> variants(kernels);
+  std::vector<double> propagate_ms(kernels);
+  for (bool own : {true, false}) {
+    for (int k = 0; k < kernels; ++k) {
+      if (mine(k) != own) continue;
+      auto t0 = std::chrono::steady_clock::now();
+      variants[k] = mutate::propagate(kernel(k), o.propagate, &verdicts_);
+      propagate_ms[k] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+    if (own) exchange();
+  }
+  // Synthesis: the job's distinct queries over every (kernel, target, variant), in job order,
+  // dealt out to the ranks in turn.
+  if (share.ranks > 1) {
+    std::set<std::string> seen;
+    int dealt = 0;
+    for (int k = 0; k < kernels; ++k)
+      for (int t = 0; t < targets; ++t) {
+        const sem::InstrTable& isa = sim::builtin_target(job_.targets[t]).isa;
+        for (const auto& v : variants[k].variants)
+          for (const auto& q : lower::synthesis_queries(v.kernel, o.synthesis))
+            if (q.op && seen.insert(lower::SynthesisCache::key(*q.op, isa, q.options)).second && mine(dealt++))
+              synthesis_.get(*q.op, isa, q.options, &verdicts_);
+      }
+    exchange();
+  }
+  for (int k = 0; k < kernels; ++k)
+    for (int t = 0; t < targets; ++t) {
+      prepared_.push_back(
+          prepare_choices(variants[k], sim::builtin_target(job_.targets[t]).isa, synthesis_, o, &verdicts_));
+      prepared_.back().propagate_ms = propagate_ms[k];
+      prepared_keys_.emplace_back(k, t);
+    }
 }
 
 const PreparedKernel& Plan::prepared(int kernel, int target) const {
   auto it = std::find(prepared_keys_.begin(), prepared_keys_.end(), std::pair(kernel, target));
   return prepared_[static_cast<std::size_t>(it - prepared_keys_.begin())];
 }
+
+std::string Plan::share_text() const { return pack_share(verdicts_.text(), synthesis_.text()); }
 
 std::int64_t Plan::candidates() const {
   std::int64_t n = 0;

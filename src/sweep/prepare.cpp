@@ -18,16 +18,24 @@ std::vector<lower::SpaceVariant> PreparedKernel::space_variants() const {
   return out;
 }
 
-PreparedKernel prepare_kernel(const ir::Kernel& k, const sem::InstrTable& isa, lower::SynthesisCache& cache,
-                              const PrepareOptions& options, verify::VerdictCache* verdicts) {
+PreparedKernel prepare_choices(mutate::VariantSet variants, const sem::InstrTable& isa, lower::SynthesisCache& cache,
+                               const PrepareOptions& options, verify::VerdictCache* verdicts) {
   PreparedKernel p;
+  p.variants = std::move(variants);
   auto t0 = std::chrono::steady_clock::now();
-  p.variants = mutate::propagate(k, options.propagate, verdicts);
-  p.propagate_ms = ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
   for (const auto& v : p.variants.variants)
     p.choices.push_back(lower::instruction_choices(v.kernel, isa, cache, options.synthesis, verdicts));
   p.synthesis_ms = ms_since(t0);
+  return p;
+}
+
+PreparedKernel prepare_kernel(const ir::Kernel& k, const sem::InstrTable& isa, lower::SynthesisCache& cache,
+                              const PrepareOptions& options, verify::VerdictCache* verdicts) {
+  auto t0 = std::chrono::steady_clock::now();
+  mutate::VariantSet variants = mutate::propagate(k, options.propagate, verdicts);
+  double propagate_ms = ms_since(t0);
+  PreparedKernel p = prepare_choices(std::move(variants), isa, cache, options, verdicts);
+  p.propagate_ms = propagate_ms;
   return p;
 }
 

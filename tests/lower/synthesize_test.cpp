@@ -7,6 +7,7 @@
 
 #include "tilesweep/base/source.h"
 #include "tilesweep/ir/frontend.h"
+#include "tilesweep/ir/graph_printer.h"
 
 namespace ts::lower {
 namespace {
@@ -67,6 +68,52 @@ TEST(Synthesize, PoolIsFilteredByConstituents) {
 
 namespace ts::lower {
 namespace {
+
+// A result's record rebuilds the same lowerings (programs, texts, depths, verdicts) without a
+// search; a record that does not fit the ISA is an internal error, not a wrong lowering.
+TEST(Synthesize, RecordReplaysTheSameLowerings) {
+  static ir::Module m = ir::parse_module(
+      "def mm(x: f32[M, K], y: f32[K, N]):\n    return x @ y\n\n"
+      "def sc(x: f32[P, F], b: f32[P, 1]):\n    return x * b\n",
+      "op.py", sem::OpTable::builtin());
+  for (const char* name : {"mm", "sc"}) {
+    SynthesisResult r = synthesize(m.kernel(name), isa());
+    ASSERT_FALSE(r.lowerings.empty()) << name;
+    SynthesisResult back = replay_synthesis(m.kernel(name), isa(), synthesis_record(r));
+    EXPECT_EQ(synthesis_record(back), synthesis_record(r)) << name;
+    EXPECT_EQ(back.pool, r.pool);
+    EXPECT_EQ(back.candidates, r.candidates);
+    EXPECT_EQ(back.steps, r.steps);
+    ASSERT_EQ(back.lowerings.size(), r.lowerings.size()) << name;
+    for (std::size_t i = 0; i < r.lowerings.size(); ++i) {
+      EXPECT_EQ(back.lowerings[i].text, r.lowerings[i].text);
+      EXPECT_EQ(ir::kernel_signature(back.lowerings[i].program), ir::kernel_signature(r.lowerings[i].program));
+      EXPECT_EQ(back.lowerings[i].depth, r.lowerings[i].depth);
+      EXPECT_TRUE(back.lowerings[i].proof.proved());
+    }
+  }
+  SynthesisResult r = synthesize(m.kernel("sc"), isa());
+  std::string bad = synthesis_record(r);
+  bad.replace(bad.rfind("tensor_scalar"), 13, "no_such_instr");  // a step, not the pool
+  EXPECT_THROW(replay_synthesis(m.kernel("sc"), isa(), bad), InternalError);
+}
+
+// A cache that absorbed another's text rebuilds those results instead of searching.
+TEST(SynthesisCache, AbsorbedTextReplacesTheSearch) {
+  static ir::Module m = ir::parse_module("def f(x: f32[P, F]):\n    return exp(x) * x\n", "op.py",
+                                         sem::OpTable::builtin());
+  SynthesisCache searched, given;
+  KernelChoices a = instruction_choices(m.kernels[0], isa(), searched);
+  EXPECT_GT(searched.searches(), 0u);
+  given.absorb(searched.text());
+  KernelChoices b = instruction_choices(m.kernels[0], isa(), given);
+  EXPECT_EQ(given.searches(), 0u);
+  ASSERT_EQ(a.ops.size(), b.ops.size());
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    ASSERT_TRUE(a.ops[i].synthesis && b.ops[i].synthesis);
+    EXPECT_EQ(synthesis_record(*a.ops[i].synthesis), synthesis_record(*b.ops[i].synthesis));
+  }
+}
 
 TEST(InstructionChoices, EveryComputeOpOfAKernel) {
   static ir::Module m = ir::parse_module(

@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "tilesweep/mesh/mesh_cost.h"
 #include "tilesweep/mesh/sharding.h"
@@ -114,23 +118,52 @@ shapes = ["1", "2"]
   for (std::size_t s = 0; s < per.size(); ++s) EXPECT_EQ(per[s], plan.spaces()[s].space->size()) << s;
 }
 
-// Two ranks' proof share, the other rank played by a plan that proved everything: this rank
-// proves only its half of the (kernel, target) pairs and builds the same spaces.
-TEST(Plan, ProofShareProvesOnlyThisRanksPairs) {
+// Two ranks' proof share, played by two plans on two threads meeting at each exchange: every
+// synthesis search of the job runs on exactly one of them, each proves less than one plan
+// alone, and both build the same spaces with the same lowerings as that plan.
+TEST(Plan, ProofShareSplitsProofsAndSearches) {
   Job job = load_job(std::string(TS_SOURCE_DIR) + "/tests/sweep/data/small.toml");
   Plan all(job);
-  std::string handed;
-  ProofShare share{1, 2, [&](const std::string& mine) {
-                     handed = mine;
-                     return mine + all.verdicts_text();
-                   }};
-  Plan half(job, "", "", share);
-  EXPECT_FALSE(handed.empty());
-  EXPECT_GT(half.solver_queries(), 0u);
-  EXPECT_LT(half.solver_queries(), all.solver_queries());
-  ASSERT_EQ(half.spaces().size(), all.spaces().size());
-  for (std::size_t i = 0; i < all.spaces().size(); ++i)
-    EXPECT_EQ(half.spaces()[i].space->size(), all.spaces()[i].space->size()) << i;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> round(2);
+  int arrived = 0, generation = 0;
+  auto exchange = [&](int rank, const std::string& mine) {  // an allgather of two
+    std::unique_lock lock(mu);
+    round[rank] = mine;
+    int g = generation;
+    if (++arrived == 2) {
+      arrived = 0, ++generation;
+      cv.notify_all();
+    } else {
+      cv.wait(lock, [&] { return generation != g; });
+    }
+    return round[0] + round[1];
+  };
+  std::unique_ptr<Plan> halves[2];
+  std::thread other([&] {
+    halves[1] = std::make_unique<Plan>(job, "", "", ProofShare{1, 2, [&](const std::string& m) { return exchange(1, m); }});
+  });
+  halves[0] = std::make_unique<Plan>(job, "", "", ProofShare{0, 2, [&](const std::string& m) { return exchange(0, m); }});
+  other.join();
+  auto lowerings = [](const Plan& p) {
+    std::vector<std::string> out;
+    for (const auto& r : p.proofs()) out.push_back(r.kind + " " + r.kernel + " " + r.text + " " + r.verdict);
+    return out;
+  };
+  EXPECT_EQ(halves[0]->synthesis_searches() + halves[1]->synthesis_searches(), all.synthesis_searches());
+  for (const auto& half : halves) {
+    EXPECT_GT(half->synthesis_searches(), 0u);
+    EXPECT_GT(half->solver_queries(), 0u);
+    EXPECT_LT(half->solver_queries(), all.solver_queries());
+    ASSERT_EQ(half->spaces().size(), all.spaces().size());
+    EXPECT_EQ(lowerings(*half), lowerings(all));
+    for (std::size_t i = 0; i < all.spaces().size(); ++i) {
+      ASSERT_EQ(half->spaces()[i].space->size(), all.spaces()[i].space->size()) << i;
+      for (std::int64_t c = 0; c < all.spaces()[i].space->size(); c += 7)
+        ASSERT_EQ(half->spaces()[i].space->describe(c), all.spaces()[i].space->describe(c)) << i << " " << c;
+    }
+  }
 }
 
 // A section budget: large sections sampled (the same draw for the same seed), small ones whole,

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,17 +14,28 @@
 
 namespace ts::lower {
 
-// Synthesis results by tile-op key. Thread-safe.
+// Synthesis results by tile-op key (with the ISA's digest and the budgets). Thread-safe.
+// text() hands what this cache synthesized to another process; absorb() takes such a text,
+// and get() then rebuilds those results (replay_synthesis) instead of searching.
 class SynthesisCache {
  public:
   const SynthesisResult& get(const TileOp& op, const sem::InstrTable& isa, const SynthesisOptions& options,
                              verify::VerdictCache* verdicts);
   std::size_t size() const;
   std::size_t hits() const;
+  std::size_t searches() const;  // results found by searching, not by the cache or a record
+
+  std::string text() const;  // one line per result searched here: "<key hash> <record>"
+  void absorb(const std::string& text);
+
+  // What a result is cached under: equal keys, equal results.
+  static std::string key(const TileOp& op, const sem::InstrTable& isa, const SynthesisOptions& options);
 
  private:
   mutable std::mutex mu_;
   std::map<std::string, SynthesisResult> results_;
+  std::map<std::string, std::string> searched_;  // key hash -> record, of results searched here
+  std::map<std::string, std::string> records_;   // key hash -> record, absorbed, not yet rebuilt
   std::size_t hits_ = 0;
 };
 
@@ -49,6 +61,18 @@ struct KernelChoices {
   double combinations = 1;            // product of lowering counts over synthesized ops
   int unlowered = 0;                  // compute ops with no proved lowering
 };
+
+// One synthesis instruction_choices() asks for: a compute op's tile op (producer -1; no `op`
+// when it has no tile form, with `why`), or a fusable pair's (producer -> node) at depth 1.
+struct SynthesisQuery {
+  int node = -1, producer = -1;
+  std::optional<TileOp> op;
+  std::string why;
+  SynthesisOptions options;
+};
+
+// The queries of instruction_choices(k, ..., options), in its order.
+std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const SynthesisOptions& options = {});
 
 KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa, SynthesisCache& cache,
                                   const SynthesisOptions& options = {}, verify::VerdictCache* verdicts = nullptr);

@@ -26,8 +26,16 @@ struct SynthesisOptions {
   verify::ProveOptions prove;
 };
 
+// One instruction of a sketch: what the search added, enough to rebuild the program.
+struct SketchStep {
+  std::string instr;               // ISA instruction name
+  std::vector<int> inputs;         // node ids in the sketch before compaction (leaves first)
+  int attrs = 0;                   // which of the instruction's attribute fillings
+};
+
 struct Lowering {
   ir::Kernel program;              // instruction nodes over the op's parameters
+  std::vector<SketchStep> steps;   // how the search built it
   std::string text;                // e.g. "nc_matmul(nc_transpose_pe(x), y)"
   int depth = 0;
   verify::Verdict proof;
@@ -50,6 +58,13 @@ struct SynthesisResult {
 // Thread-safe for distinct calls; with a cache, repeated proofs are answered once.
 SynthesisResult synthesize(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& options = {},
                            verify::VerdictCache* cache = nullptr);
+
+// A result as one line of text, and the result rebuilt from such a line for the same op and
+// ISA without searching or proving (the proofs' verdicts and times are carried along): how
+// the ranks of a sweep hand each other what they synthesized. A line that does not fit the
+// op and ISA is an InternalError.
+std::string synthesis_record(const SynthesisResult& r);
+SynthesisResult replay_synthesis(const ir::Kernel& op, const sem::InstrTable& isa, const std::string& record);
 
 // The primitive operations (functions, reductions, arithmetic) an element expression uses:
 // what the pool filter compares.

@@ -4,6 +4,7 @@
 // formula in the engine's cycles.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -49,9 +50,12 @@ class InstrTable {
 
   const InstrSpec* find(std::string_view name) const;
   std::vector<std::string> names() const;
+  // A hash of every text loaded, in order: equal digests, equal tables (in any process).
+  std::uint64_t digest() const { return digest_; }
 
  private:
   std::map<std::string, InstrSpec, std::less<>> instrs_;
+  std::uint64_t digest_ = 0;
 };
 
 }  // namespace ts::sem

@@ -48,9 +48,12 @@ struct SpaceEntry {
   double latency(double compute_ns) const { return setting.latency(compute_ns); }
 };
 
-// How the ranks of a sweep share the proofs: rank `rank` of `ranks` prepares (proves) every
-// ranks-th (kernel, target) of the job, `exchange` hands its verdicts to the others and returns
-// all ranks' verdicts, and the remaining pairs are then prepared from those, with no solver call.
+// How the ranks of a sweep share the proofs, in two rounds: rank `rank` of `ranks` proves the
+// variants of every ranks-th kernel, then searches every ranks-th of the job's distinct
+// synthesis queries; after each round `exchange` hands its share_text() — its verdicts and
+// synthesized lowerings — to the others and returns all ranks' share texts concatenated. The
+// rest is then prepared from those: no solver call, no synthesis search, only rebuilding the
+// recorded lowerings.
 struct ProofShare {
   int rank = 0, ranks = 1;
   std::function<std::string(const std::string&)> exchange;  // needed when ranks > 1
@@ -77,14 +80,16 @@ class Plan {
   double prepare_seconds() const { return prepare_seconds_; }
   void save_verdicts() const { verdicts_.save(); }
   std::string verdicts_text() const { return verdicts_.text(); }
+  std::string share_text() const;  // verdicts and synthesized lowerings, for ProofShare::exchange
   std::size_t solver_queries() const { return verdicts_.misses(); }  // proofs not found in the caches
+  std::size_t synthesis_searches() const { return synthesis_.searches(); }  // not rebuilt from a share
 
   // Every swap query of every kernel (once per kernel: swaps do not depend on the target) and
   // every synthesized tile op per target, sorted by (kind, kernel, text).
   std::vector<store::ProofRecord> proofs() const;
 
  private:
-  const PreparedKernel& prepare(int kernel, int target);
+  void prepare_all(const ProofShare& share);
   const PreparedKernel& prepared(int kernel, int target) const;
 
   const Job& job_;
