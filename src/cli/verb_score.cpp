@@ -22,7 +22,7 @@ namespace {
 struct ScoreOpts {
   std::string file, kernel, target = "trn1", shape, mesh = "1", cache;
   int top = 5, threads = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
-  bool json = false;
+  bool json = false, engines_per_op = false;
   std::vector<std::string> ops;
 };
 
@@ -59,6 +59,7 @@ Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::Mes
   lower::SpaceOptions so;
   so.max_block = o.max_block;
   so.max_lowerings = o.max_lowerings;
+  so.engines_per_op = o.engines_per_op;
   lower::CandidateSpace space(pk.space_variants(), t, setting.local, so);
   Outcome out;
   out.setting = std::move(setting);
@@ -127,6 +128,8 @@ VerbRun add_score(CLI::App& app) {
   cmd->add_option("--max-variants", o->max_variants, "algebraic variants kept")->check(CLI::PositiveNumber);
   cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")->check(CLI::PositiveNumber);
   cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")->check(CLI::PositiveNumber);
+  cmd->add_flag("--engines-per-op", o->engines_per_op,
+                "choose the engine per op (where its instructions have two), not one policy for all");
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");
   cmd->add_option("--ops", o->ops, "extra op semantics file (TOML)");

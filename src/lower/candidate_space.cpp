@@ -19,6 +19,10 @@ struct CandidateSpace::Sec {
   std::vector<std::vector<const Lowering*>> lowerings; // per op, cheapest first
   std::vector<int> engines;                            // per op: engine options
   int engine_policies = 1;                             // default engines, or the alternates too
+  // Engine choice per op (SpaceOptions::engines_per_op): per op, its (lowering, engine) pairs —
+  // each kept lowering with each engine its instructions allow; one digit per op over them.
+  bool per_op = false;
+  std::vector<std::vector<std::pair<int, int>>> op_choices;
   std::vector<std::pair<int, int>> pairs;              // (producer, consumer) fusable by instruction
   std::vector<const Lowering*> pair_lowering;          // per pair, the cheapest single instruction
   std::vector<std::string> pair_labels;
@@ -239,18 +243,21 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
           s.tilings.push_back(std::move(ok));
         }
         if (fused) add_pairs(s, kc);
-        double choices = 1;
-        for (std::size_t j = 0; j < s.ops.size(); ++j) choices *= static_cast<double>(s.lowerings[j].size());
         s.engine_policies = *std::max_element(s.engines.begin(), s.engines.end());
-        counts_.instruction_choices += choices * s.engine_policies;
+        s.per_op = options_.engines_per_op;
+        if (s.per_op)
+          for (const auto& kept : s.lowerings) {
+            s.op_choices.emplace_back();
+            for (std::size_t l = 0; l < kept.size(); ++l)
+              for (int e = 0; e < engine_options({kept[l]}, target_); ++e) s.op_choices.back().emplace_back(l, e);
+          }
+        counts_.instruction_choices += static_cast<double>(choice_radix(s));
         counts_.tile_configs += configs * static_cast<double>(options_.bufs.size());
       } catch (const Unsupported& e) {
         counts_.unsupported.push_back(fmt::format("variant {} ({}): {}", v, fused ? "fused" : "unfused", e.what()));
         continue;
       }
-      s.size = 1;
-      for (std::size_t j = 0; j < s.ops.size(); ++j) s.size *= static_cast<std::int64_t>(s.lowerings[j].size());
-      s.size *= s.engine_policies * static_cast<std::int64_t>(options_.bufs.size()) * (s.pairs.empty() ? 1 : 2);
+      s.size = choice_radix(s) * static_cast<std::int64_t>(options_.bufs.size()) * (s.pairs.empty() ? 1 : 2);
       s.size *= tiling_radix(s);
       s.first = size_;
       size_ += s.size;
@@ -258,6 +265,18 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
     }
   }
   counts_.candidates = size_;
+}
+
+// The instruction-choice digits' combined radix: lowerings per op x engine policies, or per
+// op its (lowering, engine) pairs.
+std::int64_t CandidateSpace::choice_radix(const Sec& s) {
+  std::int64_t r = 1;
+  if (s.per_op) {
+    for (const auto& pairs : s.op_choices) r *= static_cast<std::int64_t>(pairs.size());
+    return r;
+  }
+  for (const auto& kept : s.lowerings) r *= static_cast<std::int64_t>(kept.size());
+  return r * s.engine_policies;
 }
 
 Candidate CandidateSpace::decode(std::int64_t index) const {
@@ -274,8 +293,16 @@ Candidate CandidateSpace::decode(std::int64_t index) const {
     r /= static_cast<std::int64_t>(radix);
     return d;
   };
-  for (const auto& l : s.lowerings) c.lowering.push_back(digit(l.size()));
-  c.engines = digit(static_cast<std::size_t>(s.engine_policies));
+  if (s.per_op) {
+    for (const auto& pairs : s.op_choices) {
+      auto [l, e] = pairs[static_cast<std::size_t>(digit(pairs.size()))];
+      c.lowering.push_back(l);
+      c.op_engines.push_back(e);
+    }
+  } else {
+    for (const auto& l : s.lowerings) c.lowering.push_back(digit(l.size()));
+    c.engines = digit(static_cast<std::size_t>(s.engine_policies));
+  }
   c.instruction_fusion = !s.pairs.empty() && digit(2) == 1;
   c.bufs = options_.bufs[digit(options_.bufs.size())];
   if (s.fused) {
@@ -293,18 +320,21 @@ Candidate CandidateSpace::decode(std::int64_t index) const {
 std::string CandidateSpace::describe(std::int64_t index) const {
   Candidate c = decode(index);
   const Sec& s = secs_[c.section];
-  std::string text = fmt::format("v{} {} engines={} bufs={}", c.variant, c.fused ? "fused" : "unfused", c.engines ? "alternate" : "default", c.bufs);
+  std::string text = fmt::format("v{} {} engines={} bufs={}", c.variant, c.fused ? "fused" : "unfused",
+                                 s.per_op ? "per-op" : c.engines ? "alternate" : "default", c.bufs);
+  // Per op: its lowering, marked when it runs on its instructions' second engines.
+  auto alternate = [&](std::size_t j) { return s.per_op && c.op_engines[j] == 1 ? " (alternate engines)" : ""; };
   if (c.instruction_fusion) text += " instruction-fusion";
   for (std::size_t j = 0; j < s.ops.size(); ++j) {
     bool absorbed = false;
     for (std::size_t q = 0; q < s.pairs.size() && c.instruction_fusion; ++q) {
       if (s.pairs[q].first == s.ops[j]) absorbed = true;
       if (s.pairs[q].second == s.ops[j]) {
-        text += fmt::format(" | {}: {}", s.pair_labels[q], s.pair_lowering[q]->text);
+        text += fmt::format(" | {}: {}{}", s.pair_labels[q], s.pair_lowering[q]->text, alternate(j));
         absorbed = true;
       }
     }
-    if (!absorbed) text += fmt::format(" | {}: {}", s.labels[j], s.lowerings[j][c.lowering[j]]->text);
+    if (!absorbed) text += fmt::format(" | {}: {}{}", s.labels[j], s.lowerings[j][c.lowering[j]]->text, alternate(j));
   }
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
@@ -319,10 +349,12 @@ Program CandidateSpace::build(const Sec& s, const Candidate& c) const {
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
   plan.prefix = s.prefix.get();
-  for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = {&s.lowerings[j][c.lowering[j]]->program, c.engines};
+  auto engine = [&](std::size_t j) { return c.op_engines.empty() ? c.engines : c.op_engines[j]; };
+  for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = {&s.lowerings[j][c.lowering[j]]->program, engine(j)};
   for (std::size_t q = 0; q < s.pairs.size() && c.instruction_fusion; ++q) {
     plan.absorbed[s.pairs[q].first] = s.pairs[q].second;
-    plan.picks[s.pairs[q].second] = {&s.pair_lowering[q]->program, c.engines};
+    auto j = static_cast<std::size_t>(std::find(s.ops.begin(), s.ops.end(), s.pairs[q].second) - s.ops.begin());
+    plan.picks[s.pairs[q].second] = {&s.pair_lowering[q]->program, j < s.ops.size() ? engine(j) : c.engines};
   }
   return lower::materialize(*variants_[s.variant].kernel, dims_, target_, plan);
 }

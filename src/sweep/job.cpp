@@ -382,7 +382,7 @@ Search parse_search(const Reader& r, const toml::table& doc) {
   if (!t) return s;
   r.check_keys(*t,
                {"max_block", "isa_depth", "keep", "ablations", "max_lowerings", "bufs", "check_samples", "unit_size",
-                "max_section_candidates"},
+                "max_section_candidates", "engines"},
                "[search]");
   if (auto* n = t->get("max_block")) s.max_block = static_cast<int>(r.integer(*n, "max_block", 1, 64));
   if (auto* n = t->get("isa_depth")) s.isa_depth = static_cast<int>(r.integer(*n, "isa_depth", 1, 3));
@@ -394,6 +394,13 @@ Search parse_search(const Reader& r, const toml::table& doc) {
   if (auto* n = t->get("unit_size")) s.unit_size = r.integer(*n, "unit_size", 1, 1 << 20);
   if (auto* n = t->get("max_section_candidates"))
     s.max_section_candidates = r.integer(*n, "max_section_candidates", 0, std::int64_t{1} << 40);
+  if (auto* n = t->get("engines")) {
+    const std::vector<std::string> kinds = {"policy", "per-op"};
+    std::string v = r.string(*n, "engines");
+    if (std::find(kinds.begin(), kinds.end(), v) == kinds.end())
+      fail(r.at(*n), "unknown engines '{}' (choices: policy, per-op){}", v, did_you_mean(v, kinds));
+    s.engines_per_op = v == "per-op";
+  }
   return s;
 }
 

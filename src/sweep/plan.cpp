@@ -23,6 +23,7 @@ lower::SpaceOptions space_options(const Search& s) {
   o.max_block = s.max_block;
   o.max_lowerings = s.max_lowerings;
   o.bufs = s.bufs;
+  o.engines_per_op = s.engines_per_op;
   return o;
 }
 

@@ -10,10 +10,11 @@ namespace ts::sweep {
 
 namespace {
 
-// Lowering digits and the engine policy as one number, radix max_lowerings (stable per job).
+// Lowering digits and the engine choice as one number, radix max_lowerings (stable per job).
 std::int64_t choice_id(const lower::Candidate& c, int radix) {
   std::int64_t id = 0;
   for (auto it = c.lowering.rbegin(); it != c.lowering.rend(); ++it) id = id * std::max(radix, 1) + *it;
+  for (auto it = c.op_engines.rbegin(); it != c.op_engines.rend(); ++it) id = id * 2 + *it;
   return id * 2 + c.engines;
 }
 

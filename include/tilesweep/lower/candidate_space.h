@@ -1,5 +1,5 @@
 // The candidate space of one (kernel, target, shape): algebraic variants x fusion choice x
-// instruction choice per op x engine policy x multi-buffering depth x instruction fusion (fused
+// instruction choice per op x engine choice (one policy for all ops, or per op) x multi-buffering depth x instruction fusion (fused
 // forms) x tile configuration per fused group (row block, free tile). Its
 // size is known without materializing anything, and candidate i is decoded and materialized
 // alone (mixed-radix digits inside one section per (variant, fusion)), so a sweep partitions it
@@ -24,6 +24,10 @@ struct SpaceOptions {
   double max_instruction_choices = 64;  // lowering combinations per section, at most
   std::vector<int> bufs = {1, 2, 3};
   bool fusion = true;              // offer fused groups (the unfused form is always offered)
+  // Engine choice: false, one policy for the whole candidate (every instruction on its first
+  // engine, or every one on its second where it has one); true, that choice per op (x2 per op
+  // whose instructions can run on two engines: a much larger space).
+  bool engines_per_op = false;
   int cores = 1;                   // NeuronCores per candidate
 };
 
@@ -39,6 +43,7 @@ struct Candidate {
   int section = 0;
   std::vector<int> lowering;         // per compute op (in KernelChoices order)
   int engines = 0;                   // 0: each instruction's first engine; 1: its second where it has one
+  std::vector<int> op_engines;       // per compute op (engines_per_op), else empty: `engines` for all
   int bufs = 2;                      // multi-buffering depth of every strip buffer
   bool instruction_fusion = false;   // fusable (element-wise, reduction) pairs as one instruction
   std::vector<GroupTiling> tiling;   // per group
@@ -85,6 +90,7 @@ class CandidateSpace {
   void drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) const;
   void add_pairs(Sec& s, const KernelChoices& kc) const;
   static std::int64_t tiling_radix(const Sec& s);
+  static std::int64_t choice_radix(const Sec& s);
   void cap_lowerings(Sec& s) const;
 
   std::vector<SpaceVariant> variants_;

@@ -89,6 +89,7 @@ struct Search {
   std::int64_t check_samples = 0;
   std::int64_t unit_size = 256;
   std::int64_t max_section_candidates = 0;  // 0: every candidate
+  bool engines_per_op = false;  // engines = "per-op": an engine choice per op, not one policy
 };
 
 // "all" or "top:N", as a job file writes it.

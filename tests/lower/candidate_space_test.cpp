@@ -1,0 +1,63 @@
+// The candidate space's engine axis: one policy for the whole candidate, or a choice per op.
+#include "tilesweep/lower/candidate_space.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/sim/target.h"
+
+namespace ts::lower {
+namespace {
+
+std::string without_engines(std::string text) {
+  for (const std::string mark : {" (alternate engines)"})
+    for (auto at = text.find(mark); at != std::string::npos; at = text.find(mark)) text.erase(at, mark.size());
+  return text;
+}
+
+// Per op, the space holds more candidates than the policy's; two candidates that differ only in
+// one op's engine digit build the same program but for the engines of that op's instructions,
+// each on one of the engines its instruction allows.
+TEST(CandidateSpace, EngineChoicePerOp) {
+  const sim::Target& t = sim::builtin_target("trn2");
+  static const ir::Module m =
+      ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/softmax.py", sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  SynthesisCache cache;
+  KernelChoices choices = instruction_choices(k, t.isa, cache);
+  const sem::DimEnv dims{{"M", 256}, {"N", 512}};
+  SpaceOptions per_op;
+  per_op.engines_per_op = true;
+  CandidateSpace policy({{&k, &choices}}, t, dims), space({{&k, &choices}}, t, dims, per_op);
+  EXPECT_GT(space.size(), policy.size());
+  std::map<std::string, std::int64_t> first_of;  // the candidate text without engines -> its first index
+  int compared = 0;
+  for (std::int64_t i = 0; i < space.size() && compared < 20; ++i) {
+    Candidate c = space.decode(i);
+    ASSERT_EQ(c.op_engines.size(), c.lowering.size());
+    std::string text = space.describe(i);
+    EXPECT_NE(text.find("engines=per-op"), std::string::npos) << text;
+    bool alternate = std::find(c.op_engines.begin(), c.op_engines.end(), 1) != c.op_engines.end();
+    EXPECT_EQ(text.find("(alternate engines)") != std::string::npos, alternate) << text;
+    auto [it, fresh] = first_of.emplace(without_engines(text), i);
+    if (fresh) continue;
+    Program a = space.materialize(it->second), b = space.materialize(i);
+    ASSERT_EQ(a.insts.size(), b.insts.size()) << text;
+    int moved = 0;
+    for (std::size_t n = 0; n < a.insts.size(); ++n) {
+      EXPECT_EQ(a.insts[n].spec, b.insts[n].spec);
+      if (a.insts[n].engine == b.insts[n].engine) continue;
+      ++moved;
+      const auto& allowed = b.insts[n].spec->engines;
+      EXPECT_NE(std::find(allowed.begin(), allowed.end(), b.insts[n].engine), allowed.end());
+    }
+    EXPECT_GT(moved, 0) << text;
+    ++compared;
+  }
+  EXPECT_GT(compared, 0);
+}
+
+}  // namespace
+}  // namespace ts::lower
