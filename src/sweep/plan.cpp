@@ -37,8 +37,7 @@ void absorb_shares(const std::string& all, verify::VerdictCache& verdicts, lower
   std::size_t at = 0;
   while (at < all.size()) {
     std::size_t eol = all.find('\n', at), v = 0, s = 0;
-    int read = 0;
-    TS_CHECK(eol != std::string::npos && std::sscanf(all.c_str() + at, "%zu %zu%n", &v, &s, &read) == 2 &&
+    TS_CHECK(eol != std::string::npos && std::sscanf(all.c_str() + at, "%zu %zu", &v, &s) == 2 &&
                  eol + 1 + v + s <= all.size(),
              "malformed proof share at byte {}", at);
     verdicts.absorb(all.substr(eol + 1, v));
@@ -136,13 +135,11 @@ void Plan::prepare_all(const ProofShare& share) {
       prepared_.push_back(
           prepare_choices(variants[k], sim::builtin_target(job_.targets[t]).isa, synthesis_, o, &verdicts_));
       prepared_.back().propagate_ms = propagate_ms[k];
-      prepared_keys_.emplace_back(k, t);
     }
 }
 
 const PreparedKernel& Plan::prepared(int kernel, int target) const {
-  auto it = std::find(prepared_keys_.begin(), prepared_keys_.end(), std::pair(kernel, target));
-  return prepared_[static_cast<std::size_t>(it - prepared_keys_.begin())];
+  return prepared_[static_cast<std::size_t>(kernel) * job_.targets.size() + static_cast<std::size_t>(target)];
 }
 
 std::string Plan::share_text() const { return pack_share(verdicts_.text(), synthesis_.text()); }
@@ -162,7 +159,7 @@ std::int64_t Plan::space_candidates() const {
 std::vector<store::ProofRecord> Plan::proofs() const {
   std::vector<store::ProofRecord> out;
   for (std::size_t i = 0; i < prepared_.size(); ++i) {
-    auto [k, t] = prepared_keys_[i];
+    const std::size_t k = i / job_.targets.size(), t = i % job_.targets.size();
     const PreparedKernel& pk = prepared_[i];
     const std::string& label = job_.kernels[k].label;
     if (t == 0)

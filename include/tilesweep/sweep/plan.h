@@ -96,8 +96,7 @@ class Plan {
   verify::VerdictCache verdicts_;
   lower::SynthesisCache synthesis_;
   std::vector<ir::Module> modules_;          // per job kernel
-  std::deque<PreparedKernel> prepared_;      // per (kernel, target), never moved
-  std::vector<std::pair<int, int>> prepared_keys_;
+  std::deque<PreparedKernel> prepared_;      // per (kernel, target), kernel-major; never moved
   std::vector<mesh::MeshShape> meshes_;
   std::vector<SpaceEntry> spaces_;
   int keys_ = 0;
