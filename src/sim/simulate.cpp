@@ -1,6 +1,7 @@
 #include "tilesweep/sim/simulate.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "inst_timing.h"
 #include "steady_state.h"
@@ -14,6 +15,11 @@ namespace {
 // Steady states repeating every 1 to kMaxPeriod iterations are recognised (multi-buffering and
 // DMA engine rotation give periods above 1).
 constexpr std::int64_t kMaxPeriod = 8;
+// Times more than this many periods back count as equally old when comparing snapshots
+// (nothing the loop does next waits for them) — except against the first iteration's
+// snapshot, where a start-up transient may still be that far back: all of it must match.
+constexpr double kHorizon = 4;
+constexpr double kFirstHorizon = std::numeric_limits<double>::infinity();
 // A loop is watched for a steady state when it runs at least this many instructions in all.
 constexpr double kWatchWork = 64;
 
@@ -36,12 +42,12 @@ class Walker {
       iter_[b] = k;
       run_items(b);
       // Iteration 0 may differ (accumulation groups start); compare from iteration 1 on.
-      if (!watch || k < 1 || k + 1 >= trips) continue;
+      if (!watch || k + 1 >= trips) continue;
       Snapshot& cur = ring[k % ring.size()];
       take_snapshot(tl_.state(), loops_[b].footprint, seq0, cur);
-      for (std::int64_t period = 1; period <= kMaxPeriod && k - period >= 1; ++period) {
+      for (std::int64_t period = 1; period <= kMaxPeriod && k - period >= 0; ++period) {
         const Snapshot& before = ring[(k - period) % ring.size()];
-        if (!periodic(before, cur)) continue;
+        if (!periodic(before, cur, k - period == 0 ? kFirstHorizon : kHorizon)) continue;
         std::int64_t repeats = (trips - 1 - k) / period;
         extrapolate(tl_.state(), loops_[b].footprint, before, cur, repeats, seq0);
         k += repeats * period;

@@ -7,8 +7,6 @@ namespace ts::sim {
 
 namespace {
 
-constexpr double kHorizon = 4;
-
 // A field as the snapshot records it: relative to ref, or a marker.
 inline double relative(const Field& f, std::uint64_t seq0, double ref) {
   if (f.seq <= seq0) return kStale;
@@ -64,13 +62,13 @@ void take_snapshot(const CoreState& s, const Footprint& fp, std::uint64_t seq0, 
   out.totals = s.totals;
 }
 
-bool periodic(const Snapshot& a, const Snapshot& b) {
+bool periodic(const Snapshot& a, const Snapshot& b, double horizon_periods) {
   double delta = b.ref - a.ref;
   if (!(delta > 0) || a.state.size() != b.state.size()) return false;
   double tol = 1e-9 * std::max(1.0, std::abs(b.ref));
-  // Times more than kHorizon periods back count as equally old: nothing the loop does next waits
+  // Times more than horizon_periods periods back count as equally old: nothing the loop does next waits
   // for them (a busy stretch that began long ago, the reads of a version freed long ago).
-  double horizon = -kHorizon * delta;
+  double horizon = -horizon_periods * delta;
   for (std::size_t i = 0; i < a.state.size(); ++i) {
     double x = a.state[i], y = b.state[i];
     if (x < horizon && y < horizon) continue;
