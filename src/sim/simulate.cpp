@@ -41,7 +41,9 @@ class Walker {
     for (std::int64_t k = 0; k < trips; ++k) {
       iter_[b] = k;
       run_items(b);
-      // Iteration 0 may differ (accumulation groups start); compare from iteration 1 on.
+      // Snapshots from iteration 0 on: the step compared is always a later iteration (an
+      // accumulation group's start lies in iteration 0, before the first snapshot); only the state
+      // after iteration 0 may still carry a start-up transient, hence the strict comparison there.
       if (!watch || k + 1 >= trips) continue;
       Snapshot& cur = ring[k % ring.size()];
       take_snapshot(tl_.state(), loops_[b].footprint, seq0, cur);
