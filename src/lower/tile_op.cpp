@@ -87,11 +87,19 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
   // Tile sizes are free: every distinct size becomes a fresh dim (P, F, ...), so that the tile
   // op is independent of how the kernel's dims relate (N // 2, (M + 1) // 2) and equal tile ops
   // of different kernels meet in the synthesis cache.
+  // An element-wise op's operands align with its output tile, so its dims are named by position
+  // (P rows, F columns): a square tile (scores of N queries x N keys) has rows and columns of
+  // different tile sizes, which one name would tie together.
   static const char* kNames[] = {"P", "F", "K", "Q", "R", "T", "U", "V"};
   std::map<std::string, sem::Dim> fresh;
   for (auto& shape : shapes)
-    for (auto& d : shape) {
+    for (std::size_t at = 0; at < shape.size(); ++at) {
+      sem::Dim& d = shape[at];
       if (is_one(d)) continue;
+      if (elementwise) {
+        d = sem::Dim::symbol(kNames[at]);
+        continue;
+      }
       auto it = fresh.find(d.key());
       if (it == fresh.end()) {
         if (fresh.size() >= std::size(kNames)) return reject("too many distinct tile sizes");

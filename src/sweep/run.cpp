@@ -19,6 +19,7 @@
 #include "tilesweep/sim/target.h"
 #include "tilesweep/store/archive.h"
 #include "tilesweep/store/journal.h"
+#include "tilesweep/sweep/check.h"
 #include "tilesweep/sweep/dry_run.h"
 #include "tilesweep/sweep/mpi_comm.h"
 #include "tilesweep/sweep/plan.h"
@@ -197,6 +198,7 @@ int Rank0Run::operator()(std::ostream& out, std::ostream& err) const {
   double search_s = seconds_since(t0);
   auto t1 = Clock::now();
   SweepRows rows = assemble(plan, units);
+  CheckCounts checked = check_candidates(plan, rows.candidates, setup.job.search.check_samples, setup.job.seed);
   store::Meta meta = make_meta(comm, plan, o, threads);
   meta.start_time = start_time, meta.end_time = now_iso();
   meta.status = rows.progress.size() == plan.units().size() ? "complete" : "partial";
@@ -206,6 +208,12 @@ int Rank0Run::operator()(std::ostream& out, std::ostream& err) const {
   out << fmt::format("wrote {} ({}): {} of {} units, {} best rows, {} candidate rows; prepare {:.1f} s, search {:.1f} s\n",
                      setup.archive, meta.status, rows.progress.size(), plan.units().size(), rows.best.size(),
                      rows.candidates.size(), plan.prepare_seconds(), search_s);
+  if (checked.passed + checked.failed > 0)
+    out << fmt::format("checked {} candidates against the reference interpreter: {} pass, {} mismatch\n",
+                       checked.passed + checked.failed, checked.passed, checked.failed);
+  if (checked.failed > 0)
+    err << fmt::format("warning: {} candidate(s) disagree with the reference interpreter (check = 0 in /candidates)\n",
+                       checked.failed);
   if (g_signal.load() == 0 || meta.status == "complete") return 0;  // a signal after the last unit lost nothing
   err << fmt::format("interrupted by signal {}: the archive is partial; continue with --resume\n", g_signal.load());
   return 128 + g_signal.load();

@@ -112,6 +112,22 @@ bad_inputs)
   expect_error "belongs to a different job" "$ts" run "$data/other.toml" --quiet --resume --archive "$tmp/a.h5"
   expect_error "already exists; use --resume" mpiexec -n 2 --oversubscribe "$ts" run "$job" --archive "$tmp/a.h5"
   ;;
+check)
+  # check_samples: the best 2 kept rows of every (kernel, target, shape) run by the functional
+  # interpreter against the reference; every one passes and is marked in /candidates.
+  sed -e 's|^keep = .*|keep = "top:4"\ncheck_samples = 2|' -e 's|^shapes = { M = \[256, 1024\], N = \[256, 2048\] }|shapes = { M = 256, N = 512 }|' \
+      -e 's|^shapes = { M = \[256, 1024, 4096\], N = \[256, 2048\] }|shapes = { M = 256, N = [256, 512] }|' \
+      -e "s|\.\./\.\./\.\./jobs|$(cd "$data/../../.." && pwd)/jobs|" "$job" > "$tmp/check.toml"
+  "$ts" run "$tmp/check.toml" --quiet --archive "$tmp/c.h5" > "$tmp/c.out" 2>&1 || fail "check run: $(cat "$tmp/c.out")"
+  grep -qE '^checked 6 candidates against the reference interpreter: 6 pass, 0 mismatch$' "$tmp/c.out" ||
+    fail "want 6 checked, all passing: $(cat "$tmp/c.out")"
+  /usr/bin/python3 - "$tmp/c.h5" <<'PY' || fail "the check column does not say 6 passes"
+import sys
+import h5py
+c = h5py.File(sys.argv[1], "r")["candidates"][()]
+assert sorted(c["check"].tolist()).count(1) == 6 and 0 not in c["check"].tolist(), c["check"]
+PY
+  ;;
 dry_run)
   "$ts" run "$job" --dry-run --archive "$tmp/d.h5" > "$tmp/d.out" 2>&1 || fail "dry run: $(cat "$tmp/d.out")"
   grep -qE '^rmsnorm +trn1 +M=1024,N=2048 +1 +- +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no rmsnorm row: $(cat "$tmp/d.out")"

@@ -29,8 +29,9 @@
 //     max_lowerings  lowerings tried per op: 1 .. 64, default 3
 //     bufs           multi-buffering depths tried: non-empty, each 1 .. 8, no repeats,
 //                    default [1, 2, 3]
-//     check_samples  candidates per (kernel, shape) also run through the functional
-//                    interpreter and compared with the reference: 0 .. 1000000, default 0
+//     check_samples  the best N kept candidates per (kernel, target, shape, mesh) also run
+//                    through the functional interpreter at the space's shape and compared with
+//                    the reference (sweep/check.h; /candidates `check`): 0 .. 1000000, default 0
 //     unit_size      candidates per work unit: 1 .. 1048576, default 256
 //     max_section_candidates  0 (default: score every candidate) or N >= 1: a section of a
 //                    space (a variant's fused or unfused form) with more candidates is scored

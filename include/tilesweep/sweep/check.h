@@ -1,0 +1,24 @@
+// Numeric checks of a sweep's kept candidates (`[search] check_samples`): per (kernel, target,
+// shape, mesh), its best `samples` feasible candidate rows are rebuilt, run by the functional
+// ISA interpreter (sim::execute) on seeded random inputs at the space's (local) shape, and
+// compared with the reference interpreter in float64: |out - ref| <= 1e-4 + 1e-4 |ref| for every
+// element. The functional interpreter runs the whole kernel, so checks at large shapes are slow.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tilesweep/store/schema.h"
+#include "tilesweep/sweep/plan.h"
+
+namespace ts::sweep {
+
+struct CheckCounts {
+  std::int64_t passed = 0, failed = 0;
+};
+
+// Sets `check` to 1 (pass) or 0 (mismatch) on the rows checked; the others keep -1.
+CheckCounts check_candidates(const Plan& plan, std::vector<store::CandidateRecord>& rows, std::int64_t samples,
+                             std::uint64_t seed);
+
+}  // namespace ts::sweep
