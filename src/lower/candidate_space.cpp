@@ -271,9 +271,9 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
 // op its (lowering, engine) pairs.
 std::int64_t CandidateSpace::choice_radix(const Sec& s) {
   std::int64_t r = 1;
-  if (s.per_op) {
+  if (s.per_op) {  // and the policy for the copies around the ops
     for (const auto& pairs : s.op_choices) r *= static_cast<std::int64_t>(pairs.size());
-    return r;
+    return r * s.engine_policies;
   }
   for (const auto& kept : s.lowerings) r *= static_cast<std::int64_t>(kept.size());
   return r * s.engine_policies;
@@ -299,6 +299,7 @@ Candidate CandidateSpace::decode(std::int64_t index) const {
       c.lowering.push_back(l);
       c.op_engines.push_back(e);
     }
+    c.engines = digit(static_cast<std::size_t>(s.engine_policies));  // the copies' policy
   } else {
     for (const auto& l : s.lowerings) c.lowering.push_back(digit(l.size()));
     c.engines = digit(static_cast<std::size_t>(s.engine_policies));
@@ -321,7 +322,9 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   Candidate c = decode(index);
   const Sec& s = secs_[c.section];
   std::string text = fmt::format("v{} {} engines={} bufs={}", c.variant, c.fused ? "fused" : "unfused",
-                                 s.per_op ? "per-op" : c.engines ? "alternate" : "default", c.bufs);
+                                 s.per_op ? (c.engines ? "per-op+alternate-copies" : "per-op")
+                                 : c.engines ? "alternate" : "default",
+                                 c.bufs);
   // Per op: its lowering, marked when it runs on its instructions' second engines.
   auto alternate = [&](std::size_t j) { return s.per_op && c.op_engines[j] == 1 ? " (alternate engines)" : ""; };
   if (c.instruction_fusion) text += " instruction-fusion";
@@ -349,12 +352,14 @@ Program CandidateSpace::build(const Sec& s, const Candidate& c) const {
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
   plan.prefix = s.prefix.get();
+  // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op digits.
   auto engine = [&](std::size_t j) { return c.op_engines.empty() ? c.engines : c.op_engines[j]; };
-  for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = {&s.lowerings[j][c.lowering[j]]->program, engine(j)};
+  for (std::size_t j = 0; j < s.ops.size(); ++j)
+    plan.picks[s.ops[j]] = {&s.lowerings[j][c.lowering[j]]->program, engine(j), c.engines};
   for (std::size_t q = 0; q < s.pairs.size() && c.instruction_fusion; ++q) {
     plan.absorbed[s.pairs[q].first] = s.pairs[q].second;
     auto j = static_cast<std::size_t>(std::find(s.ops.begin(), s.ops.end(), s.pairs[q].second) - s.ops.begin());
-    plan.picks[s.pairs[q].second] = {&s.pair_lowering[q]->program, j < s.ops.size() ? engine(j) : c.engines};
+    plan.picks[s.pairs[q].second] = {&s.pair_lowering[q]->program, j < s.ops.size() ? engine(j) : c.engines, c.engines};
   }
   return lower::materialize(*variants_[s.variant].kernel, dims_, target_, plan);
 }

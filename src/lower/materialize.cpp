@@ -528,7 +528,7 @@ class Materializer {
           at[src] = Tile{constant_tile(cv[src].value(), shape, dt), {}, shape};
         }
         auto mem = spec->memory.find(spec->op.operands[j]);
-        Tile t = ensure_memory(block, *at[src], mem == spec->memory.end() ? nullptr : &mem->second, pick.engine, dt);
+        Tile t = ensure_memory(block, *at[src], mem == spec->memory.end() ? nullptr : &mem->second, pick.copies(), dt);
         ins.push_back(t.buffer);
         wins.push_back(std::move(t.window));
         shapes.push_back(std::move(t.shape));
@@ -556,7 +556,7 @@ class Materializer {
     }
     Tile result = *at[root];
     if (dest && result.buffer != dest->buffer) {
-      Inst cp = make_inst("tensor_copy", {result.shape}, result.shape, dt, pick.engine % 2);
+      Inst cp = make_inst("tensor_copy", {result.shape}, result.shape, dt, pick.copies() % 2);
       cp.in = {result.buffer};
       cp.in_window = {result.window};
       cp.out = dest->buffer;
@@ -855,7 +855,7 @@ class Materializer {
                         : add_buffer("o", sem::Memory::Sbuf, n.dtype, {c.tiling.pt, nt}, c.tiling.bufs);
     Tile dest = used_here ? Tile{buf, row_window(c, et, N, {{nv, nt}}, nt), {c.tiling.pt, nt}} : Tile{buf, {}, {c.tiling.pt, nt}};
     if (used_here && nv < 0 && c.tiling.block == 1) dest.window = {};
-    Inst cp = make_inst("tensor_copy", {{c.tiling.pt, nt}}, {c.tiling.pt, nt}, n.dtype, plan_.picks.at(node).engine % 2);
+    Inst cp = make_inst("tensor_copy", {{c.tiling.pt, nt}}, {c.tiling.pt, nt}, n.dtype, plan_.picks.at(node).copies() % 2);
     cp.in = {acc};
     cp.in_window = {row_window(c, et, nt)};
     cp.out = dest.buffer;

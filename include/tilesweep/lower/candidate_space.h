@@ -25,8 +25,8 @@ struct SpaceOptions {
   std::vector<int> bufs = {1, 2, 3};
   bool fusion = true;              // offer fused groups (the unfused form is always offered)
   // Engine choice: false, one policy for the whole candidate (every instruction on its first
-  // engine, or every one on its second where it has one); true, that choice per op (x2 per op
-  // whose instructions can run on two engines: a much larger space).
+  // engine, or every one on its second where it has one); true, that choice per op for its
+  // instructions, and the policy for the copies around the ops (a superset of the policy's).
   bool engines_per_op = false;
   int cores = 1;                   // NeuronCores per candidate
 };
@@ -43,7 +43,7 @@ struct Candidate {
   int section = 0;
   std::vector<int> lowering;         // per compute op (in KernelChoices order)
   int engines = 0;                   // 0: each instruction's first engine; 1: its second where it has one
-  std::vector<int> op_engines;       // per compute op (engines_per_op), else empty: `engines` for all
+  std::vector<int> op_engines;       // per compute op (engines_per_op; `engines` then the copies'), else empty
   int bufs = 2;                      // multi-buffering depth of every strip buffer
   bool instruction_fusion = false;   // fusable (element-wise, reduction) pairs as one instruction
   std::vector<GroupTiling> tiling;   // per group

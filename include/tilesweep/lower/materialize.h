@@ -32,6 +32,9 @@ struct GroupTiling {
 struct OpPick {
   const ir::Kernel* lowering = nullptr;  // instruction program over the op's tile form
   int engine = 0;                        // index into each instruction's engines (clamped)
+  int copy_engine = -1;                  // the same for the copies around it; -1: `engine`
+
+  int copies() const { return copy_engine < 0 ? engine : copy_engine; }
 };
 
 // What every program of a kernel at given dims and fusion groups starts with: the HBM tensors,
