@@ -13,6 +13,7 @@
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/sim/execute.h"
 #include "tilesweep/lower/fusion.h"
+#include "tilesweep/sweep/check.h"
 #include "tilesweep/sweep/prepare.h"
 
 namespace ts {
@@ -39,18 +40,6 @@ sem::DimEnv small_dims(const ir::Kernel& k) {
   return {};
 }
 
-std::vector<ir::Tensor> random_inputs(const ir::Kernel& k, const sem::DimEnv& dims, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uni(0.1, 1.0);  // positive: sqrt, log, rsqrt stay real
-  std::vector<ir::Tensor> in;
-  for (const auto& p : k.params) {
-    ir::Tensor t(ir::concrete_shape(p.shape, dims));
-    for (auto& x : t.data) x = p.scalar && p.default_value ? *p.default_value : uni(rng);
-    in.push_back(std::move(t));
-  }
-  return in;
-}
-
 class Functional : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Functional, SampledCandidatesMatchTheReference) {
@@ -67,7 +56,7 @@ TEST_P(Functional, SampledCandidatesMatchTheReference) {
   so.max_block = 2;
   lower::CandidateSpace space(pk.space_variants(), t, dims, so);
   if (space.size() == 0) GTEST_SKIP() << k.name << " has no program yet: " << space.counts().unsupported.front();
-  auto inputs = random_inputs(k, dims, 7);
+  auto inputs = sweep::check_inputs(k, dims, 7);
   auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
   std::mt19937_64 rng(11);
   int checked = 0, unplaceable = 0;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tilesweep/ir/tensor.h"
 #include "tilesweep/store/schema.h"
 #include "tilesweep/sweep/plan.h"
 
@@ -16,6 +17,10 @@ namespace ts::sweep {
 struct CheckCounts {
   std::int64_t passed = 0, failed = 0;
 };
+
+// Seeded random inputs of `k` at `dims`, uniform in [0.1, 1) so that sqrt, log and rsqrt stay
+// real (a scalar parameter with a default takes it): what the checks run candidates on.
+std::vector<ir::Tensor> check_inputs(const ir::Kernel& k, const sem::DimEnv& dims, std::uint64_t seed);
 
 // Sets `check` to 1 (pass) or 0 (mismatch) on the rows checked; the others keep -1.
 CheckCounts check_candidates(const Plan& plan, std::vector<store::CandidateRecord>& rows, std::int64_t samples,
