@@ -2,6 +2,10 @@
 // scoring them (materialize + capacity + simulate), per candidate, over every candidate of a
 // kernel's space at one shape on trn2 (swiglu_mlp and gqa: 85% of the axon-suite sweep's
 // candidates). The proofs (variants, synthesis) are done once in set-up.
+//
+// Materialize: candidates alone, scattered over the space (a program built from scratch each).
+// Enumerate and Score: as a sweep visits them, runs of 256 consecutive indices (a unit) through
+// one CandidateCursor, the runs scattered over the space.
 #include <benchmark/benchmark.h>
 
 #include "tilesweep/ir/frontend.h"
@@ -55,16 +59,39 @@ void Materialize(benchmark::State& state) {
   state.SetLabel(std::to_string(n) + " candidates");
 }
 
+// The next index of a walk in runs of 256 consecutive candidates, the runs scattered.
+std::int64_t next_in_run(std::int64_t i, std::int64_t& run, std::int64_t n) {
+  if (++i % 256 != 0 && i < n) return i;
+  run = (run + 7919) % ((n + 255) / 256);
+  return run * 256;
+}
+
+void Enumerate(benchmark::State& state) {
+  Fixture& f = fixture(static_cast<int>(state.range(0)));
+  lower::CandidateCursor cursor(*f.space);
+  std::int64_t i = 0, run = 0, n = f.space->size(), visited = 0;
+  for (auto _ : state) {
+    try {
+      benchmark::DoNotOptimize(&cursor.at(i));
+    } catch (const lower::Unsupported&) {
+    }
+    ++visited;
+    i = next_in_run(i, run, n);
+  }
+  state.counters["built"] = static_cast<double>(cursor.built()) / static_cast<double>(visited);  // programs built per candidate
+}
+
 void Score(benchmark::State& state) {
   Fixture& f = fixture(static_cast<int>(state.range(0)));
   const sim::Target& t = sim::builtin_target("trn2");
-  std::int64_t i = 0, n = f.space->size();
+  lower::CandidateCursor cursor(*f.space);
+  std::int64_t i = 0, run = 0, n = f.space->size();
   double simulated = 0, scored = 0;
   for (auto _ : state) {
-    sweep::CandidateScore s = sweep::score_candidate(*f.space, i, t);
+    sweep::CandidateScore s = sweep::score_candidate(cursor, i, t);
     simulated += static_cast<double>(s.sim.simulated), scored += 1;
     benchmark::DoNotOptimize(s);
-    i = (i + 7919) % n;
+    i = next_in_run(i, run, n);
   }
   state.counters["simulated"] = simulated / scored;  // instruction executions simulated per candidate
 }
@@ -72,5 +99,6 @@ void Score(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(Materialize)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(Enumerate)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
 BENCHMARK(Score)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
 BENCHMARK_MAIN();

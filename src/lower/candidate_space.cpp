@@ -280,11 +280,19 @@ std::int64_t CandidateSpace::choice_radix(const Sec& s) {
 }
 
 Candidate CandidateSpace::decode(std::int64_t index) const {
+  Candidate c;
+  decode(index, c);
+  return c;
+}
+
+void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
   TS_CHECK(index >= 0 && index < size_, "candidate {} of {}", index, size_);
   auto it = std::upper_bound(secs_.begin(), secs_.end(), index, [](std::int64_t i, const Sec& s) { return i < s.first; });
   const Sec& s = *(it - 1);
   std::int64_t r = index - s.first;
-  Candidate c;
+  c.lowering.clear();
+  c.op_engines.clear();
+  c.tiling.clear();
   c.variant = s.variant;
   c.fused = s.fused;
   c.section = static_cast<int>(it - 1 - secs_.begin());
@@ -293,19 +301,20 @@ Candidate CandidateSpace::decode(std::int64_t index) const {
     r /= static_cast<std::int64_t>(radix);
     return d;
   };
+  // Innermost the digits that leave the program's structure alone (engines, buffering depth),
+  // so that neighbouring candidates are one program rebound (CandidateCursor).
+  c.engines = digit(static_cast<std::size_t>(s.engine_policies));  // per op: the copies' policy
+  c.bufs = options_.bufs[digit(options_.bufs.size())];
   if (s.per_op) {
     for (const auto& pairs : s.op_choices) {
       auto [l, e] = pairs[static_cast<std::size_t>(digit(pairs.size()))];
       c.lowering.push_back(l);
       c.op_engines.push_back(e);
     }
-    c.engines = digit(static_cast<std::size_t>(s.engine_policies));  // the copies' policy
   } else {
     for (const auto& l : s.lowerings) c.lowering.push_back(digit(l.size()));
-    c.engines = digit(static_cast<std::size_t>(s.engine_policies));
   }
   c.instruction_fusion = !s.pairs.empty() && digit(2) == 1;
-  c.bufs = options_.bufs[digit(options_.bufs.size())];
   if (s.fused) {
     for (const auto& t : s.tilings) c.tiling.push_back(t[digit(t.size())]);
   } else {
@@ -315,7 +324,6 @@ Candidate CandidateSpace::decode(std::int64_t index) const {
     for (const auto& t : s.tilings) c.tiling.push_back(t[d * t.size() / radix]);
   }
   for (auto& t : c.tiling) t.bufs = c.bufs;
-  return c;
 }
 
 std::string CandidateSpace::describe(std::int64_t index) const {
@@ -346,8 +354,16 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   return text;
 }
 
-Program CandidateSpace::build(const Sec& s, const Candidate& c) const {
-  Plan plan;
+Plan CandidateSpace::plan(const Candidate& c) const {
+  Plan p;
+  plan(c, p);
+  return p;
+}
+
+void CandidateSpace::plan(const Candidate& c, Plan& plan) const {
+  const Sec& s = secs_.at(static_cast<std::size_t>(c.section));
+  if (plan.prefix != s.prefix.get()) plan.picks.clear();  // another section's ops
+  plan.absorbed.clear();
   plan.groups = s.groups;
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
@@ -361,18 +377,19 @@ Program CandidateSpace::build(const Sec& s, const Candidate& c) const {
     auto j = static_cast<std::size_t>(std::find(s.ops.begin(), s.ops.end(), s.pairs[q].second) - s.ops.begin());
     plan.picks[s.pairs[q].second] = {&s.pair_lowering[q]->program, j < s.ops.size() ? engine(j) : c.engines, c.engines};
   }
-  return lower::materialize(*variants_[s.variant].kernel, dims_, target_, plan);
 }
 
-Program CandidateSpace::materialize(std::int64_t index) const {
-  Candidate c = decode(index);
-  return build(secs_[c.section], c);
+Program CandidateSpace::materialize(const Candidate& c) const {
+  return lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel, dims_, target_, plan(c));
 }
+
+Program CandidateSpace::materialize(std::int64_t index) const { return materialize(decode(index)); }
 
 std::optional<Program> CandidateSpace::heuristic() const {
   for (const auto& s : secs_) {
     if (s.variant != 0 || s.fused) continue;
     Candidate c;
+    c.variant = s.variant;
     c.section = static_cast<int>(&s - secs_.data());
     c.lowering.assign(s.ops.size(), 0);
     const ir::Kernel& k = *variants_[0].kernel;
@@ -381,7 +398,7 @@ std::optional<Program> CandidateSpace::heuristic() const {
       std::int64_t free = e.has_matmul || e.elementwise ? largest_divisor(e.has_matmul ? e.matmul_n.front() : e.cols, 512) : 0;
       c.tiling.push_back({largest_divisor(e.rows, 128), 1, free, 2});
     }
-    Program p = build(s, c);
+    Program p = materialize(c);
     p.config = "heuristic: original kernel, unfused, cheapest lowering, default engines, 128 x 512 tiles, block 1, bufs 2";
     return p;
   }

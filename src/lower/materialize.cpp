@@ -50,6 +50,30 @@ struct Value {
   std::int64_t cols = 1;
 };
 
+// The engine choice an instruction takes: its op's pick (the op's own, or its copies') or,
+// for node -1, the instruction's first engine.
+struct EngineOf {
+  int node = -1;
+  bool copies = false;
+};
+
+int engine_index(const Plan& plan, EngineOf e) {
+  if (e.node < 0) return 0;
+  const OpPick& pick = plan.picks.at(e.node);
+  return e.copies ? pick.copies() % 2 : pick.engine;
+}
+
+sem::Engine engine_of(const sem::InstrSpec& spec, int index) {
+  return spec.engines[std::min<std::size_t>(static_cast<std::size_t>(index), spec.engines.size() - 1)];
+}
+
+// A buffer's multi-buffering depth: the candidate's (`cap` > 0, at most cap), or `bufs` fixed.
+struct Depth {
+  int bufs = 1;
+  int cap = 0;
+};
+constexpr int kUncapped = 1 << 20;
+
 struct Tile {
   int buffer = -1;
   Window window;
@@ -354,13 +378,14 @@ class Materializer {
   }
   static int var_of(int block, int parent) { return block == parent ? -1 : block; }
 
-  int add_buffer(const std::string& name, sem::Memory m, ir::DType dt, std::vector<std::int64_t> shape, int bufs) {
+  int add_buffer(const std::string& name, sem::Memory m, ir::DType dt, std::vector<std::int64_t> shape, Depth depth) {
     Buffer b;
     b.name = name + std::to_string(p_.buffers.size());
     b.memory = m;
     b.dtype = dt;
     b.shape = std::move(shape);
-    b.bufs = bufs;
+    b.bufs = depth.bufs;
+    b.bufs_cap = depth.cap;
     b.nest = nest_;
     p_.buffers.push_back(b);
     return static_cast<int>(p_.buffers.size()) - 1;
@@ -372,17 +397,19 @@ class Materializer {
   }
 
   Inst make_inst(const char* name, const std::vector<std::vector<std::int64_t>>& operands, const std::vector<std::int64_t>& out,
-                 ir::DType dt, int engine) {
+                 ir::DType dt, EngineOf engine) {
     const sem::InstrSpec* spec = t_.isa.find(name);
     if (!spec) throw Unsupported(fmt::format("target '{}' has no '{}' instruction", t_.name, name));
     return make_inst(spec, operands, out, dt, engine);
   }
   Inst make_inst(const sem::InstrSpec* spec, const std::vector<std::vector<std::int64_t>>& operands,
-                 const std::vector<std::int64_t>& out, ir::DType dt, int engine) {
+                 const std::vector<std::int64_t>& out, ir::DType dt, EngineOf engine) {
     const std::string& name = spec->op.name;
     Inst in;
     in.spec = spec;
-    in.engine = in.spec->engines[std::min<std::size_t>(engine, in.spec->engines.size() - 1)];
+    in.engine = engine_of(*spec, engine_index(plan_, engine));
+    in.engine_node = engine.node;
+    in.engine_copies = engine.copies;
     auto v = sim::instr_vars(t_, *in.spec, operands, out, dt);
     if (v.repeat > 1 && moves_across_partitions(*in.spec))
       throw Unsupported(fmt::format("{} moves data across partitions and handles at most its limits; the tile is {}",
@@ -434,10 +461,10 @@ class Materializer {
     if (inner >= x.repeat) throw InternalError("a repeated dim's loop is not split at its repeat count");
   }
 
-  Tile load(int block, int value, const std::vector<Place>& places, std::vector<std::int64_t> tile, int bufs) {
+  Tile load(int block, int value, const std::vector<Place>& places, std::vector<std::int64_t> tile, Depth depth) {
     const ir::Node& n = k_.nodes[value];
-    int buf = add_buffer(n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, bufs);
-    Inst in = make_inst("dma_copy", {tile}, tile, n.dtype, 0);
+    int buf = add_buffer(n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, depth);
+    Inst in = make_inst("dma_copy", {tile}, tile, n.dtype, {});
     in.dma = true;
     in.out = buf;
     in.hbm = access(*view_[value], places);
@@ -449,7 +476,7 @@ class Materializer {
 
   void store(int block, const Tile& from, int value, const std::vector<Place>& places) {
     const ir::Node& n = k_.nodes[value];
-    Inst in = make_inst("dma_copy", {from.shape}, from.shape, n.dtype, 0);
+    Inst in = make_inst("dma_copy", {from.shape}, from.shape, n.dtype, {});
     in.dma = true;
     in.store = true;
     in.in = {from.buffer};
@@ -463,10 +490,10 @@ class Materializer {
     ConstKey key{std::bit_cast<std::uint64_t>(value), shape[0], shape.size() > 1 ? shape[1] : 1};
     for (const auto& [k, buf] : const_tiles_)
       if (k == key) return buf;
-    int buf = add_buffer("c", sem::Memory::Sbuf, dt, shape, 1);
+    int buf = add_buffer("c", sem::Memory::Sbuf, dt, shape, {});
     p_.buffers[buf].constant = true;
     p_.buffers[buf].nest = -1;  // written once before every loop nest
-    Inst in = make_inst("memset", {}, shape, dt, 0);
+    Inst in = make_inst("memset", {}, shape, dt, {});
     in.out = buf;
     in.attrs = {{"value", value}, {"P", sem::Dim(shape[0])}, {"F", sem::Dim(shape.size() > 1 ? shape[1] : 1)}};
     in.note = fmt::format("constant {}", value);
@@ -480,11 +507,12 @@ class Materializer {
 
   // Copies a tile to SBUF when an instruction cannot read it where it is (PSUM -> SBUF).
   // `allowed` null or empty: any memory.
-  Tile ensure_memory(int block, const Tile& t, const std::vector<sem::Memory>* allowed, int engine, ir::DType dt) {
+  Tile ensure_memory(int block, const Tile& t, const std::vector<sem::Memory>* allowed, int node, ir::DType dt) {
     sem::Memory m = p_.buffers[t.buffer].memory;
     if (!allowed || allowed->empty() || std::find(allowed->begin(), allowed->end(), m) != allowed->end()) return t;
-    int buf = add_buffer("s", sem::Memory::Sbuf, dt, t.shape, p_.buffers[t.buffer].bufs);
-    Inst in = make_inst("tensor_copy", {t.shape}, t.shape, dt, engine % 2);
+    const Buffer& from = p_.buffers[t.buffer];
+    int buf = add_buffer("s", sem::Memory::Sbuf, dt, t.shape, {from.bufs, from.bufs_cap});
+    Inst in = make_inst("tensor_copy", {t.shape}, t.shape, dt, {node, true});
     in.in = {t.buffer};
     in.in_window = {t.window};
     in.out = buf;
@@ -494,7 +522,7 @@ class Materializer {
   }
 
   // ---- one op's lowering at tile level ----
-  Tile emit_lowering(int block, int node, const std::vector<Tile>& operands, const Tile* dest, int accumulate, int bufs) {
+  Tile emit_lowering(int block, int node, const std::vector<Tile>& operands, const Tile* dest, int accumulate, Depth depth) {
     current_node_ = node;
     const OpPick& pick = plan_.picks.at(node);
     if (!pick.lowering) throw Unsupported(fmt::format("'{}' has no instruction lowering", k_.nodes[node].op));
@@ -528,13 +556,13 @@ class Materializer {
           at[src] = Tile{constant_tile(cv[src].value(), shape, dt), {}, shape};
         }
         auto mem = spec->memory.find(spec->op.operands[j]);
-        Tile t = ensure_memory(block, *at[src], mem == spec->memory.end() ? nullptr : &mem->second, pick.copies(), dt);
+        Tile t = ensure_memory(block, *at[src], mem == spec->memory.end() ? nullptr : &mem->second, node, dt);
         ins.push_back(t.buffer);
         wins.push_back(std::move(t.window));
         shapes.push_back(std::move(t.shape));
       }
       auto out_shape = ir::concrete_shape(ln.shape, env);
-      Inst in = make_inst(spec, shapes, out_shape, dt, pick.engine);
+      Inst in = make_inst(spec, shapes, out_shape, dt, {node, false});
       in.attrs = ln.attrs;
       in.in = std::move(ins);
       in.in_window = std::move(wins);
@@ -544,7 +572,7 @@ class Materializer {
       bool into_dest = static_cast<int>(m) == root && dest &&
                        std::find(out_mem.begin(), out_mem.end(), p_.buffers[dest->buffer].memory) != out_mem.end();
       sem::Memory mem = std::find(out_mem.begin(), out_mem.end(), sem::Memory::Sbuf) != out_mem.end() ? sem::Memory::Sbuf : out_mem.front();
-      Tile out = into_dest ? *dest : Tile{add_buffer("t", mem, dt, out_shape, bufs), {}, out_shape};
+      Tile out = into_dest ? *dest : Tile{add_buffer("t", mem, dt, out_shape, depth), {}, out_shape};
       in.out = out.buffer;
       in.out_window = out.window;
       if (static_cast<int>(m) == root) {
@@ -556,7 +584,7 @@ class Materializer {
     }
     Tile result = *at[root];
     if (dest && result.buffer != dest->buffer) {
-      Inst cp = make_inst("tensor_copy", {result.shape}, result.shape, dt, pick.copies() % 2);
+      Inst cp = make_inst("tensor_copy", {result.shape}, result.shape, dt, {node, true});
       cp.in = {result.buffer};
       cp.in_window = {result.window};
       cp.out = dest->buffer;
@@ -771,14 +799,14 @@ class Materializer {
                                    shape_[in], shape_[in], rt, w)
                           : places(c, src, shape_[in], rt, w);
             if (all_rows) pl[pl.size() - 2] = Place{{}, all_rows, 0};
-            it = loaded.emplace(in, load(rt_block, in, pl, tile, c.tiling.bufs)).first;
+            it = loaded.emplace(in, load(rt_block, in, pl, tile, strip_depth(c))).first;
           }
           ops.push_back(it->second);
         }
       }
-      int buf = add_buffer(n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype, {c.tiling.pt, c.tiling.block * out_cols}, c.tiling.bufs);
+      int buf = add_buffer(n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype, {c.tiling.pt, c.tiling.block * out_cols}, strip_depth(c));
       Tile dest{buf, row_window(c, rt, out_cols), {c.tiling.pt, out_cols}};
-      Tile out = emit_lowering(rt_block, node, ops, &dest, -1, c.tiling.bufs);
+      Tile out = emit_lowering(rt_block, node, ops, &dest, -1, strip_depth(c));
       c.values[node] = {buf, out_cols};
       if (view_[node]) store(rt_block, out, node, places(c, node, shape_[node], rt, out_cols));
     }
@@ -830,7 +858,7 @@ class Materializer {
       else if (shape_[y][d] != 1 && od >= 0) ypl[d].terms = c.batch.at(od);
     }
     if (!view_[y]) throw Unsupported("a matmul's right-hand side computed in the same loop nest");
-    Tile yt = load(kb, y, ypl, {kt, nt}, c.tiling.bufs);
+    Tile yt = load(kb, y, ypl, {kt, nt}, strip_depth(c));
     int rb = loop(kb, "rt", c.tiling.block), rt = var_of(rb, kb);
     Tile xt;
     if (c.values.count(x)) {
@@ -840,22 +868,22 @@ class Materializer {
     } else {
       auto pl = places(c, node, shape_[x], rt, kt);
       pl.back().terms = {{kv, kt}};
-      xt = load(rb, x, pl, {c.tiling.pt, kt}, c.tiling.bufs);
+      xt = load(rb, x, pl, {c.tiling.pt, kt}, strip_depth(c));
       fusable_load_ = xt.buffer;
     }
-    int acc = add_buffer("acc", sem::Memory::Psum, n.dtype, {c.tiling.pt, c.tiling.block * nt}, std::min(2, c.tiling.bufs));
+    int acc = add_buffer("acc", sem::Memory::Psum, n.dtype, {c.tiling.pt, c.tiling.block * nt}, {std::min(2, c.tiling.bufs), 2});
     Tile acct{acc, row_window(c, rt, nt), {c.tiling.pt, nt}};
-    emit_lowering(rb, node, {xt, yt}, &acct, kv, c.tiling.bufs);
+    emit_lowering(rb, node, {xt, yt}, &acct, kv, strip_depth(c));
     fusable_load_ = -1;
     // Evacuate PSUM per row tile: into the group's value (for later ops) and/or to HBM.
     int eb = loop(nb, "rt", c.tiling.block), et = var_of(eb, nb);
     bool used_here = used_in_group(c, node);
     int buf = used_here ? add_buffer(n.label.empty() ? "mm" : n.label, sem::Memory::Sbuf, n.dtype,
-                                     {c.tiling.pt, c.tiling.block * N}, 1)
-                        : add_buffer("o", sem::Memory::Sbuf, n.dtype, {c.tiling.pt, nt}, c.tiling.bufs);
+                                     {c.tiling.pt, c.tiling.block * N}, {})
+                        : add_buffer("o", sem::Memory::Sbuf, n.dtype, {c.tiling.pt, nt}, strip_depth(c));
     Tile dest = used_here ? Tile{buf, row_window(c, et, N, {{nv, nt}}, nt), {c.tiling.pt, nt}} : Tile{buf, {}, {c.tiling.pt, nt}};
     if (used_here && nv < 0 && c.tiling.block == 1) dest.window = {};
-    Inst cp = make_inst("tensor_copy", {{c.tiling.pt, nt}}, {c.tiling.pt, nt}, n.dtype, plan_.picks.at(node).copies() % 2);
+    Inst cp = make_inst("tensor_copy", {{c.tiling.pt, nt}}, {c.tiling.pt, nt}, n.dtype, {node, true});
     cp.in = {acc};
     cp.in_window = {row_window(c, et, nt)};
     cp.out = dest.buffer;
@@ -869,6 +897,9 @@ class Materializer {
       store(eb, dest, node, pl);
     }
   }
+
+  // The strip's buffers rotate through the candidate's multi-buffering depth.
+  static Depth strip_depth(const Ctx& c) { return {c.tiling.bufs, kUncapped}; }
 
   bool used_in_group(const Ctx& c, int node) const {
     for (int m : plan_.groups[c.group])
@@ -907,6 +938,13 @@ GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group, con
 
 Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan) {
   return Materializer(k, dims, t, plan).run();
+}
+
+void rebind(Program& p, const Plan& plan) {
+  for (auto& in : p.insts)
+    if (in.engine_node >= 0) in.engine = engine_of(*in.spec, engine_index(plan, {in.engine_node, in.engine_copies}));
+  for (auto& b : p.buffers)
+    if (b.bufs_cap > 0) b.bufs = std::min(b.bufs_cap, plan.tiling.at(static_cast<std::size_t>(b.nest)).bufs);
 }
 
 std::shared_ptr<const Prefix> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,

@@ -30,9 +30,14 @@ CandidateScore score_program(const lower::Program& p, const sim::Target& t) {
 }
 
 CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index, const sim::Target& t) {
+  lower::CandidateCursor cursor(space);
+  return score_candidate(cursor, index, t);
+}
+
+CandidateScore score_candidate(lower::CandidateCursor& cursor, std::int64_t index, const sim::Target& t) {
   CandidateScore s;
   try {
-    s = score_program(space.materialize(index), t);
+    s = score_program(cursor.at(index), t);
   } catch (const lower::Unsupported& e) {
     s.reason = e.what();
   }
@@ -72,11 +77,13 @@ RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& s
     return *(it - 1);
   };
   tbb::enumerable_thread_specific<RangeResult> local;
+  tbb::enumerable_thread_specific<lower::CandidateCursor> cursors([&] { return lower::CandidateCursor(space); });
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(first, last, 16), [&](const tbb::blocked_range<std::int64_t>& r) {
     RangeResult& mine = local.local();
+    lower::CandidateCursor& cursor = cursors.local();
     for (std::int64_t pos = r.begin(); pos != r.end(); ++pos) {
       const std::int64_t i = sample.index(pos);
-      CandidateScore s = score_candidate(space, i, t);
+      CandidateScore s = score_candidate(cursor, i, t);
       ++mine.scored;
       if (!s.feasible) {
         ++mine.infeasible;

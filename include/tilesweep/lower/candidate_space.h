@@ -65,10 +65,15 @@ class CandidateSpace {
   std::int64_t size() const { return size_; }
   const SpaceCounts& counts() const { return counts_; }
   Candidate decode(std::int64_t index) const;
+  void decode(std::int64_t index, Candidate& into) const;  // reusing `into`'s storage
   std::string describe(std::int64_t index) const;  // the candidate's configuration in words
   // The program of candidate `index` (its `config` left empty: describe() fills it when needed).
   // Throws Unsupported when this combination has no program at the shape.
   Program materialize(std::int64_t index) const;
+  Program materialize(const Candidate& c) const;
+  // What materialize(c) builds the program from; the second form overwrites `into` in place.
+  Plan plan(const Candidate& c) const;
+  void plan(const Candidate& c, Plan& into) const;
 
   // What a fixed-heuristic compiler builds: the original kernel, unfused, the cheapest
   // lowering per op, default engines, 128 x 512 tiles, block 1, double buffering. nullopt
@@ -86,7 +91,6 @@ class CandidateSpace {
 
  private:
   struct Sec;
-  Program build(const Sec& s, const Candidate& c) const;
   void drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) const;
   void add_pairs(Sec& s, const KernelChoices& kc) const;
   static std::int64_t tiling_radix(const Sec& s);

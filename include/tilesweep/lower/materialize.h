@@ -57,6 +57,11 @@ struct Plan {
 // do not satisfy the kernel. The result passes validate().
 Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan);
 
+// The engines and multi-buffering depths of `p` (materialized from a plan that differs from
+// `plan` at most in the picks' engines and the tilings' `bufs`) re-evaluated for `plan`: the
+// program materialize(k, dims, t, plan) builds, without building it.
+void rebind(Program& p, const Plan& plan);
+
 // The concrete row count of a group (the strip loop's extent) and its free extent, for tiling.
 struct GroupExtent {
   std::int64_t rows = 1, cols = 1;

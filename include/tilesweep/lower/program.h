@@ -27,6 +27,9 @@ struct Buffer {
   // HBM: the whole tensor. SBUF/PSUM: one tile, [partitions, free] (partitions first).
   std::vector<std::int64_t> shape;
   int bufs = 1;       // on-chip: copies rotated across writes (multi-buffering)
+  // On-chip: > 0 when `bufs` is the candidate's multi-buffering depth of its nest, capped at
+  // this; 0 when fixed (constants, a strip-long value). What lower::rebind re-evaluates.
+  int bufs_cap = 0;
   int param = -1;     // HBM: the kernel parameter it holds
   int output = -1;    // HBM: the kernel output it holds
   int alias = -1;     // HBM: shares the storage of this buffer, read row-major in its own shape (reshape)
@@ -72,6 +75,10 @@ struct Window {
 struct Inst {
   const sem::InstrSpec* spec = nullptr;  // the ISA instruction (dma_copy, nc_matmul, ...)
   sem::Engine engine = sem::Engine::Vector;  // one of spec->engines
+  // The op whose pick chose `engine` (its instructions' choice, or with `engine_copies` its
+  // copies'); -1: the instruction's first engine. What lower::rebind re-evaluates.
+  int engine_node = -1;
+  bool engine_copies = false;
   std::vector<int> in;                   // on-chip operand buffers, in the instruction's operand order
   int out = -1;                          // the on-chip buffer written
   std::vector<Window> in_window;         // per `in` operand (empty = whole buffers)

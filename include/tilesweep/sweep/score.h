@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tilesweep/lower/candidate_space.h"
+#include "tilesweep/lower/candidate_cursor.h"
 #include "tilesweep/sim/roofline.h"
 #include "tilesweep/sim/simulate.h"
 #include "tilesweep/sweep/sample.h"
@@ -25,8 +25,10 @@ struct CandidateScore {
   double latency() const { return feasible ? sim.latency_ns : std::numeric_limits<double>::infinity(); }
 };
 
-// Never throws for an infeasible candidate: it is a recorded result.
+// Never throws for an infeasible candidate: it is a recorded result. Through a cursor when
+// scoring a run of candidates (neighbours share their program's structure).
 CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index, const sim::Target& t);
+CandidateScore score_candidate(lower::CandidateCursor& cursor, std::int64_t index, const sim::Target& t);
 CandidateScore score_program(const lower::Program& p, const sim::Target& t);
 
 // Best-first order: latency, then index.

@@ -1,0 +1,35 @@
+// Materializes the candidates of one space one after another, building a program only when its
+// structure changes. Candidates that differ only in engines and multi-buffering depth are one
+// program with those rebound (lower::rebind), and they are neighbours in the index (the
+// innermost digits), so a walk over a range of indices builds one program in every
+// engine-policies x depths (6 by default) and rebinds the rest.
+//
+// Not thread-safe: one cursor per thread; the space is shared.
+#pragma once
+
+#include <cstdint>
+
+#include "tilesweep/lower/candidate_space.h"
+
+namespace ts::lower {
+
+class CandidateCursor {
+ public:
+  explicit CandidateCursor(const CandidateSpace& space) : space_(space) {}
+
+  // The program of candidate `index`, as CandidateSpace::materialize(index) builds it; valid
+  // until the next call. Throws Unsupported like materialize.
+  const Program& at(std::int64_t index);
+
+  std::int64_t built() const { return built_; }  // programs built so far (the rest were rebound)
+
+ private:
+  const CandidateSpace& space_;
+  Candidate last_, next_;  // the program's candidate; the one being decoded (storage reused)
+  Plan plan_;
+  bool valid_ = false;
+  Program program_;
+  std::int64_t built_ = 0;
+};
+
+}  // namespace ts::lower

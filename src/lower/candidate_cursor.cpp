@@ -1,0 +1,35 @@
+#include "tilesweep/lower/candidate_cursor.h"
+
+namespace ts::lower {
+
+namespace {
+
+// Same program structure: everything but the engines and the buffering depths.
+bool same_structure(const Candidate& a, const Candidate& b) {
+  if (a.section != b.section || a.lowering != b.lowering || a.instruction_fusion != b.instruction_fusion ||
+      a.tiling.size() != b.tiling.size())
+    return false;
+  for (std::size_t g = 0; g < a.tiling.size(); ++g)
+    if (a.tiling[g].pt != b.tiling[g].pt || a.tiling[g].block != b.tiling[g].block || a.tiling[g].free != b.tiling[g].free)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+const Program& CandidateCursor::at(std::int64_t index) {
+  space_.decode(index, next_);
+  space_.plan(next_, plan_);
+  if (valid_ && same_structure(next_, last_)) {
+    rebind(program_, plan_);
+  } else {
+    valid_ = false;
+    program_ = space_.materialize(next_);  // throws Unsupported: the cursor then holds no program
+    valid_ = true;
+    ++built_;
+  }
+  std::swap(last_, next_);
+  return program_;
+}
+
+}  // namespace ts::lower

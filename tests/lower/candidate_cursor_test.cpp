@@ -1,0 +1,88 @@
+// The cursor gives, at every index, the program CandidateSpace::materialize builds there, while
+// building one program per structure: rebinding engines and buffering depths is exact.
+#include "tilesweep/lower/candidate_cursor.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/program_printer.h"
+#include "tilesweep/sim/target.h"
+
+namespace ts::lower {
+namespace {
+
+struct Case {
+  const char* kernel;
+  sem::DimEnv dims;
+  bool per_op;
+  std::int64_t walk;  // indices visited in order from 0 (then as many in a jumping order), at most
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.kernel << (c.per_op ? " (engines per op)" : ""); }
+
+// Everything the simulator and the printer read, engines and depths spelled out.
+std::string fingerprint(const Program& p) {
+  std::string s = print_program(p);
+  for (const auto& in : p.insts) s += std::string(sem::engine_name(in.engine)) + ",";
+  for (const auto& b : p.buffers) s += std::to_string(b.bufs) + ",";
+  return s;
+}
+
+// "" when materialize throws Unsupported.
+template <class F>
+std::string fingerprint_or_none(F build) {
+  try {
+    return fingerprint(build());
+  } catch (const Unsupported&) {
+    return "";
+  }
+}
+
+class CursorCase : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CursorCase, EqualsMaterializeAtEveryIndex) {
+  const Case& c = GetParam();
+  const sim::Target& t = sim::builtin_target("trn2");
+  const ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.kernel + ".py",
+                                       sem::OpTable::builtin());
+  const ir::Kernel& k = *std::find_if(m.kernels.begin(), m.kernels.end(), [&](const auto& x) { return x.name == c.kernel; });
+  static SynthesisCache cache;  // shared by the cases: their tile ops overlap
+  KernelChoices choices = instruction_choices(k, t.isa, cache);
+  SpaceOptions o;
+  o.engines_per_op = c.per_op;
+  CandidateSpace space({{&k, &choices}}, t, c.dims, o);
+  const std::int64_t n = std::min(space.size(), c.walk);
+  ASSERT_GT(n, 0);
+  std::vector<std::int64_t> order;
+  for (std::int64_t i = 0; i < n; ++i) order.push_back(i);
+  for (std::int64_t i = 0; i < n; ++i) order.push_back((i * 7919 + 13) % space.size());  // jumps: rebuilds
+  CandidateCursor cursor(space);
+  int programs = 0;
+  for (std::int64_t i : order) {
+    std::string want = fingerprint_or_none([&] { return space.materialize(i); });
+    std::string got = fingerprint_or_none([&]() -> Program { return cursor.at(i); });
+    ASSERT_EQ(got, want) << c.kernel << " candidate " << i << ": " << space.describe(i);
+    programs += !want.empty();
+  }
+  EXPECT_GT(programs, 0);
+  // In order, a program is built once per engine-policy x depth run at most.
+  CandidateCursor walker(space);
+  for (std::int64_t i = 0; i < n; ++i) fingerprint_or_none([&]() -> Program { return walker.at(i); });
+  EXPECT_LE(walker.built() * 3, n) << "built " << walker.built() << " of " << n;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, CursorCase,
+    ::testing::Values(Case{"rmsnorm_matmul", {{"M", 256}, {"K", 256}, {"N", 256}}, false, 3000},
+                      Case{"swiglu_mlp", {{"M", 256}, {"K", 256}, {"N", 256}}, true, 2000},
+                      Case{"softmax_matmul", {{"M", 256}, {"K", 256}, {"N", 256}}, false, 2000},
+                      Case{"gqa", {{"M", 256}, {"N", 256}}, false, 2000}),
+    [](const auto& info) { return std::string(info.param.kernel) + (info.param.per_op ? "_per_op" : ""); });
+
+}  // namespace
+}  // namespace ts::lower
