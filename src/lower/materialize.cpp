@@ -19,8 +19,6 @@ namespace ts::lower {
 
 namespace {
 
-using Terms = std::vector<std::pair<int, std::int64_t>>;
-
 // A value dim as a view of an HBM buffer dim: element i of the value is element
 // offset + stride * (i // repeat) of base dim `base`; `broadcast` repeats one element.
 struct VDim {
@@ -396,10 +394,14 @@ class Materializer {
     p_.blocks[block].items.push_back({static_cast<int>(p_.insts.size()) - 1, -1});
   }
 
-  Inst make_inst(const char* name, const std::vector<std::vector<std::int64_t>>& operands, const std::vector<std::int64_t>& out,
+  // The instructions every program uses, looked up once per program.
+  enum Common { DmaCopy, TensorCopy, Memset };
+  Inst make_inst(Common which, const std::vector<std::vector<std::int64_t>>& operands, const std::vector<std::int64_t>& out,
                  ir::DType dt, EngineOf engine) {
-    const sem::InstrSpec* spec = t_.isa.find(name);
-    if (!spec) throw Unsupported(fmt::format("target '{}' has no '{}' instruction", t_.name, name));
+    static constexpr const char* kNames[] = {"dma_copy", "tensor_copy", "memset"};
+    const sem::InstrSpec*& spec = common_[which];
+    if (!spec) spec = t_.isa.find(kNames[which]);
+    if (!spec) throw Unsupported(fmt::format("target '{}' has no '{}' instruction", t_.name, kNames[which]));
     return make_inst(spec, operands, out, dt, engine);
   }
   Inst make_inst(const sem::InstrSpec* spec, const std::vector<std::vector<std::int64_t>>& operands,
@@ -464,7 +466,7 @@ class Materializer {
   Tile load(int block, int value, const std::vector<Place>& places, std::vector<std::int64_t> tile, Depth depth) {
     const ir::Node& n = k_.nodes[value];
     int buf = add_buffer(n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, depth);
-    Inst in = make_inst("dma_copy", {tile}, tile, n.dtype, {});
+    Inst in = make_inst(DmaCopy, {tile}, tile, n.dtype, {});
     in.dma = true;
     in.out = buf;
     in.hbm = access(*view_[value], places);
@@ -476,7 +478,7 @@ class Materializer {
 
   void store(int block, const Tile& from, int value, const std::vector<Place>& places) {
     const ir::Node& n = k_.nodes[value];
-    Inst in = make_inst("dma_copy", {from.shape}, from.shape, n.dtype, {});
+    Inst in = make_inst(DmaCopy, {from.shape}, from.shape, n.dtype, {});
     in.dma = true;
     in.store = true;
     in.in = {from.buffer};
@@ -493,7 +495,7 @@ class Materializer {
     int buf = add_buffer("c", sem::Memory::Sbuf, dt, shape, {});
     p_.buffers[buf].constant = true;
     p_.buffers[buf].nest = -1;  // written once before every loop nest
-    Inst in = make_inst("memset", {}, shape, dt, {});
+    Inst in = make_inst(Memset, {}, shape, dt, {});
     in.out = buf;
     in.attrs = {{"value", value}, {"P", sem::Dim(shape[0])}, {"F", sem::Dim(shape.size() > 1 ? shape[1] : 1)}};
     in.note = fmt::format("constant {}", value);
@@ -512,7 +514,7 @@ class Materializer {
     if (!allowed || allowed->empty() || std::find(allowed->begin(), allowed->end(), m) != allowed->end()) return t;
     const Buffer& from = p_.buffers[t.buffer];
     int buf = add_buffer("s", sem::Memory::Sbuf, dt, t.shape, {from.bufs, from.bufs_cap});
-    Inst in = make_inst("tensor_copy", {t.shape}, t.shape, dt, {node, true});
+    Inst in = make_inst(TensorCopy, {t.shape}, t.shape, dt, {node, true});
     in.in = {t.buffer};
     in.in_window = {t.window};
     in.out = buf;
@@ -584,7 +586,7 @@ class Materializer {
     }
     Tile result = *at[root];
     if (dest && result.buffer != dest->buffer) {
-      Inst cp = make_inst("tensor_copy", {result.shape}, result.shape, dt, {node, true});
+      Inst cp = make_inst(TensorCopy, {result.shape}, result.shape, dt, {node, true});
       cp.in = {result.buffer};
       cp.in_window = {result.window};
       cp.out = dest->buffer;
@@ -883,7 +885,7 @@ class Materializer {
                         : add_buffer("o", sem::Memory::Sbuf, n.dtype, {c.tiling.pt, nt}, strip_depth(c));
     Tile dest = used_here ? Tile{buf, row_window(c, et, N, {{nv, nt}}, nt), {c.tiling.pt, nt}} : Tile{buf, {}, {c.tiling.pt, nt}};
     if (used_here && nv < 0 && c.tiling.block == 1) dest.window = {};
-    Inst cp = make_inst("tensor_copy", {{c.tiling.pt, nt}}, {c.tiling.pt, nt}, n.dtype, {node, true});
+    Inst cp = make_inst(TensorCopy, {{c.tiling.pt, nt}}, {c.tiling.pt, nt}, n.dtype, {node, true});
     cp.in = {acc};
     cp.in_window = {row_window(c, et, nt)};
     cp.out = dest.buffer;
@@ -923,6 +925,7 @@ class Materializer {
   // Constant tiles made so far, by (value bits, rows, cols); a program has a few.
   using ConstKey = std::tuple<std::uint64_t, std::int64_t, std::int64_t>;
   std::vector<std::pair<ConstKey, int>> const_tiles_;
+  const sem::InstrSpec* common_[3] = {};
   int current_node_ = -1;
   int nest_ = -1;                  // the loop nest (group) being emitted
   int fusable_load_ = -1;          // a load only the current lowering reads (dma_transpose fusion)

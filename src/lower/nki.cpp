@@ -66,8 +66,8 @@ class Emitter {
   void declare_alias(int b);
   void line(int depth, const std::string& text) { out_ += std::string(4 * depth, ' ') + text + "\n"; }
   void inst(int i, int depth);
-  std::string affine(const std::vector<std::pair<int, std::int64_t>>& terms, std::int64_t offset) const;
-  std::string slice(const std::vector<std::pair<int, std::int64_t>>& terms, std::int64_t offset, std::int64_t extent,
+  std::string affine(const Terms& terms, std::int64_t offset) const;
+  std::string slice(const Terms& terms, std::int64_t offset, std::int64_t extent,
                     std::int64_t stride) const;
   std::string tile_expr(int buf, const Window* w) const;
   std::string hbm_view(const Inst& in, const std::vector<std::int64_t>& tile) const;
@@ -212,7 +212,7 @@ void Emitter::block(int b, int depth) {
 }
 
 // `terms` (+ `offset`) as a Python expression over the loop variables.
-std::string Emitter::affine(const std::vector<std::pair<int, std::int64_t>>& terms, std::int64_t offset) const {
+std::string Emitter::affine(const Terms& terms, std::int64_t offset) const {
   std::vector<std::string> parts;
   for (const auto& [blk, step] : terms)
     if (step != 0) parts.push_back(step == 1 ? var_[blk] : fmt::format("{} * {}", var_[blk], step));
@@ -222,7 +222,7 @@ std::string Emitter::affine(const std::vector<std::pair<int, std::int64_t>>& ter
 
 // `start : start + extent` (strided: `start : start + extent * stride : stride`), folded when
 // the start is a constant.
-std::string Emitter::slice(const std::vector<std::pair<int, std::int64_t>>& terms, std::int64_t offset,
+std::string Emitter::slice(const Terms& terms, std::int64_t offset,
                            std::int64_t extent, std::int64_t stride) const {
   bool constant = true;
   for (const auto& t : terms) constant = constant && t.second == 0;

@@ -6,7 +6,7 @@ namespace ts::lower {
 
 namespace {
 
-std::string terms_text(const std::vector<std::pair<int, std::int64_t>>& terms, std::int64_t offset, const Program& p) {
+std::string terms_text(const Terms& terms, std::int64_t offset, const Program& p) {
   std::string s;
   for (const auto& [b, step] : terms) {
     if (!s.empty()) s += " + ";

@@ -84,14 +84,17 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, const std::vecto
     for (std::size_t d = 0; d < items.size(); ++d)
       if (!items[d].group && !items[d].name.empty()) r.vars.set(items[d].name, static_cast<double>(clip(items[d].name, operands[k][d])));
   }
-  std::vector<std::int64_t> o = out;
+  // The output's dims, each clipped to its limit: one copy's elements and partitions.
   const auto& out_items = in.op.out.items;
-  for (std::size_t d = 0; d < o.size() && out_items.size() == o.size(); ++d)
-    if (!out_items[d].group && !out_items[d].name.empty()) o[d] = clip(out_items[d].name, o[d]);
-  double elements = 1, whole = 1;
-  for (auto d : o) elements *= static_cast<double>(d);
-  for (auto d : out) whole *= static_cast<double>(d);
-  double partitions = o.size() >= 2 ? static_cast<double>(o[o.size() - 2]) : 1;
+  const bool named = out_items.size() == out.size();
+  double elements = 1, whole = 1, partitions = 1;
+  for (std::size_t d = 0; d < out.size(); ++d) {
+    std::int64_t v = out[d];
+    whole *= static_cast<double>(v);
+    if (named && !out_items[d].group && !out_items[d].name.empty()) v = clip(out_items[d].name, v);
+    elements *= static_cast<double>(v);
+    if (d + 2 == out.size()) partitions = static_cast<double>(v);
+  }
   r.vars.set("P", partitions);
   r.vars.set("N", elements / partitions);
   r.vars.set("MIN_II", t.overheads.min_ii_cycles);

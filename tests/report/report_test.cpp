@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+
+#include <unistd.h>
 
 #include "tilesweep/base/error.h"
 #include "tilesweep/report/lookup.h"
@@ -36,7 +39,9 @@ LoadedArchive loaded(const std::string& path, const std::string& job, std::vecto
   a.candidates.resize(3);
   a.proofs.push_back({"swap", "mm", "a past b", "equivalent", 2.5});
   LoadedArchive l{path, a, {}};
-  std::string tmp = (std::filesystem::temp_directory_path() / ("report_test_" + job + ".h5")).string();
+  // One file per process: ctest runs the tests of this binary in parallel processes.
+  std::string tmp =
+      (std::filesystem::temp_directory_path() / ("report_test_" + job + "_" + std::to_string(::getpid()) + ".h5")).string();
   store::write_archive(tmp, a);
   l.provenance = store::read_provenance(tmp, l.archive);  // a plain archive: itself as its source
   l.provenance.sources[0].path = path;

@@ -13,12 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "tilesweep/base/small_vector.h"
 #include "tilesweep/ir/dtype.h"
 #include "tilesweep/lower/cost_vars.h"
 #include "tilesweep/semantics/attr.h"
 #include "tilesweep/semantics/instr_spec.h"
 
 namespace ts::lower {
+
+// Loop terms of an affine start: sum over (block b, step s) of iter(b) * s.
+using Terms = SmallVector<std::pair<int, std::int64_t>, 3>;
 
 struct Buffer {
   std::string name;
@@ -51,10 +55,10 @@ struct Buffer {
 // reshape does. Empty `offset` / `stride` mean 0 / 1. `iter` is indexed by block id.
 struct Access {
   int buffer = -1;
-  std::vector<std::int64_t> extent;                                  // per buffer dim
-  std::vector<std::vector<std::pair<int, std::int64_t>>> terms;      // per buffer dim
-  std::vector<int> tile_dim;                                         // per buffer dim
-  std::vector<std::int64_t> offset, stride;                          // per buffer dim
+  SmallVector<std::int64_t, 4> extent;          // per buffer dim
+  SmallVector<Terms, 4> terms;                  // per buffer dim
+  SmallVector<int, 4> tile_dim;                 // per buffer dim
+  SmallVector<std::int64_t, 4> offset, stride;  // per buffer dim
 
   std::int64_t start(std::size_t dim, const std::vector<std::int64_t>& iter) const;
   std::int64_t step(std::size_t dim) const { return stride.empty() ? 1 : stride[dim]; }
@@ -65,7 +69,7 @@ struct Access {
 // sum over (block b, step s) of iter(b) * s. width 0 = the whole buffer. Instructions read and
 // write windows of wider buffers (a row block's tile, one K slice of a row of x).
 struct Window {
-  std::vector<std::pair<int, std::int64_t>> terms;
+  Terms terms;
   std::int64_t width = 0;
 
   bool whole() const { return width == 0; }
@@ -79,9 +83,9 @@ struct Inst {
   // copies'); -1: the instruction's first engine. What lower::rebind re-evaluates.
   int engine_node = -1;
   bool engine_copies = false;
-  std::vector<int> in;                   // on-chip operand buffers, in the instruction's operand order
+  SmallVector<int, 3> in;                // on-chip operand buffers, in the instruction's operand order
   int out = -1;                          // the on-chip buffer written
-  std::vector<Window> in_window;         // per `in` operand (empty = whole buffers)
+  SmallVector<Window, 3> in_window;      // per `in` operand (empty = whole buffers)
   Window out_window;
   sem::AttrMap attrs;                    // the instruction's attributes (func, op0, scale, ...)
   // DMA only: the HBM side; `store` = SBUF -> HBM (then `in` holds the SBUF tile, `out` = -1).
