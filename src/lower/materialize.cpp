@@ -194,6 +194,7 @@ class Materializer {
     std::vector<bool> hbm(n, false);
     for (std::size_t i = 0; i < n; ++i)
       if (k_.nodes[i].op == "concat") concat_in_place(static_cast<int>(i));
+      else if (k_.nodes[i].op == "transpose") transpose_in_place(static_cast<int>(i));
     for (int o : k_.outputs) {
       if (classify(k_.nodes[o]) != OpClass::Compute && !own_.views[o])
         throw Unsupported(fmt::format("output {} is a '{}', not a computed value", output_index(o), k_.nodes[o].op));
@@ -205,7 +206,7 @@ class Materializer {
     for (std::size_t i = 0; i < n; ++i) {
       const ir::Node& node = k_.nodes[i];
       OpClass c = classify(node);
-      if (own_.views[i]) continue;  // placed by concat_in_place
+      if (own_.views[i]) continue;  // placed by concat_in_place / transpose_in_place
       if (c == OpClass::Input) own_.views[i] = identity(add_hbm(node.label, i, node.param, -1));
       else if (c == OpClass::Constant) own_.consts[i] = constant_value(node, dims_);
       else if (is_constant(k_, static_cast<int>(i))) own_.consts[i] = fold(static_cast<int>(i));
@@ -233,6 +234,25 @@ class Materializer {
       own_.views[in] = v;
       offset += own_.shapes[in][axis];
     }
+  }
+
+  // A transposed computed value that is only a kernel output: the value is stored straight
+  // through the transposed view of the output's HBM tensor (a permuting DMA store), no copy.
+  void transpose_in_place(int id) {
+    const ir::Node& n = k_.nodes[id];
+    int in = n.inputs[0];
+    if (classify(k_.nodes[in]) != OpClass::Compute || is_constant(k_, in) || output_index(in) >= 0 || own_.views[in] ||
+        output_index(id) < 0)
+      return;
+    for (const auto& m : k_.nodes)
+      for (int x : m.inputs)
+        if ((x == in && &m != &n) || x == id) return;
+    const auto& axes = std::get<std::vector<sem::Dim>>(n.attrs.at("axes"));
+    View out = identity(add_hbm(n.label.empty() ? "transpose" + std::to_string(id) : n.label, id, -1, output_index(id)));
+    View v = out;
+    for (std::size_t d = 0; d < axes.size(); ++d) v.dims[static_cast<std::size_t>(axes[d].value())] = out.dims[d];
+    own_.views[id] = out;
+    own_.views[in] = v;
   }
 
   int output_index(std::size_t node) const {

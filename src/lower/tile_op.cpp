@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tilesweep/ir/graph_edit.h"
+#include "tilesweep/lower/fusion.h"
 #include "tilesweep/verify/cache.h"
 
 namespace ts::lower {
@@ -90,14 +91,19 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
   // An element-wise op's operands align with its output tile, so its dims are named by position
   // (P rows, F columns): a square tile (scores of N queries x N keys) has rows and columns of
   // different tile sizes, which one name would tie together.
+  // So are a one-operand op's (a reduction of an N x N tile). A matmul's are named by role
+  // (x [P, F], y [F, K]): attention's scores times values multiply an N x N tile whose rows and
+  // contraction are different tiles.
   static const char* kNames[] = {"P", "F", "K", "Q", "R", "T", "U", "V"};
+  const bool matmul = is_matmul(n) && shapes.size() == 2 && shapes[0].size() == 2 && shapes[1].size() == 2;
+  const bool by_position = elementwise || shapes.size() == 1;
   std::map<std::string, sem::Dim> fresh;
-  for (auto& shape : shapes)
-    for (std::size_t at = 0; at < shape.size(); ++at) {
-      sem::Dim& d = shape[at];
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    for (std::size_t at = 0; at < shapes[i].size(); ++at) {
+      sem::Dim& d = shapes[i][at];
       if (is_one(d)) continue;
-      if (elementwise) {
-        d = sem::Dim::symbol(kNames[at]);
+      if (by_position || matmul) {
+        d = sem::Dim::symbol(kNames[by_position ? at : i + at]);
         continue;
       }
       auto it = fresh.find(d.key());
