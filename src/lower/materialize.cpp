@@ -409,14 +409,16 @@ class Materializer {
     return static_cast<int>(p_.buffers.size()) - 1;
   }
 
-  void add_inst(int block, Inst in) {
-    p_.insts.push_back(std::move(in));
+  // Puts the instruction make_inst() appended last at the end of `block`. Instructions are
+  // built in place: an Inst is large (its short lists are inline), so it is never moved.
+  void add_inst(int block, const Inst& in) {
+    TS_CHECK(&in == &p_.insts.back(), "an instruction is placed after another was made");
     p_.blocks[block].items.push_back({static_cast<int>(p_.insts.size()) - 1, -1});
   }
 
   // The instructions every program uses, looked up once per program.
   enum Common { DmaCopy, TensorCopy, Memset };
-  Inst make_inst(Common which, const std::vector<std::vector<std::int64_t>>& operands, const std::vector<std::int64_t>& out,
+  Inst& make_inst(Common which, const std::vector<std::vector<std::int64_t>>& operands, const std::vector<std::int64_t>& out,
                  ir::DType dt, EngineOf engine) {
     static constexpr const char* kNames[] = {"dma_copy", "tensor_copy", "memset"};
     const sem::InstrSpec*& spec = common_[which];
@@ -424,10 +426,11 @@ class Materializer {
     if (!spec) throw Unsupported(fmt::format("target '{}' has no '{}' instruction", t_.name, kNames[which]));
     return make_inst(spec, operands, out, dt, engine);
   }
-  Inst make_inst(const sem::InstrSpec* spec, const std::vector<std::vector<std::int64_t>>& operands,
-                 const std::vector<std::int64_t>& out, ir::DType dt, EngineOf engine) {
+  // Appends a new instruction to the program, for add_inst() to place.
+  Inst& make_inst(const sem::InstrSpec* spec, const std::vector<std::vector<std::int64_t>>& operands,
+                  const std::vector<std::int64_t>& out, ir::DType dt, EngineOf engine) {
     const std::string& name = spec->op.name;
-    Inst in;
+    Inst& in = p_.insts.emplace_back();
     in.spec = spec;
     in.engine = engine_of(*spec, engine_index(plan_, engine));
     in.engine_node = engine.node;
@@ -436,7 +439,7 @@ class Materializer {
     if (v.repeat > 1 && moves_across_partitions(*in.spec))
       throw Unsupported(fmt::format("{} moves data across partitions and handles at most its limits; the tile is {}",
                                     name, fmt::join(out, " x ")), current_node_);
-    in.vars = std::move(v.vars);
+    in.vars = v.vars;
     in.repeat = v.repeat;
     return in;
   }
@@ -486,26 +489,26 @@ class Materializer {
   Tile load(int block, int value, const std::vector<Place>& places, std::vector<std::int64_t> tile, Depth depth) {
     const ir::Node& n = k_.nodes[value];
     int buf = add_buffer(n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, depth);
-    Inst in = make_inst(DmaCopy, {tile}, tile, n.dtype, {});
+    Inst& in = make_inst(DmaCopy, {tile}, tile, n.dtype, {});
     in.dma = true;
     in.out = buf;
     in.hbm = access(*view_[value], places);
     in.note = "load " + p_.buffers[in.hbm.buffer].name;
-    add_inst(block, std::move(in));
+    add_inst(block, in);
     load_of_.push_back({buf, static_cast<int>(p_.insts.size()) - 1});
     return {buf, {}, tile};
   }
 
   void store(int block, const Tile& from, int value, const std::vector<Place>& places) {
     const ir::Node& n = k_.nodes[value];
-    Inst in = make_inst(DmaCopy, {from.shape}, from.shape, n.dtype, {});
+    Inst& in = make_inst(DmaCopy, {from.shape}, from.shape, n.dtype, {});
     in.dma = true;
     in.store = true;
     in.in = {from.buffer};
     in.in_window = {from.window};
     in.hbm = access(*view_[value], places);
     in.note = "store " + p_.buffers[in.hbm.buffer].name;
-    add_inst(block, std::move(in));
+    add_inst(block, in);
   }
 
   int constant_tile(double value, const std::vector<std::int64_t>& shape, ir::DType dt) {
@@ -515,12 +518,11 @@ class Materializer {
     int buf = add_buffer("c", sem::Memory::Sbuf, dt, shape, {});
     p_.buffers[buf].constant = true;
     p_.buffers[buf].nest = -1;  // written once before every loop nest
-    Inst in = make_inst(Memset, {}, shape, dt, {});
+    Inst& in = make_inst(Memset, {}, shape, dt, {});
     in.out = buf;
     in.attrs = {{"value", value}, {"P", sem::Dim(shape[0])}, {"F", sem::Dim(shape.size() > 1 ? shape[1] : 1)}};
     in.note = fmt::format("constant {}", value);
     // Constants are written once, before every loop.
-    p_.insts.push_back(std::move(in));
     auto& top = p_.blocks[0].items;
     top.insert(top.begin(), Item{static_cast<int>(p_.insts.size()) - 1, -1});
     const_tiles_.push_back({key, buf});
@@ -534,12 +536,12 @@ class Materializer {
     if (!allowed || allowed->empty() || std::find(allowed->begin(), allowed->end(), m) != allowed->end()) return t;
     const Buffer& from = p_.buffers[t.buffer];
     int buf = add_buffer("s", sem::Memory::Sbuf, dt, t.shape, {from.bufs, from.bufs_cap});
-    Inst in = make_inst(TensorCopy, {t.shape}, t.shape, dt, {node, true});
+    Inst& in = make_inst(TensorCopy, {t.shape}, t.shape, dt, {node, true});
     in.in = {t.buffer};
     in.in_window = {t.window};
     in.out = buf;
     in.note = "to SBUF";
-    add_inst(block, std::move(in));
+    add_inst(block, in);
     return {buf, {}, t.shape};
   }
 
@@ -584,7 +586,7 @@ class Materializer {
         shapes.push_back(std::move(t.shape));
       }
       auto out_shape = ir::concrete_shape(ln.shape, env);
-      Inst in = make_inst(spec, shapes, out_shape, dt, {node, false});
+      Inst& in = make_inst(spec, shapes, out_shape, dt, {node, false});
       in.attrs = ln.attrs;
       in.in = std::move(ins);
       in.in_window = std::move(wins);
@@ -601,18 +603,18 @@ class Materializer {
         in.accumulate_block = accumulate;
         in.note = describe(node);
       }
-      add_inst(block, std::move(in));
+      add_inst(block, in);
       at[m] = out;
     }
     Tile result = *at[root];
     if (dest && result.buffer != dest->buffer) {
-      Inst cp = make_inst(TensorCopy, {result.shape}, result.shape, dt, {node, true});
+      Inst& cp = make_inst(TensorCopy, {result.shape}, result.shape, dt, {node, true});
       cp.in = {result.buffer};
       cp.in_window = {result.window};
       cp.out = dest->buffer;
       cp.out_window = dest->window;
       cp.note = "copy " + describe(node);
-      add_inst(block, std::move(cp));
+      add_inst(block, cp);
       return *dest;
     }
     return result;
@@ -905,13 +907,13 @@ class Materializer {
                         : add_buffer("o", sem::Memory::Sbuf, n.dtype, {c.tiling.pt, nt}, strip_depth(c));
     Tile dest = used_here ? Tile{buf, row_window(c, et, N, {{nv, nt}}, nt), {c.tiling.pt, nt}} : Tile{buf, {}, {c.tiling.pt, nt}};
     if (used_here && nv < 0 && c.tiling.block == 1) dest.window = {};
-    Inst cp = make_inst(TensorCopy, {{c.tiling.pt, nt}}, {c.tiling.pt, nt}, n.dtype, {node, true});
+    Inst& cp = make_inst(TensorCopy, {{c.tiling.pt, nt}}, {c.tiling.pt, nt}, n.dtype, {node, true});
     cp.in = {acc};
     cp.in_window = {row_window(c, et, nt)};
     cp.out = dest.buffer;
     cp.out_window = dest.window;
     cp.note = "evacuate " + describe(node);
-    add_inst(eb, std::move(cp));
+    add_inst(eb, cp);
     if (used_here) c.values[node] = {buf, N};
     if (view_[node]) {
       auto pl = places(c, node, out, et, nt);

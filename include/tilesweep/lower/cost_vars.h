@@ -27,13 +27,13 @@ class CostVars {
 
   const double* find(std::string_view name) const {
     for (std::size_t i = 0; i < size_; ++i)
-      if (items_[i].first == name) return &items_[i].second;
+      if (same(items_[i].first, name)) return &items_[i].second;
     return nullptr;
   }
   // Assigns, adding the name when it is new.
   void set(std::string_view name, double value) {
     for (std::size_t i = 0; i < size_; ++i)
-      if (items_[i].first == name) {
+      if (same(items_[i].first, name)) {
         items_[i].second = value;
         return;
       }
@@ -49,6 +49,11 @@ class CostVars {
   const Item* end() const { return items_.data() + size_; }
 
  private:
+  // Names are short ("P", "N", "MIN_II"): the first character settles most comparisons
+  // without a call to memcmp.
+  static bool same(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && (a.empty() || a[0] == b[0]) && a == b;
+  }
   void add(std::string_view name, double value) {
     TS_CHECK(size_ < kMax, "instruction has more than {} cost variables", kMax);
     items_[size_++] = {name, value};
