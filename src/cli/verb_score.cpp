@@ -101,10 +101,11 @@ void print_json(const Outcome& r, std::int64_t scored, std::int64_t infeasible, 
     top += fmt::format(
         "{}{{\"index\": {}, \"latency_ns\": {}, \"percent_of_roofline\": {}, \"busy_ns\": {{\"tensor\": {}, \"vector\": {}, "
         "\"scalar\": {}, \"gpsimd\": {}, \"dma\": {}}}, \"hbm_read_bytes\": {}, \"hbm_write_bytes\": {}, \"sbuf_peak_bytes\": {}, "
-        "\"psum_peak_bytes\": {}, \"collective_ns\": {}, \"config\": {}}}",
+        "\"psum_peak_bytes\": {}, \"spill_bytes\": {}, \"collective_ns\": {}, \"config\": {}}}",
         i ? ", " : "", c.index, json_number(lat), json_number(100 * roof.bound_ns / lat), json_number(b[0]), json_number(b[1]),
         json_number(b[2]), json_number(b[3]), json_number(b[4]), json_number(c.sim.hbm_read_bytes), json_number(c.sim.hbm_write_bytes),
-        c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes, json_number(r.setting.collective_ns), json_string(r.configs[i]));
+        c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes, json_number(c.sim.spill_bytes), json_number(r.setting.collective_ns),
+        json_string(r.configs[i]));
   }
   std::cout << fmt::format(
       "{{\"best_ns\": {}, \"roofline_ns\": {}, \"sharding\": {}, \"baselines\": {{\"heuristic_ns\": {}, \"no_algebra_ns\": {}, "

@@ -238,7 +238,14 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
           for (const auto& t : all[g]) {
             Plan p = plan;
             p.tiling[g] = t;
-            if (fits(lower::materialize(k, dims_, target_, p), target_)) ok.push_back(t);
+            if (fits(lower::materialize(k, dims_, target_, p), target_)) {
+              ok.push_back(t);
+            } else if (fused) {  // spilling the nest's matmul results to HBM may make it fit
+              p.tiling[g].spill = true;
+              Program spilled = lower::materialize(k, dims_, target_, p);
+              bool spills = std::any_of(spilled.buffers.begin(), spilled.buffers.end(), [](const Buffer& b) { return b.spill; });
+              if (spills && fits(spilled, target_)) ok.push_back(p.tiling[g]);
+            }
           }
           s.tilings.push_back(std::move(ok));
         }
@@ -349,7 +356,7 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   }
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
-    text += fmt::format(" | g{}: pt={} block={} free={}", g, t.pt, t.block, t.free);
+    text += fmt::format(" | g{}: pt={} block={} free={}{}", g, t.pt, t.block, t.free, t.spill ? " spill" : "");
   }
   return text;
 }

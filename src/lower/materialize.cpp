@@ -492,7 +492,7 @@ class Materializer {
     Inst& in = make_inst(DmaCopy, {tile}, tile, n.dtype, {});
     in.dma = true;
     in.out = buf;
-    in.hbm = access(*view_[value], places);
+    in.hbm = access(*view_of(value), places);
     in.note = "load " + p_.buffers[in.hbm.buffer].name;
     add_inst(block, in);
     load_of_.push_back({buf, static_cast<int>(p_.insts.size()) - 1});
@@ -506,7 +506,7 @@ class Materializer {
     in.store = true;
     in.in = {from.buffer};
     in.in_window = {from.window};
-    in.hbm = access(*view_[value], places);
+    in.hbm = access(*view_of(value), places);
     in.note = "store " + p_.buffers[in.hbm.buffer].name;
     add_inst(block, in);
   }
@@ -881,7 +881,7 @@ class Materializer {
       else if (d + 1 == shape_[y].size()) ypl[d] = {{{nv, nt}}, nt, 1};
       else if (shape_[y][d] != 1 && od >= 0) ypl[d].terms = c.batch.at(od);
     }
-    if (!view_[y]) throw Unsupported("a matmul's right-hand side computed in the same loop nest");
+    if (!view_of(y)) throw Unsupported("a matmul's right-hand side computed in the same loop nest");
     Tile yt = load(kb, y, ypl, {kt, nt}, strip_depth(c));
     int rb = loop(kb, "rt", c.tiling.block), rt = var_of(rb, kb);
     Tile xt;
@@ -899,9 +899,15 @@ class Materializer {
     Tile acct{acc, row_window(c, rt, nt), {c.tiling.pt, nt}};
     emit_lowering(rb, node, {xt, yt}, &acct, kv, strip_depth(c));
     fusable_load_ = -1;
-    // Evacuate PSUM per row tile: into the group's value (for later ops) and/or to HBM.
+    // Evacuate PSUM per row tile: into the group's value (for later ops) and/or to HBM. A
+    // spilling candidate keeps no strip-long value: later ops load it back from HBM (its
+    // output tensor, or a scratch tensor).
     int eb = loop(nb, "rt", c.tiling.block), et = var_of(eb, nb);
     bool used_here = used_in_group(c, node);
+    if (used_here && c.tiling.spill) {
+      used_here = false;
+      if (!view_[node]) spilled_[node] = identity(add_spill(node));
+    }
     int buf = used_here ? add_buffer(n.label.empty() ? "mm" : n.label, sem::Memory::Sbuf, n.dtype,
                                      {c.tiling.pt, c.tiling.block * N}, {})
                         : add_buffer("o", sem::Memory::Sbuf, n.dtype, {c.tiling.pt, nt}, strip_depth(c));
@@ -915,11 +921,30 @@ class Materializer {
     cp.note = "evacuate " + describe(node);
     add_inst(eb, cp);
     if (used_here) c.values[node] = {buf, N};
-    if (view_[node]) {
+    if (view_of(node)) {
       auto pl = places(c, node, out, et, nt);
       pl.back().terms = {{nv, nt}};
       store(eb, dest, node, pl);
     }
+  }
+
+  // An HBM scratch tensor for a spilled value: its whole shape, written and read back by DMA.
+  int add_spill(int node) {
+    const ir::Node& n = k_.nodes[node];
+    Buffer b;
+    b.name = "spill_" + (n.label.empty() ? n.op + std::to_string(node) : n.label);
+    b.memory = sem::Memory::Hbm;
+    b.dtype = n.dtype;
+    b.shape = shape_[node];
+    b.spill = true;
+    p_.buffers.push_back(b);
+    return static_cast<int>(p_.buffers.size()) - 1;
+  }
+
+  // The HBM view of a node's value: the prefix's, or its spill tensor's.
+  const View* view_of(int node) const {
+    if (auto it = spilled_.find(node); it != spilled_.end()) return &it->second;
+    return view_[node] ? &*view_[node] : nullptr;
   }
 
   // The strip's buffers rotate through the candidate's multi-buffering depth.
@@ -952,6 +977,7 @@ class Materializer {
   int nest_ = -1;                  // the loop nest (group) being emitted
   int fusable_load_ = -1;          // a load only the current lowering reads (dma_transpose fusion)
   std::vector<std::pair<int, int>> load_of_;  // (buffer, the DMA load writing it)
+  std::map<int, View> spilled_;               // node -> the view of its spill tensor
 };
 
 }  // namespace

@@ -51,6 +51,20 @@ std::int64_t Access::contiguous_bytes(const std::vector<std::int64_t>& hbm_shape
   return run * dtype_bytes;
 }
 
+double Program::spill_bytes() const {
+  if (std::none_of(buffers.begin(), buffers.end(), [](const Buffer& b) { return b.spill; })) return 0;
+  auto runs = executions();
+  double bytes = 0;
+  for (std::size_t i = 0; i < insts.size(); ++i) {
+    const Inst& in = insts[i];
+    if (!in.dma || in.hbm.buffer < 0 || !buffers[in.hbm.buffer].spill) continue;
+    double elements = 1;
+    for (auto e : in.hbm.extent) elements *= static_cast<double>(e);
+    bytes += elements * ir::dtype_bytes(buffers[in.hbm.buffer].dtype) * static_cast<double>(runs[i]);
+  }
+  return bytes;
+}
+
 std::vector<std::int64_t> Program::executions() const {
   std::vector<std::int64_t> count(insts.size(), 0);
   std::vector<std::int64_t> block_runs(blocks.size(), 0);

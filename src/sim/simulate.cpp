@@ -138,6 +138,7 @@ SimResult simulate(const lower::Program& p, const Target& t, const SimOptions& o
   r.busy_ns = s.totals.busy;
   r.hbm_read_bytes = s.totals.read_bytes;
   r.hbm_write_bytes = s.totals.write_bytes;
+  r.spill_bytes = p.spill_bytes() / std::max(1, p.cores);
   r.instructions = s.totals.instructions;
   r.simulated = static_cast<std::int64_t>(s.totals.simulated);
   return r;

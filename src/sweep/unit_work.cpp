@@ -44,6 +44,7 @@ store::CandidateRecord candidate_record(const SpaceEntry& e, const CandidateScor
   r.hbm_write_bytes = static_cast<std::int64_t>(s.sim.hbm_write_bytes);
   r.sbuf_peak_bytes = s.sim.sbuf_peak_bytes;
   r.psum_peak_bytes = s.sim.psum_peak_bytes;
+  r.spill_bytes = static_cast<std::int64_t>(s.sim.spill_bytes);
   r.index = s.index;
   return r;
 }

@@ -27,6 +27,10 @@ struct GroupTiling {
   std::int64_t block = 1;   // row tiles per strip
   std::int64_t free = 0;    // matmul N tile, or the free tile of an element-wise group (0: whole rows)
   int bufs = 2;             // multi-buffering depth of the strip's buffers
+  // Spill: a matmul's result that later ops of the nest read goes to HBM and is loaded back,
+  // instead of staying on chip for the whole strip ([pt, block x N] of SBUF). Offered only where
+  // the nest does not fit without it.
+  bool spill = false;
 };
 
 struct OpPick {

@@ -38,6 +38,7 @@ struct Buffer {
   int output = -1;    // HBM: the kernel output it holds
   int alias = -1;     // HBM: shares the storage of this buffer, read row-major in its own shape (reshape)
   bool constant = false;  // on-chip: written once before any loop (an immediate tile)
+  bool spill = false;     // HBM: scratch that a spilled on-chip value goes through
   // On-chip: the top-level loop nest (fused group) whose buffers it belongs to; nests run one
   // after another, so their buffers share the memory. -1: live for the whole program.
   int nest = -1;
@@ -124,6 +125,8 @@ struct Program {
 
   // Iteration counts: how many times each instruction runs in all (trips of its enclosing loops).
   std::vector<std::int64_t> executions() const;
+  // Bytes the DMAs move to and from spill tensors (Buffer::spill), all iterations.
+  double spill_bytes() const;
 };
 
 // On-chip use per partition as the allocator sees it: buffers of the whole program plus the

@@ -51,6 +51,7 @@ struct SimResult {
   // engine-time over the core's DMA engines (equals elapsed time when all are busy).
   std::array<double, 5> busy_ns{};
   double hbm_read_bytes = 0, hbm_write_bytes = 0;  // one core's share
+  double spill_bytes = 0;  // of those, to and from spill tensors (lower::Buffer::spill)
   std::int64_t sbuf_peak_bytes = 0;  // per partition: sum over SBUF buffers of bytes x bufs
   std::int64_t psum_peak_bytes = 0;  // per partition, likewise
   double instructions = 0;           // hardware instructions issued (repeat copies counted)
