@@ -1,9 +1,12 @@
 // The candidate space of one (kernel, target, shape): algebraic variants x fusion choice x
-// instruction choice per op x engine choice (one policy for all ops, or per op) x multi-buffering depth x instruction fusion (fused
-// forms) x tile configuration per fused group (row block, free tile). Its
-// size is known without materializing anything, and candidate i is decoded and materialized
-// alone (mixed-radix digits inside one section per (variant, fusion)), so a sweep partitions it
-// by index. Tile configurations that cannot fit SBUF/PSUM are pruned when the space is built.
+// instruction choice per op x engine choice (one policy for all ops, or per op) x
+// multi-buffering depth x instruction fusion (fused forms) x tile configuration per fused group
+// (row block, free tile). Its size is known without materializing anything, and candidate i is
+// decoded and materialized alone (mixed-radix digits inside one section per (variant, fusion),
+// innermost the engine policy and the depth, which leave the program's structure alone: see
+// CandidateCursor), so a sweep partitions it by index. Tile configurations that cannot fit
+// SBUF/PSUM are pruned when the space is built; in a fused form such a configuration is kept
+// with its nest's matmul results spilled to HBM (GroupTiling::spill) when that fits.
 //
 // Thread-safety: const methods may run concurrently.
 #pragma once
