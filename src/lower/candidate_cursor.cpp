@@ -21,11 +21,12 @@ bool same_structure(const Candidate& a, const Candidate& b) {
 const Program& CandidateCursor::at(std::int64_t index) {
   space_.decode(index, next_);
   space_.plan(next_, plan_);
+  plan_.notes = false;
   if (valid_ && same_structure(next_, last_)) {
     rebind(program_, plan_);
   } else {
     valid_ = false;
-    program_ = space_.materialize(next_);  // throws Unsupported: the cursor then holds no program
+    program_ = space_.materialize(next_, plan_);  // throws Unsupported: the cursor then holds no program
     valid_ = true;
     ++built_;
   }

@@ -101,6 +101,13 @@ std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions&
   return out;
 }
 
+// True when a program has a copy (an instruction whose engine the policy chooses for the copies)
+// that could run on another engine.
+bool copies_can_move(const Program& p) {
+  return std::any_of(p.insts.begin(), p.insts.end(),
+                     [](const Inst& in) { return in.engine_copies && in.engine_node >= 0 && in.spec->engines.size() > 1; });
+}
+
 // What the simulator's capacity check counts (sim/capacity.h).
 bool fits(const Program& p, const sim::Target& t) {
   OnChipUse u = on_chip_use(p, t.psum.bank_bytes);
@@ -250,7 +257,10 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
           s.tilings.push_back(std::move(ok));
         }
         if (fused) add_pairs(s, kc);
+        // The alternate policy moves the ops' instructions and the copies around them (PSUM
+        // evacuations, moves to SBUF) to their second engines: offered when either can move.
         s.engine_policies = *std::max_element(s.engines.begin(), s.engines.end());
+        if (s.engine_policies < 2 && copies_can_move(lower::materialize(k, dims_, target_, plan))) s.engine_policies = 2;
         s.per_op = options_.engines_per_op;
         if (s.per_op)
           for (const auto& kept : s.lowerings) {
@@ -386,8 +396,10 @@ void CandidateSpace::plan(const Candidate& c, Plan& plan) const {
   }
 }
 
-Program CandidateSpace::materialize(const Candidate& c) const {
-  return lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel, dims_, target_, plan(c));
+Program CandidateSpace::materialize(const Candidate& c) const { return materialize(c, plan(c)); }
+
+Program CandidateSpace::materialize(const Candidate& c, const Plan& plan) const {
+  return lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel, dims_, target_, plan);
 }
 
 Program CandidateSpace::materialize(std::int64_t index) const { return materialize(decode(index)); }

@@ -493,7 +493,7 @@ class Materializer {
     in.dma = true;
     in.out = buf;
     in.hbm = access(*view_of(value), places);
-    in.note = "load " + p_.buffers[in.hbm.buffer].name;
+    if (plan_.notes) in.note = "load " + p_.buffers[in.hbm.buffer].name;
     add_inst(block, in);
     load_of_.push_back({buf, static_cast<int>(p_.insts.size()) - 1});
     return {buf, {}, tile};
@@ -507,7 +507,7 @@ class Materializer {
     in.in = {from.buffer};
     in.in_window = {from.window};
     in.hbm = access(*view_of(value), places);
-    in.note = "store " + p_.buffers[in.hbm.buffer].name;
+    if (plan_.notes) in.note = "store " + p_.buffers[in.hbm.buffer].name;
     add_inst(block, in);
   }
 
@@ -521,7 +521,7 @@ class Materializer {
     Inst& in = make_inst(Memset, {}, shape, dt, {});
     in.out = buf;
     in.attrs = {{"value", value}, {"P", sem::Dim(shape[0])}, {"F", sem::Dim(shape.size() > 1 ? shape[1] : 1)}};
-    in.note = fmt::format("constant {}", value);
+    if (plan_.notes) in.note = fmt::format("constant {}", value);
     // Constants are written once, before every loop.
     auto& top = p_.blocks[0].items;
     top.insert(top.begin(), Item{static_cast<int>(p_.insts.size()) - 1, -1});
@@ -601,7 +601,7 @@ class Materializer {
       in.out_window = out.window;
       if (static_cast<int>(m) == root) {
         in.accumulate_block = accumulate;
-        in.note = describe(node);
+        if (plan_.notes) in.note = describe(node);
       }
       add_inst(block, in);
       at[m] = out;
@@ -613,7 +613,7 @@ class Materializer {
       cp.in_window = {result.window};
       cp.out = dest->buffer;
       cp.out_window = dest->window;
-      cp.note = "copy " + describe(node);
+      if (plan_.notes) cp.note = "copy " + describe(node);
       add_inst(block, cp);
       return *dest;
     }
@@ -641,7 +641,7 @@ class Materializer {
       if (d >= 0) d = 1 - d;
     auto v = sim::instr_vars(t_, *spec, {b.shape}, shape, b.dtype);
     load.vars = std::move(v.vars);
-    load.note += " (transposed by the DMA)";
+    if (plan_.notes) load.note += " (transposed by the DMA)";
     b.shape = shape;
     at[m] = Tile{src->buffer, {}, shape};
     return true;
@@ -918,7 +918,7 @@ class Materializer {
     cp.in_window = {row_window(c, et, nt)};
     cp.out = dest.buffer;
     cp.out_window = dest.window;
-    cp.note = "evacuate " + describe(node);
+    if (plan_.notes) cp.note = "evacuate " + describe(node);
     add_inst(eb, cp);
     if (used_here) c.values[node] = {buf, N};
     if (view_of(node)) {

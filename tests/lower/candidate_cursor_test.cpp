@@ -25,8 +25,10 @@ struct Case {
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.kernel << (c.per_op ? " (engines per op)" : ""); }
 
-// Everything the simulator and the printer read, engines and depths spelled out.
-std::string fingerprint(const Program& p) {
+// Everything the simulator and the printer read, engines and depths spelled out; not the
+// notes, which the cursor leaves out.
+std::string fingerprint(Program p) {
+  for (auto& in : p.insts) in.note.clear();
   std::string s = print_program(p);
   for (const auto& in : p.insts) s += std::string(sem::engine_name(in.engine)) + ",";
   for (const auto& b : p.buffers) s += std::to_string(b.bufs) + ",";

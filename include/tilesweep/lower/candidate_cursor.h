@@ -17,8 +17,9 @@ class CandidateCursor {
  public:
   explicit CandidateCursor(const CandidateSpace& space) : space_(space) {}
 
-  // The program of candidate `index`, as CandidateSpace::materialize(index) builds it; valid
-  // until the next call. Throws Unsupported like materialize.
+  // The program of candidate `index`, as CandidateSpace::materialize(index) builds it but
+  // without the instructions' notes (Inst::note: for people, not for scoring); valid until the
+  // next call. Throws Unsupported like materialize.
   const Program& at(std::int64_t index);
 
   std::int64_t built() const { return built_; }  // programs built so far (the rest were rebound)

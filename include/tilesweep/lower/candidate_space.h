@@ -74,6 +74,7 @@ class CandidateSpace {
   // Throws Unsupported when this combination has no program at the shape.
   Program materialize(std::int64_t index) const;
   Program materialize(const Candidate& c) const;
+  Program materialize(const Candidate& c, const Plan& plan) const;  // from plan(c), perhaps edited
   // What materialize(c) builds the program from; the second form overwrites `into` in place.
   Plan plan(const Candidate& c) const;
   void plan(const Candidate& c, Plan& into) const;

@@ -55,6 +55,7 @@ struct Plan {
   std::map<int, int> absorbed;           // element-wise producer -> the reduction whose pick lowers both
   int cores = 1;
   const Prefix* prefix = nullptr;        // make_prefix(k, dims, t, groups), or null to compute it here
+  bool notes = true;                     // Inst::note filled in (for people: printing, NKI comments)
 };
 
 // Throws Unsupported when a layout op or an op form has no program yet, UserError when the dims
