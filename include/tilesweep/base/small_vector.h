@@ -89,7 +89,6 @@ class SmallVector {
   }
   void push_back(const T& v) { emplace_back(v); }
   void push_back(T&& v) { emplace_back(std::move(v)); }
-  void pop_back() { data_[--size_].~T(); }
   void clear() {
     std::destroy(data_, data_ + size_);
     size_ = 0;
@@ -98,11 +97,6 @@ class SmallVector {
     clear();
     reserve(n);
     for (std::size_t i = 0; i < n; ++i) emplace_back(value);
-  }
-  void resize(std::size_t n) {
-    reserve(n);
-    while (size_ > n) pop_back();
-    while (size_ < n) emplace_back();
   }
 
   friend bool operator==(const SmallVector& a, const SmallVector& b) {
