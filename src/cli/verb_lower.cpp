@@ -43,6 +43,27 @@ void print_choices(const sweep::PreparedKernel& pk) {
   for (const auto& pc : kc.pairs)
     std::cout << fmt::format("  {}: {}\n", pc.label, pc.synthesis->lowerings.front().text);
   if (kc.pairs.empty()) std::cout << "  none found\n";
+  std::cout << "second propagation round (a matmul's transposed left operand: the transpose moved up past element-wise\n"
+               "instructions to the matmuls producing them, and fused there):\n";
+  auto label = [&](int node) {
+    const ir::Node& n = pk.variants.variants.front().kernel.nodes[node];
+    return fmt::format("{}@{}", n.op, n.loc.line);
+  };
+  for (const auto& sc : kc.swaps) {
+    std::vector<std::string> chain;
+    double ms = 0;
+    for (std::size_t i = 0; i < sc.site.chain.size(); ++i) {
+      chain.push_back(label(sc.site.chain[i]));
+      ms += sc.commutes[i].ms;
+    }
+    std::cout << fmt::format("  {}: transpose moved past {} (each proved to commute with transpose, {:.1f} ms)\n", sc.label,
+                             chain.empty() ? "nothing" : fmt::format("{}", fmt::join(chain, ", ")), ms);
+    for (const auto& f : sc.fusions) std::cout << "    instruction fusion: " << f << "\n";
+    for (const auto& fp : sc.producers)
+      std::cout << fmt::format("    {} computed transposed: {}\n", label(fp->node), fp->fused.lowerings.front().text);
+    std::cout << fmt::format("    {} reads it as it is: {}\n", label(sc.site.consumer), sc.use->lowerings.front().text);
+  }
+  if (kc.swaps.empty()) std::cout << "  none found\n";
 }
 
 }  // namespace
@@ -90,7 +111,8 @@ VerbRun add_lower(CLI::App& app) {
     std::cout << fmt::format("  tile configs: {:.0f} before capacity pruning\n", c.tile_configs);
     std::cout << fmt::format("  candidates: {} feasible after capacity pruning\n", c.candidates);
     for (const auto& s : space.sections())
-      std::cout << fmt::format("    variant {} {}: {} candidates [{}, {})\n", s.variant, s.fused ? "fused" : "unfused", s.size, s.first,
+      std::cout << fmt::format("    variant {} {}: {} candidates [{}, {})\n", s.variant,
+                               s.swapped ? "fused transposed" : s.fused ? "fused" : "unfused", s.size, s.first,
                                s.first + s.size);
     for (const auto& u : c.unsupported) std::cout << "  no program: " << u << "\n";
     print_choices(pk);

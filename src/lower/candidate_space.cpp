@@ -27,7 +27,19 @@ struct CandidateSpace::Sec {
   std::vector<const Lowering*> pair_lowering;          // per pair, the cheapest single instruction
   std::vector<std::string> pair_labels;
   std::vector<std::vector<GroupTiling>> tilings;       // per group, feasible
+  // The fused form with swap sites computed transposed (layout_swap.h): those nodes, and for
+  // each fused producer lowering kept, its pre and fused root programs.
+  bool swapped = false;
+  std::vector<int> transposed;
+  std::map<const Lowering*, std::pair<const ir::Kernel*, const ir::Kernel*>> split;
   std::int64_t first = 0, size = 0;
+
+  // The pick of op j with its lowering l.
+  OpPick pick(std::size_t j, std::size_t l, int engine = 0, int copies = -1) const {
+    const Lowering* low = lowerings[j][l];
+    if (auto it = split.find(low); it != split.end()) return {it->second.second, engine, copies, it->second.first};
+    return {&low->program, engine, copies};
+  }
 };
 
 CandidateSpace::~CandidateSpace() = default;
@@ -116,6 +128,39 @@ bool fits(const Program& p, const sim::Target& t) {
 
 }  // namespace
 
+const char* CandidateSpace::form_name(const Sec& s) { return s.swapped ? "fused transposed" : s.fused ? "fused" : "unfused"; }
+
+// The swap sites whose values all run in one loop nest, with the consumer: their producers take
+// their fused lowerings, the consumer its lowerings of a transposed left operand. False when none.
+bool CandidateSpace::apply_swaps(Sec& s, const KernelChoices& kc) const {
+  std::map<int, int> group;
+  for (std::size_t g = 0; g < s.groups.size(); ++g)
+    for (int n : s.groups[g]) group[n] = static_cast<int>(g);
+  auto op_of = [&](int node) { return static_cast<std::size_t>(std::find(s.ops.begin(), s.ops.end(), node) - s.ops.begin()); };
+  for (const auto& sc : kc.swaps) {
+    std::vector<int> nodes = sc.site.transposed();
+    nodes.push_back(sc.site.consumer);
+    if (!std::all_of(nodes.begin(), nodes.end(), [&](int n) { return group.count(n) && group[n] == group[sc.site.consumer]; }))
+      continue;
+    for (const auto& fp : sc.producers) {
+      std::size_t j = op_of(fp->node);
+      s.lowerings[j] = kept_lowerings(fp->fused, target_, options_.max_lowerings);
+      for (const Lowering* l : s.lowerings[j]) {
+        auto i = static_cast<std::size_t>(l - fp->fused.lowerings.data());
+        s.split[l] = {&fp->pre[i], fp->root[i]};
+      }
+      s.engines[j] = engine_options(s.lowerings[j], target_);
+    }
+    std::size_t q = op_of(sc.site.consumer);
+    s.lowerings[q] = kept_lowerings(*sc.use, target_, options_.max_lowerings);
+    s.engines[q] = engine_options(s.lowerings[q], target_);
+    s.transposed.insert(s.transposed.end(), nodes.begin(), nodes.end() - 1);
+  }
+  std::sort(s.transposed.begin(), s.transposed.end());
+  s.swapped = !s.transposed.empty();
+  return s.swapped;
+}
+
 // Keeps the product of lowering counts within options_.max_instruction_choices: the op with
 // the most lowerings gives up its costliest one until it fits (a kernel of 15 ops would
 // otherwise multiply its choices into the millions).
@@ -176,7 +221,7 @@ void CandidateSpace::drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) c
       if (j < 0) throw;
       s.lowerings[j].erase(s.lowerings[j].begin());
       if (s.lowerings[j].empty()) throw Unsupported(fmt::format("{}: {}", s.labels[j], e.what()));
-      plan.picks[s.ops[j]] = {&s.lowerings[j][0]->program, 0};
+      plan.picks[s.ops[j]] = s.pick(static_cast<std::size_t>(j), 0);
     }
   }
   // Then every other lowering of each op beside the working picks.
@@ -184,7 +229,7 @@ void CandidateSpace::drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) c
     std::vector<const Lowering*> ok = {s.lowerings[j][0]};
     for (std::size_t l = 1; l < s.lowerings[j].size(); ++l) {
       Plan p = plan;
-      p.picks[s.ops[j]] = {&s.lowerings[j][l]->program, 0};
+      p.picks[s.ops[j]] = s.pick(j, l);
       try {
         lower::materialize(k, dims_, target_, p);
         ok.push_back(s.lowerings[j][l]);
@@ -219,20 +264,25 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
     if (!lowered) continue;
     ++counts_.lowered_variants;
     std::vector<std::vector<int>> unfused;
-    for (bool fused : {false, true}) {
+    // Forms: unfused, fused, fused with the swap sites computed transposed.
+    for (int form : {0, 1, 2}) {
+      bool fused = form > 0;
       if (fused && !options_.fusion) continue;
+      if (form == 2 && kc.swaps.empty()) continue;
       Sec s = base;
       s.fused = fused;
       try {
         s.groups = fusion_groups(k, fused);
         if (!fused) unfused = s.groups;
         else if (s.groups == unfused) continue;  // nothing to fuse: the same programs again
+        if (form == 2 && !apply_swaps(s, kc)) continue;
         s.prefix = make_prefix(k, dims_, target_, s.groups);
         Plan plan;
         plan.groups = s.groups;
         plan.cores = options_.cores;
         plan.prefix = s.prefix.get();
-        for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = {&s.lowerings[j][0]->program, 0};
+        plan.transposed = s.transposed;
+        for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = s.pick(j, 0);
         std::vector<std::vector<GroupTiling>> all;
         for (const auto& g : s.groups) all.push_back(group_tilings(group_extent(k, g, dims_), options_));
         for (auto& a : all) plan.tiling.push_back(a.front());
@@ -271,7 +321,7 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
         counts_.instruction_choices += static_cast<double>(choice_radix(s));
         counts_.tile_configs += configs * static_cast<double>(options_.bufs.size());
       } catch (const Unsupported& e) {
-        counts_.unsupported.push_back(fmt::format("variant {} ({}): {}", v, fused ? "fused" : "unfused", e.what()));
+        counts_.unsupported.push_back(fmt::format("variant {} ({}): {}", v, form_name(s), e.what()));
         continue;
       }
       s.size = choice_radix(s) * static_cast<std::int64_t>(options_.bufs.size()) * (s.pairs.empty() ? 1 : 2);
@@ -346,7 +396,7 @@ void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
 std::string CandidateSpace::describe(std::int64_t index) const {
   Candidate c = decode(index);
   const Sec& s = secs_[c.section];
-  std::string text = fmt::format("v{} {} engines={} bufs={}", c.variant, c.fused ? "fused" : "unfused",
+  std::string text = fmt::format("v{} {} engines={} bufs={}", c.variant, form_name(s),
                                  s.per_op ? (c.engines ? "per-op+alternate-copies" : "per-op")
                                  : c.engines ? "alternate" : "default",
                                  c.bufs);
@@ -385,10 +435,11 @@ void CandidateSpace::plan(const Candidate& c, Plan& plan) const {
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
   plan.prefix = s.prefix.get();
+  plan.transposed = s.transposed;
   // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op digits.
   auto engine = [&](std::size_t j) { return c.op_engines.empty() ? c.engines : c.op_engines[j]; };
   for (std::size_t j = 0; j < s.ops.size(); ++j)
-    plan.picks[s.ops[j]] = {&s.lowerings[j][c.lowering[j]]->program, engine(j), c.engines};
+    plan.picks[s.ops[j]] = s.pick(j, static_cast<std::size_t>(c.lowering[j]), engine(j), c.engines);
   for (std::size_t q = 0; q < s.pairs.size() && c.instruction_fusion; ++q) {
     plan.absorbed[s.pairs[q].first] = s.pairs[q].second;
     auto j = static_cast<std::size_t>(std::find(s.ops.begin(), s.ops.end(), s.pairs[q].second) - s.ops.begin());
@@ -426,7 +477,7 @@ std::optional<Program> CandidateSpace::heuristic() const {
 
 std::vector<CandidateSpace::Section> CandidateSpace::sections() const {
   std::vector<Section> out;
-  for (const auto& s : secs_) out.push_back({s.variant, s.fused, s.first, s.size});
+  for (const auto& s : secs_) out.push_back({s.variant, s.fused, s.first, s.size, s.swapped});
   return out;
 }
 

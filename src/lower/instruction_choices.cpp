@@ -1,5 +1,6 @@
 #include "tilesweep/lower/instruction_choices.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -87,15 +88,58 @@ std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const Synthes
   for (std::size_t c = 0; c < k.nodes.size(); ++c)
     for (int p : k.nodes[c].inputs)
       if (auto t = pair_tile_op(k, p, static_cast<int>(c)))
-        out.push_back(SynthesisQuery{static_cast<int>(c), p, std::move(t), "", one});
+        out.push_back(SynthesisQuery{static_cast<int>(c), p, false, std::move(t), "", one});
+  for (const auto& site : swap_sites(k)) out.push_back(SynthesisQuery{site.consumer, -1, true, transposed_use_op(), "", one});
   return out;
 }
+
+namespace {
+
+// A swap site's producer with the transpose fused into each of its lowerings' root: nullopt
+// when none of them splits, fuses and proves.
+std::optional<FusedProducer> fuse_producer(int node, const SynthesisResult& r, const sem::InstrTable& isa, SynthesisCache& cache,
+                                           const SynthesisOptions& one, verify::VerdictCache* verdicts,
+                                           std::vector<std::string>& fusions) {
+  FusedProducer f;
+  f.node = node;
+  static const TileOp target = transposed_matmul_op();
+  for (const auto& l : r.lowerings) {
+    auto split = split_at_root(l.program, isa);
+    if (!split) continue;
+    auto root_op = transposed_root_op(*split->root);
+    if (!root_op) continue;
+    const SynthesisResult& fused = cache.get(*root_op, isa, one, verdicts);
+    if (fused.lowerings.empty()) continue;
+    const Lowering& root = fused.lowerings.front();
+    std::string fusion = fmt::format("transpose({}(a, b)) = {}", split->root->op.name, root.text);
+    if (std::find(fusions.begin(), fusions.end(), fusion) == fusions.end()) fusions.push_back(fusion);
+    Lowering whole;
+    whole.program = compose(split->pre, root.program);
+    whole.text = ir::expression_text(whole.program);
+    whole.depth = l.depth;
+    whole.proof = verify::prove_equivalent(target.kernel, whole.program, one.prove, verdicts);
+    if (!whole.proof.proved()) continue;
+    f.fused.lowerings.push_back(std::move(whole));
+    f.pre.push_back(std::move(split->pre));
+    f.root.push_back(&root.program);
+  }
+  if (f.fused.lowerings.empty()) return std::nullopt;
+  return f;
+}
+
+}  // namespace
 
 KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa, SynthesisCache& cache,
                                   const SynthesisOptions& options, verify::VerdictCache* verdicts) {
   KernelChoices out;
+  std::map<int, const SynthesisResult*> uses;  // per swap site consumer
+  std::map<int, const SynthesisResult*> synthesized;
   for (auto& q : synthesis_queries(k, options)) {
     const ir::Node& n = k.nodes[q.node];
+    if (q.transposed_use) {
+      uses[q.node] = &cache.get(*q.op, isa, q.options, verdicts);
+      continue;
+    }
     if (q.producer >= 0) {  // a fusable pair
       PairChoice pc;
       pc.producer = q.producer;
@@ -112,6 +156,7 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
     if (q.op) {
       c.tile = ir::kernel_signature(q.op->kernel);
       c.synthesis = &cache.get(*q.op, isa, q.options, verdicts);
+      synthesized[q.node] = c.synthesis;
       if (c.synthesis->lowerings.empty()) ++out.unlowered;
       else out.combinations *= static_cast<double>(c.synthesis->lowerings.size());
     } else {
@@ -119,6 +164,30 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
       ++out.unlowered;
     }
     out.ops.push_back(std::move(c));
+  }
+  SynthesisOptions one = options;
+  one.max_depth = 1;
+  for (const auto& site : swap_sites(k)) {
+    SwapChoice sc;
+    sc.site = site;
+    sc.use = uses.at(site.consumer);
+    bool ok = !sc.use->lowerings.empty();
+    for (std::size_t i = 0; i < site.chain.size() && ok; ++i) {
+      auto [a, b] = commute_kernels(k, site.chain[i]);
+      sc.commutes.push_back(verify::prove_equivalent(a, b, options.prove, verdicts));
+      ok = sc.commutes.back().proved();
+    }
+    for (std::size_t i = 0; i < site.producers.size() && ok; ++i) {
+      auto it = synthesized.find(site.producers[i]);
+      auto f = it == synthesized.end() ? std::nullopt : fuse_producer(site.producers[i], *it->second, isa, cache, one, verdicts, sc.fusions);
+      if (f) sc.producers.push_back(std::make_shared<const FusedProducer>(std::move(*f)));
+      ok = f.has_value();
+    }
+    if (!ok) continue;
+    const ir::Node& q = k.nodes[site.consumer];
+    const ir::Node& h = k.nodes[q.inputs[0]];
+    sc.label = fmt::format("{}@{} reads {}@{} transposed", q.op, q.loc.line, h.op, h.loc.line);
+    out.swaps.push_back(std::move(sc));
   }
   return out;
 }

@@ -546,11 +546,13 @@ class Materializer {
   }
 
   // ---- one op's lowering at tile level ----
-  Tile emit_lowering(int block, int node, const std::vector<Tile>& operands, const Tile* dest, int accumulate, Depth depth) {
+  // `program`: one of the pick's programs other than its lowering (a transposed producer's pre).
+  Tile emit_lowering(int block, int node, const std::vector<Tile>& operands, const Tile* dest, int accumulate, Depth depth,
+                     const ir::Kernel* program = nullptr) {
     current_node_ = node;
     const OpPick& pick = plan_.picks.at(node);
-    if (!pick.lowering) throw Unsupported(fmt::format("'{}' has no instruction lowering", k_.nodes[node].op));
-    const ir::Kernel& L = *pick.lowering;
+    if (!program && !pick.lowering) throw Unsupported(fmt::format("'{}' has no instruction lowering", k_.nodes[node].op));
+    const ir::Kernel& L = program ? *program : *pick.lowering;
     sem::DimEnv env;
     for (std::size_t i = 0; i < L.params.size(); ++i) bind(L.params[i].shape, operands.at(i).shape, env);
     std::vector<std::optional<Tile>> at(L.nodes.size());
@@ -674,6 +676,9 @@ class Materializer {
     int f = -1;                   // free-tile loop (element-wise groups)
     std::int64_t ft = 0;          // free tile width (element-wise groups)
     std::map<int, Value> values;  // on-chip results of the group's nodes
+    // Values computed transposed: [nt, N / nt x S] buffers, chunk j of N at columns j x S.
+    std::map<int, int> tvalues;
+    std::map<std::pair<int, std::uint64_t>, int> xts;  // (x, pre's structural hash) -> the strip's x^T buffer
   };
 
   void emit_group(int g) {
@@ -711,12 +716,19 @@ class Materializer {
     }
     std::size_t i = 0;
     while (i < nodes.size()) {
-      if (is_matmul(k_.nodes[nodes[i]])) {
+      int node = nodes[i];
+      if (is_transposed(node)) {
+        if (is_matmul(k_.nodes[node])) emit_transposed_matmul(c, node);
+        else emit_transposed_op(c, node);
+        ++i;
+        continue;
+      }
+      if (is_matmul(k_.nodes[node])) {
         emit_matmul(c, nodes[i++]);
         continue;
       }
       std::size_t j = i;
-      while (j < nodes.size() && !is_matmul(k_.nodes[nodes[j]])) ++j;
+      while (j < nodes.size() && !is_matmul(k_.nodes[nodes[j]]) && !is_transposed(nodes[j])) ++j;
       emit_segment(c, {nodes.begin() + static_cast<std::ptrdiff_t>(i), nodes.begin() + static_cast<std::ptrdiff_t>(j)});
       i = j;
     }
@@ -863,7 +875,7 @@ class Materializer {
 
   void emit_matmul(Ctx& c, int node) {
     const ir::Node& n = k_.nodes[node];
-    int x = n.inputs[0], y = n.inputs[1];
+    int x = n.inputs[0];
     const auto& out = shape_[node];
     std::int64_t K = shape_[x].back(), N = out.back();
     std::int64_t kt = largest_divisor(K, 128);
@@ -872,29 +884,13 @@ class Materializer {
     int nb = loop(c.body, "n", N / nt), nv = var_of(nb, c.body);
     int kb = loop(nb, "k", K / kt), kv = var_of(kb, nb);
     // The right-hand side tile [kt, nt], loaded once per (n, k) and used by every row tile.
-    std::vector<Place> ypl(shape_[y].size());
-    Frame f = frame(node);
-    int lead = f.rank - static_cast<int>(shape_[y].size());
-    for (std::size_t d = 0; d < shape_[y].size(); ++d) {
-      int od = static_cast<int>(d) + lead;
-      if (d + 2 == shape_[y].size()) ypl[d] = {{{kv, kt}}, kt, 0};
-      else if (d + 1 == shape_[y].size()) ypl[d] = {{{nv, nt}}, nt, 1};
-      else if (shape_[y][d] != 1 && od >= 0) ypl[d].terms = c.batch.at(od);
-    }
-    if (!view_of(y)) throw Unsupported("a matmul's right-hand side computed in the same loop nest");
-    Tile yt = load(kb, y, ypl, {kt, nt}, strip_depth(c));
+    Tile yt = load_rhs(c, node, kb, kv, kt, nv, nt);
     int rb = loop(kb, "rt", c.tiling.block), rt = var_of(rb, kb);
     Tile xt;
-    if (c.values.count(x)) {
-      const Value& v = c.values.at(x);
-      xt = {v.buffer, row_window(c, rt, v.cols, {{kv, kt}}, kt), {c.tiling.pt, kt}};
-      if (kv < 0 && c.tiling.block == 1) xt.window = {};
-    } else {
-      auto pl = places(c, node, shape_[x], rt, kt);
-      pl.back().terms = {{kv, kt}};
-      xt = load(rb, x, pl, {c.tiling.pt, kt}, strip_depth(c));
-      fusable_load_ = xt.buffer;
-    }
+    if (auto it = c.tvalues.find(x); it != c.tvalues.end())  // its K tiles are the value's chunks
+      xt = {it->second, window({{kv, strip_rows(c)}, {rt, c.tiling.pt}}, c.tiling.pt), {kt, c.tiling.pt}};
+    else
+      xt = lhs_tile(c, node, rb, rt, kv, kt);
     int acc = add_buffer("acc", sem::Memory::Psum, n.dtype, {c.tiling.pt, c.tiling.block * nt}, {std::min(2, c.tiling.bufs), 2});
     Tile acct{acc, row_window(c, rt, nt), {c.tiling.pt, nt}};
     emit_lowering(rb, node, {xt, yt}, &acct, kv, strip_depth(c));
@@ -926,6 +922,124 @@ class Materializer {
       pl.back().terms = {{nv, nt}};
       store(eb, dest, node, pl);
     }
+  }
+
+  // The right-hand side tile [kt, nt] of matmul `node` at K tile kv and N tile nv, loaded in `block`.
+  Tile load_rhs(const Ctx& c, int node, int block, int kv, std::int64_t kt, int nv, std::int64_t nt) {
+    int y = k_.nodes[node].inputs[1];
+    std::vector<Place> ypl(shape_[y].size());
+    Frame f = frame(node);
+    int lead = f.rank - static_cast<int>(shape_[y].size());
+    for (std::size_t d = 0; d < shape_[y].size(); ++d) {
+      int od = static_cast<int>(d) + lead;
+      if (d + 2 == shape_[y].size()) ypl[d] = {{{kv, kt}}, kt, 0};
+      else if (d + 1 == shape_[y].size()) ypl[d] = {{{nv, nt}}, nt, 1};
+      else if (shape_[y][d] != 1 && od >= 0) ypl[d].terms = c.batch.at(od);
+    }
+    if (!view_of(y)) throw Unsupported("a matmul's right-hand side computed in the same loop nest");
+    return load(block, y, ypl, {kt, nt}, strip_depth(c));
+  }
+
+  // The left-hand side tile [pt, kt] of matmul `node` at row tile rt and K tile kv: a window of
+  // the group's value, or loaded in `block` (and then fusable with a DMA instruction).
+  Tile lhs_tile(const Ctx& c, int node, int block, int rt, int kv, std::int64_t kt) {
+    int x = k_.nodes[node].inputs[0];
+    if (c.values.count(x)) {
+      const Value& v = c.values.at(x);
+      Tile t{v.buffer, row_window(c, rt, v.cols, {{kv, kt}}, kt), {c.tiling.pt, kt}};
+      if (kv < 0 && c.tiling.block == 1) t.window = {};
+      return t;
+    }
+    auto pl = places(c, node, shape_[x], rt, kt);
+    pl.back().terms = {{kv, kt}};
+    Tile t = load(block, x, pl, {c.tiling.pt, kt}, strip_depth(c));
+    fusable_load_ = t.buffer;
+    return t;
+  }
+
+  // ---- the transposed layout of a swap site (layout_swap.h) ----
+  bool is_transposed(int node) const { return std::binary_search(plan_.transposed.begin(), plan_.transposed.end(), node); }
+
+  static std::int64_t strip_rows(const Ctx& c) { return c.tiling.pt * c.tiling.block; }
+
+  // `width` columns starting at the sum of `terms` (loops of one trip, -1, left out).
+  static Window window(const Terms& terms, std::int64_t width) {
+    Window w;
+    for (const auto& t : terms)
+      if (t.first >= 0) w.terms.push_back(t);
+    w.width = width;
+    return w;
+  }
+
+  // The strip's x^T for transposed matmul `node`: [kt, K / kt x S], K tile j at columns j x S,
+  // built by the pick's `pre` once per (K tile, row tile) and shared by the producers that read
+  // the same x through the same pre.
+  int transposed_lhs(Ctx& c, int node, std::int64_t kt) {
+    const ir::Node& n = k_.nodes[node];
+    int x = n.inputs[0];
+    const ir::Kernel* pre = plan_.picks.at(node).pre;
+    if (!pre) throw InternalError(fmt::format("transposed matmul {} has no pre program", node));
+    auto key = std::make_pair(x, ir::structural_hash(*pre));
+    if (auto it = c.xts.find(key); it != c.xts.end()) return it->second;
+    std::int64_t K = shape_[x].back(), S = strip_rows(c), pt = c.tiling.pt;
+    int buf = add_buffer("xT", sem::Memory::Sbuf, n.dtype, {kt, K / kt * S}, {});
+    int kb = loop(c.body, "k", K / kt), kv = var_of(kb, c.body);
+    int rb = loop(kb, "rt", c.tiling.block), rt = var_of(rb, kb);
+    Tile xt = lhs_tile(c, node, rb, rt, kv, kt);
+    Tile dest{buf, window({{kv, S}, {rt, pt}}, pt), {kt, pt}};
+    emit_lowering(rb, node, {xt}, &dest, -1, strip_depth(c), pre);
+    fusable_load_ = -1;
+    c.xts[key] = buf;
+    return buf;
+  }
+
+  // A producer of a swap site: per N tile of 128, [nt, S] = fused root(x^T, y) accumulated over
+  // K in PSUM (one instruction per row tile), evacuated into the value's chunk.
+  void emit_transposed_matmul(Ctx& c, int node) {
+    const ir::Node& n = k_.nodes[node];
+    std::int64_t K = shape_[n.inputs[0]].back(), N = shape_[node].back();
+    std::int64_t kt = largest_divisor(K, 128), nt = largest_divisor(N, 128), S = strip_rows(c), pt = c.tiling.pt;
+    int xT = transposed_lhs(c, node, kt);
+    int nb = loop(c.body, "n", N / nt), nv = var_of(nb, c.body);
+    int kb = loop(nb, "k", K / kt), kv = var_of(kb, nb);
+    Tile yt = load_rhs(c, node, kb, kv, kt, nv, nt);
+    int rb = loop(kb, "rt", c.tiling.block), rt = var_of(rb, kb);
+    int acc = add_buffer("acc", sem::Memory::Psum, n.dtype, {nt, S}, {std::min(2, c.tiling.bufs), 2});
+    Tile at{xT, window({{kv, S}, {rt, pt}}, pt), {kt, pt}};
+    Tile acct{acc, window({{rt, pt}}, pt), {nt, pt}};
+    emit_lowering(rb, node, {at, yt}, &acct, kv, strip_depth(c));
+    int buf = add_buffer(n.label.empty() ? "mmT" : n.label, sem::Memory::Sbuf, n.dtype, {nt, N / nt * S}, {});
+    Inst& cp = make_inst(TensorCopy, {{nt, S}}, {nt, S}, n.dtype, {node, true});
+    cp.in = {acc};
+    cp.in_window = {Window{}};
+    cp.out = buf;
+    cp.out_window = window({{nv, S}}, S);
+    if (plan_.notes) cp.note = "evacuate " + describe(node) + " (transposed)";
+    add_inst(nb, cp);
+    c.tvalues[node] = buf;
+  }
+
+  // An element-wise op of a swap site's chain, chunk by chunk on transposed tiles [nt, S].
+  void emit_transposed_op(Ctx& c, int node) {
+    const ir::Node& n = k_.nodes[node];
+    std::int64_t N = shape_[node].back(), nt = largest_divisor(N, 128), S = strip_rows(c);
+    int nb = loop(c.body, "n", N / nt), nv = var_of(nb, c.body);
+    std::vector<Tile> ops;
+    for (int in : n.inputs) {
+      if (const_[in]) {
+        ops.push_back({constant_tile(*const_[in], {nt, 1}, n.dtype), {}, {nt, 1}});
+      } else if (auto it = c.tvalues.find(in); it != c.tvalues.end()) {
+        ops.push_back({it->second, window({{nv, S}}, S), {nt, S}});
+      } else if (view_of(in) && std::all_of(shape_[in].begin(), shape_[in].end(), [](std::int64_t d) { return d == 1; })) {
+        ops.push_back(load(nb, in, std::vector<Place>(shape_[in].size()), {nt, 1}, strip_depth(c)));  // a scalar, broadcast
+      } else {
+        throw Unsupported(fmt::format("'{}' computed transposed reads a value that is not", n.op), node);
+      }
+    }
+    int buf = add_buffer(n.label.empty() ? "vT" : n.label, sem::Memory::Sbuf, n.dtype, {nt, N / nt * S}, {});
+    Tile dest{buf, window({{nv, S}}, S), {nt, S}};
+    emit_lowering(nb, node, ops, &dest, -1, strip_depth(c));
+    c.tvalues[node] = buf;
   }
 
   // An HBM scratch tensor for a spilled value: its whole shape, written and read back by DMA.

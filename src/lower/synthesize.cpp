@@ -56,9 +56,11 @@ class Synthesizer {
   SynthesisResult run() {
     TS_CHECK(op_.outputs.size() == 1, "synthesis needs a one-output op kernel");
     target_ = op_.nodes[op_.outputs[0]].shape;
-    const ir::Node& root = op_.nodes[op_.outputs[0]];
-    std::vector<std::string> want_v = constituents(root.body);
-    std::set<std::string> want(want_v.begin(), want_v.end());
+    // What every op of the kernel computes (a fusion's two ops, a transpose over a matmul).
+    std::set<std::string> want;
+    for (const auto& n : op_.nodes)
+      if (n.param < 0)
+        for (auto& c : constituents(n.body)) want.insert(std::move(c));
     for (const auto& name : isa_.names()) {
       const sem::InstrSpec* in = isa_.find(name);
       if (in->op.operands.empty()) continue;  // memset, iota: no inputs to transform
@@ -143,7 +145,7 @@ class Synthesizer {
  private:
   bool stopped() {
     if (result_.candidates >= opts_.max_candidates) result_.stop = SynthesisStop::CandidateLimit;
-    if (++polls_ > opts_.max_steps) result_.stop = SynthesisStop::StepLimit;
+    if (++polls_ > static_cast<std::uint64_t>(opts_.max_steps)) result_.stop = SynthesisStop::StepLimit;
     if (polls_ % 256 == 0 && elapsed_ms() > opts_.max_ms) result_.stop = SynthesisStop::TimeLimit;
     result_.steps = static_cast<std::int64_t>(polls_);
     return result_.stop != SynthesisStop::Exhausted;

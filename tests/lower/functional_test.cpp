@@ -165,6 +165,65 @@ TEST(Functional, SpilledMatmulResultsMatchTheReference) {
   }
 }
 
+// The second propagation round's programs (values computed transposed, no transpose left on
+// them) on numbers, at shapes with several 128-column chunks and row tiles per strip: a spread
+// of the candidates of the transposed sections, on both targets (trn2's x^T comes by dma_transpose).
+class TransposedChains : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(TransposedChains, MatchTheReference) {
+  auto [target, file] = GetParam();
+  const sim::Target& t = sim::builtin_target(target);
+  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file, sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  sem::DimEnv dims = {{"M", 256}, {"K", 256}, {"N", 384}, {"R", 256}};
+  lower::SynthesisCache cache;
+  sweep::PrepareOptions opts;
+  opts.propagate.max_variants = 2;
+  sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, cache, opts);
+  auto variants = pk.space_variants();
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(variants, t, dims, so);
+  auto inputs = sweep::check_inputs(k, dims, 11);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  int checked = 0;
+  auto transposes = [](const lower::Program& p) {
+    auto runs = p.executions();
+    std::int64_t n = 0;
+    for (std::size_t i = 0; i < p.insts.size(); ++i)
+      if (p.insts[i].spec->op.name.find("transpose") != std::string::npos) n += runs[i];
+    return n;
+  };
+  std::int64_t fused_transposes = -1;
+  for (const auto& sec : space.sections()) {
+    if (sec.fused && !sec.swapped && sec.variant == 0) fused_transposes = transposes(space.materialize(sec.first));
+    if (!sec.swapped) continue;
+    // The transposes left are x's, once per strip: fewer than the plain fused form's.
+    EXPECT_LT(transposes(space.materialize(sec.first)), fused_transposes);
+    for (std::int64_t i = sec.first; i < sec.first + sec.size; i += std::max<std::int64_t>(1, sec.size / 8)) {
+      auto out = sim::execute(space.materialize(i), inputs);
+      ++checked;
+      ASSERT_EQ(out.size(), ref.size());
+      for (std::size_t o = 0; o < out.size(); ++o)
+        for (std::int64_t e = 0; e < ref[o].size(); ++e)
+          ASSERT_LE(std::abs(out[o].data[e] - ref[o].data[e]), 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
+              << "candidate " << i << " (" << space.describe(i) << ") element " << e;
+    }
+  }
+  EXPECT_GT(checked, 0) << "no transposed candidates";
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, TransposedChains,
+                         ::testing::Values(std::pair{"trn1", "axon/silu_mlp.py"}, std::pair{"trn2", "axon/silu_mlp.py"},
+                                           std::pair{"trn1", "axon/swiglu_mlp.py"}, std::pair{"trn2", "axon/swiglu_mlp.py"},
+                                           std::pair{"trn1", "nkibench/lora.py"}, std::pair{"trn2", "nkibench/lora.py"}),
+                         [](const auto& info) {
+                           std::string name = std::string(info.param.first) + "_" + info.param.second;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
 std::vector<std::string> suite_kernels() {
   std::vector<std::string> out;
   for (const char* suite : {"axon", "nkibench"})

@@ -1,4 +1,5 @@
-// The candidate space of one (kernel, target, shape): algebraic variants x fusion choice x
+// The candidate space of one (kernel, target, shape): algebraic variants x fusion choice (unfused,
+// fused, fused with swap sites computed transposed: layout_swap.h) x
 // instruction choice per op x engine choice (one policy for all ops, or per op) x
 // multi-buffering depth x instruction fusion (fused forms) x tile configuration per fused group
 // (row block, free tile). Its size is known without materializing anything, and candidate i is
@@ -90,6 +91,7 @@ class CandidateSpace {
     int variant = 0;
     bool fused = false;
     std::int64_t first = 0, size = 0;
+    bool swapped = false;  // fused, with swap sites computed transposed (layout_swap.h)
   };
   std::vector<Section> sections() const;
 
@@ -100,6 +102,8 @@ class CandidateSpace {
   static std::int64_t tiling_radix(const Sec& s);
   static std::int64_t choice_radix(const Sec& s);
   void cap_lowerings(Sec& s) const;
+  bool apply_swaps(Sec& s, const KernelChoices& kc) const;
+  static const char* form_name(const Sec& s);
 
   std::vector<SpaceVariant> variants_;
   const sim::Target& target_;

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "tilesweep/lower/layout_swap.h"
 #include "tilesweep/lower/synthesize.h"
 #include "tilesweep/lower/tile_op.h"
 
@@ -55,17 +57,44 @@ struct PairChoice {
   const SynthesisResult* synthesis = nullptr;  // proved single instructions
 };
 
+// A producer of a swap site (layout_swap.h) with the transpose fused into its root instruction:
+// per lowering of the producer, the part over x (`pre`, hoisted out of the N loop) and the fused
+// root over (a, b) = (pre(x), y); `fused.lowerings` holds the two composed, each proved equal to
+// transpose(matmul(x, y)).
+struct FusedProducer {
+  int node = -1;
+  SynthesisResult fused;
+  std::vector<ir::Kernel> pre;               // per lowering
+  std::vector<const ir::Kernel*> root;       // per lowering, from the instruction fusion's synthesis
+};
+
+// The second propagation round where it applies: every chain op proved to commute with
+// transpose, the consumer's lowerings with its left operand transposed, the producers fused.
+struct SwapChoice {
+  SwapSite site;
+  std::string label;                  // "matmul@1 reads mul@1 transposed"
+  const SynthesisResult* use = nullptr;                   // matmul(transpose(x), y)
+  std::vector<verify::Verdict> commutes;                  // per chain op
+  std::vector<std::string> fusions;                       // "transpose(nc_matmul(a, b)) = nc_matmul(b, a)"
+  std::vector<std::shared_ptr<const FusedProducer>> producers;  // per site producer
+};
+
 struct KernelChoices {
   std::vector<OpChoices> ops;         // compute ops in topological order
   std::vector<PairChoice> pairs;      // fusable pairs that have a proved single instruction
+  std::vector<SwapChoice> swaps;      // where the transposes of a matmul's operand move up and vanish
   double combinations = 1;            // product of lowering counts over synthesized ops
   int unlowered = 0;                  // compute ops with no proved lowering
 };
 
 // One synthesis instruction_choices() asks for: a compute op's tile op (producer -1; no `op`
-// when it has no tile form, with `why`), or a fusable pair's (producer -> node) at depth 1.
+// when it has no tile form, with `why`), a fusable pair's (producer -> node) at depth 1, or a
+// swap site consumer's tile op with its left operand transposed (`transposed_use`, depth 1).
+// (The instruction fusions of a swap site's producers depend on their lowerings, so they are
+// not listed: each process synthesizes those small queries itself.)
 struct SynthesisQuery {
   int node = -1, producer = -1;
+  bool transposed_use = false;
   std::optional<TileOp> op;
   std::string why;
   SynthesisOptions options;

@@ -9,6 +9,11 @@
 // the free dim too, `free` columns at a time); a matmul loops over N tiles of `free` columns and
 // K tiles of 128, reusing each loaded right-hand-side tile for the `block` row tiles of the
 // strip and accumulating in PSUM. Values used outside the group go to HBM.
+//
+// A swap site's values (Plan::transposed) are computed on transposed tiles: the strip's x^T is
+// built once per K tile (the producers' `pre`), each producer writes [128 of N, strip rows]
+// chunks with the fused root instruction, the chain works chunk by chunk, and the consumer
+// reads the chunks as its K tiles, no transpose left.
 #pragma once
 
 #include <map>
@@ -37,6 +42,9 @@ struct OpPick {
   const ir::Kernel* lowering = nullptr;  // instruction program over the op's tile form
   int engine = 0;                        // index into each instruction's engines (clamped)
   int copy_engine = -1;                  // the same for the copies around it; -1: `engine`
+  // A matmul computed transposed (layout_swap.h): its lowering's part over x alone, run once per
+  // strip and K tile; `lowering` is then the fused root instruction over (pre(x), y).
+  const ir::Kernel* pre = nullptr;
 
   int copies() const { return copy_engine < 0 ? engine : copy_engine; }
 };
@@ -53,6 +61,7 @@ struct Plan {
   std::vector<GroupTiling> tiling;       // per group
   std::map<int, OpPick> picks;           // per compute node
   std::map<int, int> absorbed;           // element-wise producer -> the reduction whose pick lowers both
+  std::vector<int> transposed;           // nodes computed on transposed tiles (SwapSite::transposed), sorted
   int cores = 1;
   const Prefix* prefix = nullptr;        // make_prefix(k, dims, t, groups), or null to compute it here
   bool notes = true;                     // Inst::note filled in (for people: printing, NKI comments)
