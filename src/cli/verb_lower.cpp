@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <set>
 
 #include "args.h"
 #include "tilesweep/ir/frontend.h"
@@ -39,10 +40,13 @@ void print_choices(const sweep::PreparedKernel& pk) {
     for (std::size_t i = 0; i < op.synthesis->lowerings.size() && i < 4; ++i)
       std::cout << "      " << op.synthesis->lowerings[i].text << "\n";
   }
-  std::cout << "instruction fusion (an element-wise op and its reduction as one proved instruction):\n";
-  for (const auto& pc : kc.pairs)
-    std::cout << fmt::format("  {}: {}\n", pc.label, pc.synthesis->lowerings.front().text);
-  if (kc.pairs.empty()) std::cout << "  none found\n";
+  std::cout << "instruction fusion (an element-wise op and its reduction as one proved instruction; every variant):\n";
+  std::set<std::string> pairs;
+  for (std::size_t v = 0; v < pk.choices.size(); ++v)
+    for (const auto& pc : pk.choices[v].pairs)
+      if (pairs.insert(pc.label + pc.synthesis->lowerings.front().text).second)
+        std::cout << fmt::format("  {} (variant {}): {}\n", pc.label, v, pc.synthesis->lowerings.front().text);
+  if (pairs.empty()) std::cout << "  none found\n";
   std::cout << "second propagation round (a matmul's transposed left operand: the transpose moved up past element-wise\n"
                "instructions to the matmuls producing them, and fused there):\n";
   auto label = [&](int node) {

@@ -676,8 +676,14 @@ class Materializer {
     int f = -1;                   // free-tile loop (element-wise groups)
     std::int64_t ft = 0;          // free tile width (element-wise groups)
     std::map<int, Value> values;  // on-chip results of the group's nodes
-    // Values computed transposed: [nt, N / nt x S] buffers, chunk j of N at columns j x S.
-    std::map<int, int> tvalues;
+    // Values computed transposed, chunk by chunk of 128 of N: the consumer's operand in an
+    // [nt, N / nt x S] buffer (chunk j at columns j x S), the others in one chunk's [nt, S].
+    struct TValue {
+      int buffer = -1;
+      bool whole = false;  // every chunk of the strip
+    };
+    std::map<int, TValue> tvalues;
+    std::map<int, Tile> scalars;  // scalar operands of transposed ops, loaded for the strip
     std::map<std::pair<int, std::uint64_t>, int> xts;  // (x, pre's structural hash) -> the strip's x^T buffer
   };
 
@@ -714,24 +720,35 @@ class Materializer {
       c.f = var_of(f, c.body);
       c.body = f;
     }
+    // A swap site's values wait until something reads them (only the site's consumer does),
+    // then run together in one loop over their chunks.
+    std::vector<int> pending;
+    auto reads_pending = [&](int node) {
+      const auto& in = k_.nodes[node].inputs;
+      return std::any_of(in.begin(), in.end(), [&](int x) { return std::count(pending.begin(), pending.end(), x) > 0; });
+    };
     std::size_t i = 0;
     while (i < nodes.size()) {
       int node = nodes[i];
       if (is_transposed(node)) {
-        if (is_matmul(k_.nodes[node])) emit_transposed_matmul(c, node);
-        else emit_transposed_op(c, node);
+        pending.push_back(node);
         ++i;
         continue;
+      }
+      if (!pending.empty() && reads_pending(node)) {
+        emit_transposed(c, pending);
+        pending.clear();
       }
       if (is_matmul(k_.nodes[node])) {
         emit_matmul(c, nodes[i++]);
         continue;
       }
       std::size_t j = i;
-      while (j < nodes.size() && !is_matmul(k_.nodes[nodes[j]]) && !is_transposed(nodes[j])) ++j;
+      while (j < nodes.size() && !is_matmul(k_.nodes[nodes[j]]) && !is_transposed(nodes[j]) && (j == i || !reads_pending(nodes[j]))) ++j;
       emit_segment(c, {nodes.begin() + static_cast<std::ptrdiff_t>(i), nodes.begin() + static_cast<std::ptrdiff_t>(j)});
       i = j;
     }
+    if (!pending.empty()) emit_transposed(c, pending);
   }
 
   // The repeat count of batch dim `d` (extent `n`) among the HBM operands of a group's nodes: 1
@@ -888,7 +905,7 @@ class Materializer {
     int rb = loop(kb, "rt", c.tiling.block), rt = var_of(rb, kb);
     Tile xt;
     if (auto it = c.tvalues.find(x); it != c.tvalues.end())  // its K tiles are the value's chunks
-      xt = {it->second, window({{kv, strip_rows(c)}, {rt, c.tiling.pt}}, c.tiling.pt), {kt, c.tiling.pt}};
+      xt = {it->second.buffer, window({{kv, strip_rows(c)}, {rt, c.tiling.pt}}, c.tiling.pt), {kt, c.tiling.pt}};
     else
       xt = lhs_tile(c, node, rb, rt, kv, kt);
     int acc = add_buffer("acc", sem::Memory::Psum, n.dtype, {c.tiling.pt, c.tiling.block * nt}, {std::min(2, c.tiling.bufs), 2});
@@ -993,14 +1010,43 @@ class Materializer {
     return buf;
   }
 
-  // A producer of a swap site: per N tile of 128, [nt, S] = fused root(x^T, y) accumulated over
-  // K in PSUM (one instruction per row tile), evacuated into the value's chunk.
-  void emit_transposed_matmul(Ctx& c, int node) {
-    const ir::Node& n = k_.nodes[node];
-    std::int64_t K = shape_[n.inputs[0]].back(), N = shape_[node].back();
-    std::int64_t kt = largest_divisor(K, 128), nt = largest_divisor(N, 128), S = strip_rows(c), pt = c.tiling.pt;
-    int xT = transposed_lhs(c, node, kt);
+  // The values of a swap site, computed transposed in one loop over chunks of 128 of N: first
+  // the strip's x^T of each producer, then per chunk the producers and the chain in order.
+  void emit_transposed(Ctx& c, const std::vector<int>& nodes) {
+    std::int64_t N = shape_[nodes.front()].back(), nt = largest_divisor(N, 128);
+    for (int node : nodes) {
+      if (shape_[node].back() != N) throw Unsupported("values of a swap site with different columns", node);
+      if (is_matmul(k_.nodes[node])) transposed_lhs(c, node, largest_divisor(shape_[k_.nodes[node].inputs[0]].back(), 128));
+      // Scalar operands, broadcast down the partitions: loaded once per strip.
+      for (int in : k_.nodes[node].inputs)
+        if (!const_[in] && view_of(in) && !c.scalars.count(in) &&
+            std::all_of(shape_[in].begin(), shape_[in].end(), [](std::int64_t d) { return d == 1; }))
+          c.scalars.emplace(in, load(c.body, in, std::vector<Place>(shape_[in].size()), {nt, 1}, strip_depth(c)));
+    }
     int nb = loop(c.body, "n", N / nt), nv = var_of(nb, c.body);
+    for (int node : nodes) {
+      // Only what a later nest or the consumer reads keeps every chunk.
+      bool whole = false;
+      for (int m : plan_.groups[c.group])
+        for (int in : k_.nodes[m].inputs) whole = whole || (in == node && !is_transposed(m));
+      std::int64_t S = strip_rows(c);
+      const ir::Node& n = k_.nodes[node];
+      int buf = whole ? add_buffer(n.label.empty() ? "vT" : n.label, sem::Memory::Sbuf, n.dtype, {nt, N / nt * S}, {})
+                      : add_buffer(n.label.empty() ? "vT" : n.label, sem::Memory::Sbuf, n.dtype, {nt, S}, strip_depth(c));
+      Tile dest{buf, whole ? window({{nv, S}}, S) : Window{}, {nt, S}};
+      if (is_matmul(n)) emit_transposed_matmul(c, node, nb, nv, dest);
+      else emit_transposed_op(c, node, nb, nv, dest);
+      c.tvalues[node] = {buf, whole};
+    }
+  }
+
+  // A producer's chunk [nt, S] = fused root(x^T, y) accumulated over K in PSUM (one instruction
+  // per row tile), evacuated into `dest`.
+  void emit_transposed_matmul(Ctx& c, int node, int nb, int nv, const Tile& dest) {
+    const ir::Node& n = k_.nodes[node];
+    std::int64_t K = shape_[n.inputs[0]].back();
+    std::int64_t kt = largest_divisor(K, 128), nt = dest.shape[0], S = strip_rows(c), pt = c.tiling.pt;
+    int xT = transposed_lhs(c, node, kt);
     int kb = loop(nb, "k", K / kt), kv = var_of(kb, nb);
     Tile yt = load_rhs(c, node, kb, kv, kt, nv, nt);
     int rb = loop(kb, "rt", c.tiling.block), rt = var_of(rb, kb);
@@ -1008,38 +1054,32 @@ class Materializer {
     Tile at{xT, window({{kv, S}, {rt, pt}}, pt), {kt, pt}};
     Tile acct{acc, window({{rt, pt}}, pt), {nt, pt}};
     emit_lowering(rb, node, {at, yt}, &acct, kv, strip_depth(c));
-    int buf = add_buffer(n.label.empty() ? "mmT" : n.label, sem::Memory::Sbuf, n.dtype, {nt, N / nt * S}, {});
     Inst& cp = make_inst(TensorCopy, {{nt, S}}, {nt, S}, n.dtype, {node, true});
     cp.in = {acc};
     cp.in_window = {Window{}};
-    cp.out = buf;
-    cp.out_window = window({{nv, S}}, S);
+    cp.out = dest.buffer;
+    cp.out_window = dest.window;
     if (plan_.notes) cp.note = "evacuate " + describe(node) + " (transposed)";
     add_inst(nb, cp);
-    c.tvalues[node] = buf;
   }
 
-  // An element-wise op of a swap site's chain, chunk by chunk on transposed tiles [nt, S].
-  void emit_transposed_op(Ctx& c, int node) {
+  // An element-wise op of a swap site's chain on one chunk [nt, S] of its transposed operands.
+  void emit_transposed_op(Ctx& c, int node, int nb, int nv, const Tile& dest) {
     const ir::Node& n = k_.nodes[node];
-    std::int64_t N = shape_[node].back(), nt = largest_divisor(N, 128), S = strip_rows(c);
-    int nb = loop(c.body, "n", N / nt), nv = var_of(nb, c.body);
+    std::int64_t nt = dest.shape[0], S = strip_rows(c);
     std::vector<Tile> ops;
     for (int in : n.inputs) {
       if (const_[in]) {
         ops.push_back({constant_tile(*const_[in], {nt, 1}, n.dtype), {}, {nt, 1}});
       } else if (auto it = c.tvalues.find(in); it != c.tvalues.end()) {
-        ops.push_back({it->second, window({{nv, S}}, S), {nt, S}});
-      } else if (view_of(in) && std::all_of(shape_[in].begin(), shape_[in].end(), [](std::int64_t d) { return d == 1; })) {
-        ops.push_back(load(nb, in, std::vector<Place>(shape_[in].size()), {nt, 1}, strip_depth(c)));  // a scalar, broadcast
+        ops.push_back({it->second.buffer, it->second.whole ? window({{nv, S}}, S) : Window{}, {nt, S}});
+      } else if (auto sc = c.scalars.find(in); sc != c.scalars.end()) {
+        ops.push_back(sc->second);
       } else {
         throw Unsupported(fmt::format("'{}' computed transposed reads a value that is not", n.op), node);
       }
     }
-    int buf = add_buffer(n.label.empty() ? "vT" : n.label, sem::Memory::Sbuf, n.dtype, {nt, N / nt * S}, {});
-    Tile dest{buf, window({{nv, S}}, S), {nt, S}};
     emit_lowering(nb, node, ops, &dest, -1, strip_depth(c));
-    c.tvalues[node] = buf;
   }
 
   // An HBM scratch tensor for a spilled value: its whole shape, written and read back by DMA.
