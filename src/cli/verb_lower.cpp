@@ -40,7 +40,7 @@ void print_choices(const sweep::PreparedKernel& pk) {
     for (std::size_t i = 0; i < op.synthesis->lowerings.size() && i < 4; ++i)
       std::cout << "      " << op.synthesis->lowerings[i].text << "\n";
   }
-  std::cout << "instruction fusion (an element-wise op and its reduction as one proved instruction; every variant):\n";
+  std::cout << "instruction fusion (an element-wise op and its reduction read the tile in one proved instruction; every variant):\n";
   std::set<std::string> pairs;
   for (std::size_t v = 0; v < pk.choices.size(); ++v)
     for (const auto& pc : pk.choices[v].pairs)

@@ -69,8 +69,8 @@ void SynthesisCache::absorb(const std::string& text) {
 }
 
 std::string SynthesisCache::key(const TileOp& op, const sem::InstrTable& isa, const SynthesisOptions& options) {
-  return fmt::format("{}|isa {:016x}|depth {} all {}|steps {} candidates {}", op.key, isa.digest(), options.max_depth,
-                     options.all_depths, options.max_steps, options.max_candidates);
+  return fmt::format("{}|isa {:016x}|depth {} all {}|steps {} candidates {}{}", op.key, isa.digest(), options.max_depth,
+                     options.all_depths, options.max_steps, options.max_candidates, options.single_pass ? "|single pass" : "");
 }
 
 std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const SynthesisOptions& options) {
@@ -83,12 +83,15 @@ std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const Synthes
     q.options = options;
     out.push_back(std::move(q));
   }
-  SynthesisOptions one = options;
+  SynthesisOptions one = options, fused = options;
   one.max_depth = 1;
+  fused.max_depth = 2;
+  fused.all_depths = false;
+  fused.single_pass = true;
   for (std::size_t c = 0; c < k.nodes.size(); ++c)
     for (int p : k.nodes[c].inputs)
       if (auto t = pair_tile_op(k, p, static_cast<int>(c)))
-        out.push_back(SynthesisQuery{static_cast<int>(c), p, false, std::move(t), "", one});
+        out.push_back(SynthesisQuery{static_cast<int>(c), p, false, std::move(t), "", fused});
   for (const auto& site : swap_sites(k)) out.push_back(SynthesisQuery{site.consumer, -1, true, transposed_use_op(), "", one});
   return out;
 }

@@ -217,7 +217,8 @@ class Synthesizer {
     // The final step is likeliest an instruction sharing the op's constituents; earlier steps
     // are likeliest data movement (transposes, copies): order each accordingly.
     std::vector<const sem::InstrSpec*> order = pool_;
-    if (depth < max_depth_) std::reverse(order.begin(), order.end());
+    // (In a single pass the first instruction does the work: it is ordered like a final one.)
+    if (depth < max_depth_ && !opts_.single_pass) std::reverse(order.begin(), order.end());
     for (const sem::InstrSpec* in : order) {
       int slots = static_cast<int>(in->op.operands.size());
       std::vector<sem::AttrMap> attrs = attr_choices(*in);
@@ -264,11 +265,18 @@ class Synthesizer {
     } catch (const UserError&) {
       return false;
     }
+    if (opts_.single_pass && depth > 1) {
+      if (inputs.size() > 2) return false;
+      for (int x : inputs)
+        if (k.nodes[x].shape == op_.params.front().shape) return false;  // shapes, not attributes, decide
+    }
     std::vector<std::uint64_t> memo;
     if (!seen_.insert(ir::node_hash(k2, id, memo)).second) return true;
     path_.push_back(SketchStep{in.op.name, inputs, attr_index});
     if (k2.nodes[id].shape == target_) candidate(k2, id, depth);
-    if (depth < max_depth_) extend(k2, depth + 1, id);
+    // In a single pass a full tile left by the first instruction could not be read again.
+    bool dead_end = opts_.single_pass && k2.nodes[id].shape == op_.params.front().shape;
+    if (depth < max_depth_ && !dead_end) extend(k2, depth + 1, id);
     path_.pop_back();
     return true;
   }

@@ -165,6 +165,40 @@ TEST(Functional, SpilledMatmulResultsMatchTheReference) {
   }
 }
 
+// Instruction fusion on numbers: candidates whose element-wise op and reduction run as one
+// pass over the tile (mean(square(x)) as activation_reduce(func='square') then a divide of the
+// [P, 1] sums) against the reference.
+TEST(Functional, FusedPairsMatchTheReference) {
+  const sim::Target& t = sim::builtin_target("trn1");
+  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/rmsnorm_matmul.py", sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  sem::DimEnv dims = small_dims(k);
+  lower::SynthesisCache cache;
+  sweep::PrepareOptions opts;
+  opts.propagate.max_variants = 2;
+  sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, cache, opts);
+  lower::CandidateSpace space(pk.space_variants(), t, dims);
+  auto inputs = sweep::check_inputs(k, dims, 5);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  int checked = 0;
+  for (const auto& sec : space.sections()) {
+    if (!sec.fused) continue;
+    for (std::int64_t i = sec.first; i < sec.first + sec.size; i += std::max<std::int64_t>(1, sec.size / 16)) {
+      if (!space.decode(i).instruction_fusion) continue;
+      lower::Program p = space.materialize(i);
+      ASSERT_TRUE(std::any_of(p.insts.begin(), p.insts.end(), [](const lower::Inst& in) { return in.spec->op.name == "activation_reduce"; }))
+          << space.describe(i);
+      auto out = sim::execute(p, inputs);
+      ++checked;
+      for (std::size_t o = 0; o < out.size(); ++o)
+        for (std::int64_t e = 0; e < ref[o].size(); ++e)
+          ASSERT_LE(std::abs(out[o].data[e] - ref[o].data[e]), 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
+              << "candidate " << i << " (" << space.describe(i) << ") element " << e;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
 // The second propagation round's programs (values computed transposed, no transpose left on
 // them) on numbers, at shapes with several 128-column chunks and row tiles per strip: a spread
 // of the candidates of the transposed sections, on both targets (trn2's x^T comes by dma_transpose).

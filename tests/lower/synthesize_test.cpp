@@ -205,3 +205,39 @@ TEST(SynthesizeOnBundledTargets, ReductionsKeepTheReducedDimInTheirTile) {
 
 }  // namespace
 }  // namespace ts::lower
+
+namespace ts::lower {
+namespace {
+
+// Instruction fusion of an element-wise op and its reduction (Axon §4.5): the tile is read once.
+// A mean of squares has no single instruction (activation_reduce would need scale = 1/sqrt(F)),
+// but activation_reduce(func='square') followed by a divide of the [P, 1] sums is found, and no
+// sketch reads the tile twice.
+TEST(SynthesizeOnBundledTargets, SinglePassFusesSquareWithItsMean) {
+  ir::Module m = ir::parse_module("def f(x: f32[M, N]):\n    return mean(square(x), axis=1, keepdims=True)\n", "op.py",
+                                  sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels[0];
+  auto pair = pair_tile_op(k, k.nodes[k.outputs[0]].inputs[0], k.outputs[0]);
+  ASSERT_TRUE(pair);
+  const auto& isa = sim::builtin_target("trn1").isa;
+  SynthesisOptions one;
+  one.max_depth = 1;
+  EXPECT_TRUE(synthesize(pair->kernel, isa, one).lowerings.empty());
+  SynthesisOptions fused;
+  fused.single_pass = true;
+  SynthesisResult r = synthesize(pair->kernel, isa, fused);
+  ASSERT_FALSE(r.lowerings.empty());
+  EXPECT_NE(r.lowerings[0].text.find("activation_reduce(x, broadcast_to(0, shape=(P, 1)), func='square'"), std::string::npos)
+      << r.lowerings[0].text;
+  for (const auto& l : r.lowerings) {
+    EXPECT_TRUE(l.proof.proved()) << l.text;
+    int reads = 0;
+    for (const auto& n : l.program.nodes)
+      if (isa.find(n.op))
+        for (int in : n.inputs) reads += l.program.nodes[in].shape == l.program.params[0].shape ? 1 : 0;
+    EXPECT_EQ(reads, 1) << l.text;
+  }
+}
+
+}  // namespace
+}  // namespace ts::lower

@@ -50,7 +50,9 @@ struct OpChoices {
 };
 
 // Instruction fusion (Axon §4.5): an element-wise op and the reduction that is its only user,
-// lowered together by depth-1 synthesis to one instruction (sum(square(x)) = activation_reduce).
+// lowered together by synthesis to one instruction that reads the tile (sum(square(x)) =
+// activation_reduce), alone or followed by one that fixes up the reduced [P, 1] values
+// (mean(square(x)) = activation_reduce(x, func='square') / F): SynthesisOptions::single_pass.
 struct PairChoice {
   int producer = -1, consumer = -1;
   std::string label;                  // "square@2+mean@2"

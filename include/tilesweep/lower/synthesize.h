@@ -23,6 +23,9 @@ struct SynthesisOptions {
   std::int64_t max_steps = 150000;
   double max_ms = 120000;          // a safety net only: hitting it makes the result depend on load
   bool all_depths = false;         // keep searching deeper after the first depth with a lowering
+  // Instruction fusion: the sketch reads the op's input tile once. Only the first instruction
+  // reads values of that shape; later ones (two operands at most) fix up what it reduced.
+  bool single_pass = false;
   verify::ProveOptions prove;
 };
 
