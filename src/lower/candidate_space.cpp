@@ -429,13 +429,15 @@ Plan CandidateSpace::plan(const Candidate& c) const {
 
 void CandidateSpace::plan(const Candidate& c, Plan& plan) const {
   const Sec& s = secs_.at(static_cast<std::size_t>(c.section));
-  if (plan.prefix != s.prefix.get()) plan.picks.clear();  // another section's ops
+  if (plan.prefix != s.prefix.get()) {  // another section's ops and loop nests
+    plan.picks.clear();
+    plan.groups = s.groups;
+    plan.transposed = s.transposed;
+    plan.prefix = s.prefix.get();
+  }
   plan.absorbed.clear();
-  plan.groups = s.groups;
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
-  plan.prefix = s.prefix.get();
-  plan.transposed = s.transposed;
   // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op digits.
   auto engine = [&](std::size_t j) { return c.op_engines.empty() ? c.engines : c.op_engines[j]; };
   for (std::size_t j = 0; j < s.ops.size(); ++j)
