@@ -42,6 +42,19 @@ sem::DimEnv small_dims(const ir::Kernel& k) {
   return {};
 }
 
+// Every element of every output within |out - ref| <= 1e-4 + 1e-4 |ref|; the first that is not, when one is not.
+::testing::AssertionResult matches(const std::vector<ir::Tensor>& out, const std::vector<ir::Tensor>& ref) {
+  if (out.size() != ref.size()) return ::testing::AssertionFailure() << out.size() << " outputs, " << ref.size() << " expected";
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    if (out[o].shape != ref[o].shape) return ::testing::AssertionFailure() << "output " << o << " has another shape";
+    for (std::int64_t e = 0; e < ref[o].size(); ++e)
+      if (std::abs(out[o].data[e] - ref[o].data[e]) > 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
+        return ::testing::AssertionFailure() << "output " << o << " element " << e << ": " << out[o].data[e] << " against "
+                                             << ref[o].data[e];
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // Runs a seeded sample of the candidates of `k` at `dims` (of its original variant only, with
 // `original_only`) and compares each with the reference; the number checked.
 int check_sample(const ir::Kernel& k, const sem::DimEnv& dims, bool original_only) {
@@ -73,17 +86,10 @@ int check_sample(const ir::Kernel& k, const sem::DimEnv& dims, bool original_onl
       ++unplaceable;
       continue;
     }
-    auto out = sim::execute(p, inputs);
-    EXPECT_EQ(out.size(), ref.size());
-    for (std::size_t o = 0; o < out.size() && o < ref.size(); ++o) {
-      EXPECT_EQ(out[o].shape, ref[o].shape);
-      if (out[o].shape != ref[o].shape) return -1;
-      for (std::int64_t e = 0; e < ref[o].size(); ++e)
-        if (std::abs(out[o].data[e] - ref[o].data[e]) > 1e-4 + 1e-4 * std::abs(ref[o].data[e])) {
-          ADD_FAILURE() << k.name << " candidate " << i << " output " << o << " element " << e << ": " << out[o].data[e]
-                        << " against " << ref[o].data[e] << "\n" << space.describe(i);
-          return -1;
-        }
+    auto m = matches(sim::execute(p, inputs), ref);
+    if (!m) {
+      ADD_FAILURE() << k.name << " candidate " << i << ": " << m.message() << "\n" << space.describe(i);
+      return -1;
     }
     ++checked;
   }
@@ -152,11 +158,7 @@ TEST(Functional, SpilledMatmulResultsMatchTheReference) {
       if (std::none_of(p.buffers.begin(), p.buffers.end(), [](const lower::Buffer& b) { return b.spill; })) continue;
       ++spilled;
       auto out = sim::execute(p, inputs);
-      ASSERT_EQ(out.size(), ref.size());
-      for (std::size_t o = 0; o < out.size(); ++o)
-        for (std::int64_t e = 0; e < ref[o].size(); ++e)
-          ASSERT_LE(std::abs(out[o].data[e] - ref[o].data[e]), 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-              << file << " section at " << sec.first << " element " << e;
+      ASSERT_TRUE(matches(out, ref)) << file << " section at " << sec.first;
       sim::SimResult r = sim::simulate(p, t);
       EXPECT_GT(r.spill_bytes, 0);
       EXPECT_LE(r.spill_bytes, r.hbm_read_bytes + r.hbm_write_bytes);
@@ -188,12 +190,8 @@ TEST(Functional, FusedPairsMatchTheReference) {
       lower::Program p = space.materialize(i);
       ASSERT_TRUE(std::any_of(p.insts.begin(), p.insts.end(), [](const lower::Inst& in) { return in.spec->op.name == "activation_reduce"; }))
           << space.describe(i);
-      auto out = sim::execute(p, inputs);
       ++checked;
-      for (std::size_t o = 0; o < out.size(); ++o)
-        for (std::int64_t e = 0; e < ref[o].size(); ++e)
-          ASSERT_LE(std::abs(out[o].data[e] - ref[o].data[e]), 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-              << "candidate " << i << " (" << space.describe(i) << ") element " << e;
+      ASSERT_TRUE(matches(sim::execute(p, inputs), ref)) << "candidate " << i << " (" << space.describe(i) << ")";
     }
   }
   EXPECT_GT(checked, 0);
@@ -235,13 +233,8 @@ TEST_P(TransposedChains, MatchTheReference) {
     // The transposes left are x's, once per strip: fewer than the plain fused form's.
     EXPECT_LT(transposes(space.materialize(sec.first)), fused_transposes);
     for (std::int64_t i = sec.first; i < sec.first + sec.size; i += std::max<std::int64_t>(1, sec.size / 8)) {
-      auto out = sim::execute(space.materialize(i), inputs);
       ++checked;
-      ASSERT_EQ(out.size(), ref.size());
-      for (std::size_t o = 0; o < out.size(); ++o)
-        for (std::int64_t e = 0; e < ref[o].size(); ++e)
-          ASSERT_LE(std::abs(out[o].data[e] - ref[o].data[e]), 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-              << "candidate " << i << " (" << space.describe(i) << ") element " << e;
+      ASSERT_TRUE(matches(sim::execute(space.materialize(i), inputs), ref)) << "candidate " << i << " (" << space.describe(i) << ")";
     }
   }
   EXPECT_GT(checked, 0) << "no transposed candidates";
