@@ -116,6 +116,12 @@ int copy_nodes(ir::Kernel& into, const ir::Kernel& from, int root, const std::ve
   return at[root];
 }
 
+// The parameters of a matmul tile op, x [P, F] and y [F, K]: their node ids.
+std::pair<int, int> matmul_params(ir::Kernel& k) {
+  int x = add_param(k, "x", {sem::Dim::symbol("P"), sem::Dim::symbol("F")});
+  return {x, add_param(k, "y", {sem::Dim::symbol("F"), sem::Dim::symbol("K")})};
+}
+
 TileOp finish(ir::Kernel k, std::string name, int out) {
   k.name = std::move(name);
   k.outputs = {out};
@@ -149,8 +155,7 @@ TileOp transposed_use_op() {
 
 TileOp transposed_matmul_op() {
   ir::Kernel k;
-  int x = add_param(k, "x", {sem::Dim::symbol("P"), sem::Dim::symbol("F")});
-  int y = add_param(k, "y", {sem::Dim::symbol("F"), sem::Dim::symbol("K")});
+  auto [x, y] = matmul_params(k);
   return finish(k, "transposed_matmul", transpose(k, ir::add_op(k, *sem::OpTable::builtin().find("matmul"), {x, y}, {}, {})));
 }
 
@@ -216,9 +221,7 @@ std::optional<SplitLowering> split_at_root(const ir::Kernel& lowering, const sem
 ir::Kernel compose(const ir::Kernel& pre, const ir::Kernel& root) {
   ir::Kernel k;
   k.name = root.name;
-  TileOp m = transposed_matmul_op();
-  int x = add_param(k, "x", m.kernel.params[0].shape);
-  int y = add_param(k, "y", m.kernel.params[1].shape);
+  auto [x, y] = matmul_params(k);
   int a = copy_nodes(k, pre, pre.outputs[0], {x});
   k.outputs = {copy_nodes(k, root, root.outputs[0], {a, y})};
   return k;

@@ -258,17 +258,19 @@ class Synthesizer {
   // False when the operands do not fit the instruction's shapes.
   bool try_instr(const ir::Kernel& k, const sem::InstrSpec& in, const std::vector<int>& inputs,
                  const sem::AttrMap& attrs, int attr_index, int depth) {
+    // A single pass reads the tile in its first instruction only (before the kernel is copied:
+    // shapes, not attributes, decide).
+    if (opts_.single_pass && depth > 1) {
+      if (inputs.size() > 2) return false;
+      for (int x : inputs)
+        if (k.nodes[x].shape == op_.params.front().shape) return false;
+    }
     ir::Kernel k2 = k;
     int id;
     try {
       id = ir::add_op(k2, in.op, inputs, attrs, {});
     } catch (const UserError&) {
       return false;
-    }
-    if (opts_.single_pass && depth > 1) {
-      if (inputs.size() > 2) return false;
-      for (int x : inputs)
-        if (k.nodes[x].shape == op_.params.front().shape) return false;  // shapes, not attributes, decide
     }
     std::vector<std::uint64_t> memo;
     if (!seen_.insert(ir::node_hash(k2, id, memo)).second) return true;

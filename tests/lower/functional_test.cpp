@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <random>
 
 #include "tilesweep/ir/frontend.h"
@@ -55,17 +56,33 @@ sem::DimEnv small_dims(const ir::Kernel& k) {
   return ::testing::AssertionSuccess();
 }
 
+ir::Module suite_module(const std::string& file) {
+  return ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file, sem::OpTable::builtin());
+}
+
+// A kernel's variants (up to `max_variants`) with their instruction choices on target `t`, and
+// the synthesis cache those choices point into: what candidate spaces are built over.
+struct Prepared {
+  lower::SynthesisCache cache;
+  sweep::PreparedKernel pk;
+};
+
+std::unique_ptr<Prepared> prepare(const ir::Kernel& k, const sim::Target& t, int max_variants) {
+  auto p = std::make_unique<Prepared>();
+  sweep::PrepareOptions opts;
+  opts.propagate.max_variants = max_variants;
+  p->pk = sweep::prepare_kernel(k, t.isa, p->cache, opts);
+  return p;
+}
+
 // Runs a seeded sample of the candidates of `k` at `dims` (of its original variant only, with
 // `original_only`) and compares each with the reference; the number checked.
 int check_sample(const ir::Kernel& k, const sem::DimEnv& dims, bool original_only) {
   const sim::Target& t = sim::builtin_target("trn2");
-  lower::SynthesisCache cache;
-  sweep::PrepareOptions opts;
-  opts.propagate.max_variants = 8;
-  sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, cache, opts);
+  auto prepared = prepare(k, t, 8);
   lower::SpaceOptions so;
   so.max_block = 2;
-  auto variants = pk.space_variants();
+  auto variants = prepared->pk.space_variants();
   if (original_only) variants.resize(1);
   lower::CandidateSpace space(variants, t, dims, so);
   if (space.size() == 0) return 0;
@@ -100,7 +117,7 @@ int check_sample(const ir::Kernel& k, const sem::DimEnv& dims, bool original_onl
 class Functional : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Functional, SampledCandidatesMatchTheReference) {
-  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + GetParam(), sem::OpTable::builtin());
+  ir::Module m = suite_module(GetParam());
   const ir::Kernel& k = m.kernels.front();
   sem::DimEnv dims = small_dims(k);
   ASSERT_FALSE(dims.empty()) << "no small shape satisfies " << k.name;
@@ -137,14 +154,11 @@ TEST(Functional, StoredThroughATranspose) {
 TEST(Functional, SpilledMatmulResultsMatchTheReference) {
   const sim::Target& t = sim::builtin_target("trn2");
   for (const char* file : {"axon/rmsnorm_matmul.py", "axon/swiglu_mlp.py"}) {
-    ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file, sem::OpTable::builtin());
+    ir::Module m = suite_module(file);
     const ir::Kernel& k = m.kernels.front();
     sem::DimEnv dims = small_dims(k);
-    lower::SynthesisCache cache;
-    sweep::PrepareOptions opts;
-    opts.propagate.max_variants = 4;
-    sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, cache, opts);
-    auto variants = pk.space_variants();
+    auto prepared = prepare(k, t, 4);
+    auto variants = prepared->pk.space_variants();
     lower::CandidateSpace space(variants, t, dims);
     auto inputs = sweep::check_inputs(k, dims, 7);
     auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
@@ -172,14 +186,11 @@ TEST(Functional, SpilledMatmulResultsMatchTheReference) {
 // [P, 1] sums) against the reference.
 TEST(Functional, FusedPairsMatchTheReference) {
   const sim::Target& t = sim::builtin_target("trn1");
-  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/rmsnorm_matmul.py", sem::OpTable::builtin());
+  ir::Module m = suite_module("axon/rmsnorm_matmul.py");
   const ir::Kernel& k = m.kernels.front();
   sem::DimEnv dims = small_dims(k);
-  lower::SynthesisCache cache;
-  sweep::PrepareOptions opts;
-  opts.propagate.max_variants = 2;
-  sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, cache, opts);
-  lower::CandidateSpace space(pk.space_variants(), t, dims);
+  auto prepared = prepare(k, t, 2);
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims);
   auto inputs = sweep::check_inputs(k, dims, 5);
   auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
   int checked = 0;
@@ -205,17 +216,13 @@ class TransposedChains : public ::testing::TestWithParam<std::pair<const char*, 
 TEST_P(TransposedChains, MatchTheReference) {
   auto [target, file] = GetParam();
   const sim::Target& t = sim::builtin_target(target);
-  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file, sem::OpTable::builtin());
+  ir::Module m = suite_module(file);
   const ir::Kernel& k = m.kernels.front();
   sem::DimEnv dims = {{"M", 256}, {"K", 256}, {"N", 384}, {"R", 256}};
-  lower::SynthesisCache cache;
-  sweep::PrepareOptions opts;
-  opts.propagate.max_variants = 2;
-  sweep::PreparedKernel pk = sweep::prepare_kernel(k, t.isa, cache, opts);
-  auto variants = pk.space_variants();
+  auto prepared = prepare(k, t, 2);
   lower::SpaceOptions so;
   so.max_block = 2;
-  lower::CandidateSpace space(variants, t, dims, so);
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
   auto inputs = sweep::check_inputs(k, dims, 11);
   auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
   int checked = 0;
