@@ -34,6 +34,19 @@ struct CandidateSpace::Sec {
   std::map<const Lowering*, std::pair<const ir::Kernel*, const ir::Kernel*>> split;
   std::int64_t first = 0, size = 0;
 
+  // Every lowering program a pick of the section may name.
+  std::vector<const ir::Kernel*> programs() const {
+    std::vector<const ir::Kernel*> out;
+    for (std::size_t j = 0; j < lowerings.size(); ++j)
+      for (std::size_t l = 0; l < lowerings[j].size(); ++l) {
+        OpPick p = pick(j, l);
+        out.push_back(p.lowering);
+        out.push_back(p.pre);
+      }
+    for (const Lowering* l : pair_lowering) out.push_back(&l->program);
+    return out;
+  }
+
   // The pick of op j with its lowering l.
   OpPick pick(std::size_t j, std::size_t l, int engine = 0, int copies = -1) const {
     const Lowering* low = lowerings[j][l];
@@ -276,7 +289,7 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
         if (!fused) unfused = s.groups;
         else if (s.groups == unfused) continue;  // nothing to fuse: the same programs again
         if (form == 2 && !apply_swaps(s, kc)) continue;
-        s.prefix = make_prefix(k, dims_, target_, s.groups);
+        s.prefix = make_prefix(k, dims_, target_, s.groups, s.programs());
         Plan plan;
         plan.groups = s.groups;
         plan.cores = options_.cores;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <deque>
 #include <numeric>
 #include <optional>
 #include <tuple>
@@ -72,10 +73,12 @@ struct Depth {
 };
 constexpr int kUncapped = 1 << 20;
 
+using Shape = sim::TileShape;
+
 struct Tile {
   int buffer = -1;
   Window window;
-  std::vector<std::int64_t> shape;  // [rows, cols] of the window
+  Shape shape;  // [rows, cols] of the window
 };
 
 // True when the output's partition dim is an operand's free dim (a transpose): such an
@@ -122,6 +125,77 @@ GroupExtent extent_of(const ir::Kernel& k, const std::vector<int>& group, ShapeO
   return e;
 }
 
+// A dim's canonical key is the symbol's name when it is a bare symbol, and no other dim's key is
+// an identifier (constants are digits, compound sizes carry operators): no symbol list needed.
+bool bare_symbol(const sem::Dim& d) {
+  const std::string& k = d.key();
+  if (k.empty() || std::isdigit(static_cast<unsigned char>(k[0]))) return false;
+  return std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Where a size in a lowering program comes from: dim `dim` of operand `operand`'s tile, or the
+// constant `value` (operand -1).
+struct Extent {
+  int operand = -1, dim = 0;
+  std::int64_t value = 0;
+};
+
+}  // namespace
+
+// One node of a lowering program as emission needs it, worked out once per program (not per
+// instruction built): what it is, its instruction, and its shape from the operands' tiles.
+struct LoweringNode {
+  enum Kind { Operand, Constant, ConstantLayout, Instruction } kind = Instruction;
+  const sem::InstrSpec* spec = nullptr;  // Instruction: null when the target lacks it
+  std::optional<double> value;           // Constant: its value when no dim decides it
+  std::vector<Extent> shape;
+  bool resolved = false;  // `shape` holds every dim; else they are evaluated from the bound dims
+};
+struct PreparedLowering {
+  std::vector<LoweringNode> nodes;
+};
+
+namespace {
+
+PreparedLowering prepare_lowering(const ir::Kernel& L, const sem::InstrTable& isa) {
+  // The operand dims as emission binds them (a later operand's binding wins).
+  std::map<std::string, Extent, std::less<>> bound;
+  for (std::size_t i = 0; i < L.params.size(); ++i)
+    for (std::size_t d = 0; d < L.params[i].shape.size(); ++d)
+      if (bare_symbol(L.params[i].shape[d])) bound[L.params[i].shape[d].key()] = {static_cast<int>(i), static_cast<int>(d), 0};
+  PreparedLowering P;
+  P.nodes.resize(L.nodes.size());
+  for (std::size_t m = 0; m < L.nodes.size(); ++m) {
+    const ir::Node& ln = L.nodes[m];
+    LoweringNode& pn = P.nodes[m];
+    pn.resolved = true;
+    for (const auto& d : ln.shape) {
+      if (d.is_const()) {
+        pn.shape.push_back({-1, 0, d.value()});
+      } else if (auto b = bound.find(d.key()); b != bound.end()) {
+        pn.shape.push_back(b->second);
+      } else {
+        pn.resolved = false;
+        break;
+      }
+    }
+    if (ln.param >= 0) {
+      pn.kind = LoweringNode::Operand;
+    } else if (ln.op == "const" || ln.op == "dim") {
+      pn.kind = LoweringNode::Constant;
+      const auto& v = ln.attrs.at("value");
+      if (auto* x = std::get_if<double>(&v)) pn.value = *x;
+      else if (auto* i = std::get_if<std::int64_t>(&v)) pn.value = static_cast<double>(*i);
+      else if (std::get<sem::Dim>(v).is_const()) pn.value = static_cast<double>(std::get<sem::Dim>(v).value());
+    } else if (classify(ln) == OpClass::Layout && P.nodes[ln.inputs[0]].kind == LoweringNode::Constant) {
+      pn.kind = LoweringNode::ConstantLayout;
+    } else {
+      pn.spec = isa.find(ln.op);
+    }
+  }
+  return P;
+}
+
 }  // namespace
 
 struct Prefix {
@@ -131,6 +205,12 @@ struct Prefix {
   std::vector<std::optional<double>> consts;      // per node: its folded value, if constant
   std::vector<int> group_of;                      // per node: its fusion group (-1: none)
   std::vector<Frame> frames;                      // per node: frame_of, rank -1 where it throws
+  std::vector<std::pair<const ir::Kernel*, PreparedLowering>> lowerings;  // the section's, by address
+
+  const PreparedLowering* lowering(const ir::Kernel* L) const {
+    auto it = std::lower_bound(lowerings.begin(), lowerings.end(), L, [](const auto& e, const ir::Kernel* k) { return e.first < k; });
+    return it != lowerings.end() && it->first == L ? &it->second : nullptr;
+  }
 };
 
 namespace {
@@ -396,12 +476,12 @@ class Materializer {
   }
   static int var_of(int block, int parent) { return block == parent ? -1 : block; }
 
-  int add_buffer(const std::string& name, sem::Memory m, ir::DType dt, std::vector<std::int64_t> shape, Depth depth) {
+  int add_buffer(const std::string& name, sem::Memory m, ir::DType dt, const Shape& shape, Depth depth) {
     Buffer b;
     b.name = name + std::to_string(p_.buffers.size());
     b.memory = m;
     b.dtype = dt;
-    b.shape = std::move(shape);
+    b.shape.assign(shape.begin(), shape.end());
     b.bufs = depth.bufs;
     b.bufs_cap = depth.cap;
     b.nest = nest_;
@@ -418,8 +498,7 @@ class Materializer {
 
   // The instructions every program uses, looked up once per program.
   enum Common { DmaCopy, TensorCopy, Memset };
-  Inst& make_inst(Common which, const std::vector<std::vector<std::int64_t>>& operands, const std::vector<std::int64_t>& out,
-                 ir::DType dt, EngineOf engine) {
+  Inst& make_inst(Common which, const SmallVector<Shape, 3>& operands, const Shape& out, ir::DType dt, EngineOf engine) {
     static constexpr const char* kNames[] = {"dma_copy", "tensor_copy", "memset"};
     const sem::InstrSpec*& spec = common_[which];
     if (!spec) spec = t_.isa.find(kNames[which]);
@@ -427,15 +506,15 @@ class Materializer {
     return make_inst(spec, operands, out, dt, engine);
   }
   // Appends a new instruction to the program, for add_inst() to place.
-  Inst& make_inst(const sem::InstrSpec* spec, const std::vector<std::vector<std::int64_t>>& operands,
-                  const std::vector<std::int64_t>& out, ir::DType dt, EngineOf engine) {
+  Inst& make_inst(const sem::InstrSpec* spec, const SmallVector<Shape, 3>& operands, const Shape& out, ir::DType dt,
+                  EngineOf engine) {
     const std::string& name = spec->op.name;
     Inst& in = p_.insts.emplace_back();
     in.spec = spec;
     in.engine = engine_of(*spec, engine_index(plan_, engine));
     in.engine_node = engine.node;
     in.engine_copies = engine.copies;
-    auto v = sim::instr_vars(t_, *in.spec, operands, out, dt);
+    auto v = sim::instr_vars(t_, *in.spec, {operands.data(), operands.size()}, out, dt);
     if (v.repeat > 1 && moves_across_partitions(*in.spec))
       throw Unsupported(fmt::format("{} moves data across partitions and handles at most its limits; the tile is {}",
                                     name, fmt::join(out, " x ")), current_node_);
@@ -486,7 +565,7 @@ class Materializer {
     if (inner >= x.repeat) throw InternalError("a repeated dim's loop is not split at its repeat count");
   }
 
-  Tile load(int block, int value, const std::vector<Place>& places, std::vector<std::int64_t> tile, Depth depth) {
+  Tile load(int block, int value, const std::vector<Place>& places, const Shape& tile, Depth depth) {
     const ir::Node& n = k_.nodes[value];
     int buf = add_buffer(n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, depth);
     Inst& in = make_inst(DmaCopy, {tile}, tile, n.dtype, {});
@@ -511,7 +590,7 @@ class Materializer {
     add_inst(block, in);
   }
 
-  int constant_tile(double value, const std::vector<std::int64_t>& shape, ir::DType dt) {
+  int constant_tile(double value, const Shape& shape, ir::DType dt) {
     ConstKey key{std::bit_cast<std::uint64_t>(value), shape[0], shape.size() > 1 ? shape[1] : 1};
     for (const auto& [k, buf] : const_tiles_)
       if (k == key) return buf;
@@ -553,48 +632,75 @@ class Materializer {
     const OpPick& pick = plan_.picks.at(node);
     if (!program && !pick.lowering) throw Unsupported(fmt::format("'{}' has no instruction lowering", k_.nodes[node].op));
     const ir::Kernel& L = program ? *program : *pick.lowering;
-    sem::DimEnv env;
-    for (std::size_t i = 0; i < L.params.size(); ++i) bind(L.params[i].shape, operands.at(i).shape, env);
+    const PreparedLowering& P = prepared(L);
+    // The dims bound by the operands' shapes, for what the prepared form leaves open.
+    std::optional<sem::DimEnv> env;
+    auto bound = [&]() -> const sem::DimEnv& {
+      if (!env) {
+        env.emplace();
+        for (std::size_t i = 0; i < L.params.size(); ++i) bind(L.params[i].shape, operands.at(i).shape, *env);
+      }
+      return *env;
+    };
+    auto shape_of = [&](std::size_t m) {
+      Shape s;
+      if (P.nodes[m].resolved) {
+        for (const Extent& e : P.nodes[m].shape) {
+          if (e.operand < 0) s.push_back(e.value);
+          else if (static_cast<std::size_t>(e.dim) < operands.at(static_cast<std::size_t>(e.operand)).shape.size())
+            s.push_back(operands[static_cast<std::size_t>(e.operand)].shape[static_cast<std::size_t>(e.dim)]);
+          else break;
+        }
+        if (s.size() == P.nodes[m].shape.size()) return s;
+      }
+      auto v = ir::concrete_shape(L.nodes[m].shape, bound());
+      return Shape(v.begin(), v.end());
+    };
     std::vector<std::optional<Tile>> at(L.nodes.size());
     std::vector<std::optional<double>> cv(L.nodes.size());
     ir::DType dt = k_.nodes[node].dtype;
     int root = L.outputs[0];
     for (std::size_t m = 0; m < L.nodes.size(); ++m) {
       const ir::Node& ln = L.nodes[m];
-      if (ln.param >= 0) { at[m] = operands[ln.param]; continue; }
-      if (ln.op == "const" || ln.op == "dim") { cv[m] = constant_value(ln, env); continue; }
-      if (classify(ln) == OpClass::Layout && cv[ln.inputs[0]]) {
-        auto shape = ir::concrete_shape(ln.shape, env);
+      const LoweringNode& pn = P.nodes[m];
+      if (pn.kind == LoweringNode::Operand) {
+        at[m] = operands[ln.param];
+        continue;
+      }
+      if (pn.kind == LoweringNode::Constant) {
+        cv[m] = pn.value ? *pn.value : constant_value(ln, bound());
+        continue;
+      }
+      if (pn.kind == LoweringNode::ConstantLayout) {
+        Shape shape = shape_of(m);
         at[m] = Tile{constant_tile(*cv[ln.inputs[0]], shape, dt), {}, shape};
         continue;
       }
-      const sem::InstrSpec* spec = t_.isa.find(ln.op);
+      const sem::InstrSpec* spec = pn.spec;
       if (!spec) throw Unsupported(fmt::format("'{}' in a lowering is not an instruction of {}", ln.op, t_.name));
       if (fuse_dma(spec, ln, at, m)) continue;
-      std::vector<int> ins;
-      std::vector<Window> wins;
-      std::vector<std::vector<std::int64_t>> shapes;
+      SmallVector<int, 3> ins;
+      SmallVector<Window, 3> wins;
+      SmallVector<Shape, 3> shapes;
       for (std::size_t j = 0; j < ln.inputs.size(); ++j) {
         int src = ln.inputs[j];
         if (!at[src]) {
-          auto shape = ir::concrete_shape(L.nodes[src].shape, env);
+          Shape shape = shape_of(static_cast<std::size_t>(src));
           if (shape.empty()) shape = {operands.front().shape.front(), 1};
           at[src] = Tile{constant_tile(cv[src].value(), shape, dt), {}, shape};
         }
-        auto mem = spec->memory.find(spec->op.operands[j]);
-        Tile t = ensure_memory(block, *at[src], mem == spec->memory.end() ? nullptr : &mem->second, node, dt);
+        const Tile& t = ensure_memory(block, *at[src], &spec->operand_memory[j], node, dt);
         ins.push_back(t.buffer);
-        wins.push_back(std::move(t.window));
-        shapes.push_back(std::move(t.shape));
+        wins.push_back(t.window);
+        shapes.push_back(t.shape);
       }
-      auto out_shape = ir::concrete_shape(ln.shape, env);
+      Shape out_shape = shape_of(m);
       Inst& in = make_inst(spec, shapes, out_shape, dt, {node, false});
       in.attrs = ln.attrs;
       in.in = std::move(ins);
       in.in_window = std::move(wins);
       static const std::vector<sem::Memory> sbuf_only = {sem::Memory::Sbuf};
-      auto out_it = spec->memory.find("out");
-      const auto& out_mem = out_it != spec->memory.end() ? out_it->second : sbuf_only;
+      const auto& out_mem = spec->out_memory.empty() ? sbuf_only : spec->out_memory;
       bool into_dest = static_cast<int>(m) == root && dest &&
                        std::find(out_mem.begin(), out_mem.end(), p_.buffers[dest->buffer].memory) != out_mem.end();
       sem::Memory mem = std::find(out_mem.begin(), out_mem.end(), sem::Memory::Sbuf) != out_mem.end() ? sem::Memory::Sbuf : out_mem.front();
@@ -606,7 +712,7 @@ class Materializer {
         if (plan_.notes) in.note = describe(node);
       }
       add_inst(block, in);
-      at[m] = out;
+      at[m] = std::move(out);
     }
     Tile result = *at[root];
     if (dest && result.buffer != dest->buffer) {
@@ -620,6 +726,14 @@ class Materializer {
       return *dest;
     }
     return result;
+  }
+
+  // The prepared form of a lowering program: the prefix's, or prepared here once.
+  const PreparedLowering& prepared(const ir::Kernel& L) {
+    if (const PreparedLowering* p = pre_.lowering(&L)) return *p;
+    for (const auto& [k, p] : local_lowerings_)
+      if (k == &L) return p;
+    return local_lowerings_.emplace_back(&L, prepare_lowering(L, t_.isa)).second;
   }
 
   // Instruction fusion dma_copy + transpose -> dma_transpose: a DMA-engine instruction applied
@@ -636,29 +750,24 @@ class Materializer {
     Inst& load = p_.insts[lo->second];
     Buffer& b = p_.buffers[src->buffer];
     if (b.shape.size() != 2) return false;
-    std::vector<std::int64_t> shape = {b.shape[1], b.shape[0]};
+    Shape shape = {b.shape[1], b.shape[0]};
     load.spec = spec;
     load.engine = sem::Engine::Dma;
     for (auto& d : load.hbm.tile_dim)
       if (d >= 0) d = 1 - d;
-    auto v = sim::instr_vars(t_, *spec, {b.shape}, shape, b.dtype);
-    load.vars = std::move(v.vars);
+    const Shape loaded[] = {Shape(b.shape.begin(), b.shape.end())};
+    auto v = sim::instr_vars(t_, *spec, loaded, shape, b.dtype);
+    load.vars = v.vars;
     if (plan_.notes) load.note += " (transposed by the DMA)";
-    b.shape = shape;
+    b.shape.assign(shape.begin(), shape.end());
     at[m] = Tile{src->buffer, {}, shape};
     return true;
   }
 
-  // Binds the pattern dims that are a bare symbol. Such a dim's canonical key is the symbol's
-  // name, and no other dim's key is an identifier (constants are digits, compound sizes carry
-  // operators), which spares building the symbol list of every dim.
-  static void bind(const std::vector<sem::Dim>& pattern, const std::vector<std::int64_t>& shape, sem::DimEnv& env) {
-    auto identifier = [](const std::string& k) {
-      if (k.empty() || std::isdigit(static_cast<unsigned char>(k[0]))) return false;
-      return std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-    };
+  // Binds the pattern dims that are a bare symbol.
+  static void bind(const std::vector<sem::Dim>& pattern, const Shape& shape, sem::DimEnv& env) {
     for (std::size_t d = 0; d < pattern.size() && d < shape.size(); ++d)
-      if (identifier(pattern[d].key())) env[pattern[d].key()] = shape[d];
+      if (bare_symbol(pattern[d])) env[pattern[d].key()] = shape[d];
   }
 
   std::string describe(int node) const {
@@ -832,7 +941,7 @@ class Materializer {
         int in = sn.inputs[i];
         Role role = operand_role(k_, src, static_cast<int>(i));
         std::int64_t w = in_cols(c, src, in);
-        std::vector<std::int64_t> tile = {c.tiling.pt, role == Role::Broadcast && w == 1 ? 1 : w};
+        Shape tile = {c.tiling.pt, role == Role::Broadcast && w == 1 ? 1 : w};
         // A reduction across partitions reads every row of its operand at once.
         std::int64_t all_rows = rows_reduced(src, in);
         if (all_rows) tile[0] = all_rows;
@@ -1131,6 +1240,7 @@ class Materializer {
   int nest_ = -1;                  // the loop nest (group) being emitted
   int fusable_load_ = -1;          // a load only the current lowering reads (dma_transpose fusion)
   std::vector<std::pair<int, int>> load_of_;  // (buffer, the DMA load writing it)
+  std::deque<std::pair<const ir::Kernel*, PreparedLowering>> local_lowerings_;  // those the prefix lacks
   std::map<int, View> spilled_;               // node -> the view of its spill tensor
 };
 
@@ -1153,10 +1263,16 @@ void rebind(Program& p, const Plan& plan) {
 }
 
 std::shared_ptr<const Prefix> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
-                                          const std::vector<std::vector<int>>& groups) {
+                                          const std::vector<std::vector<int>>& groups,
+                                          std::vector<const ir::Kernel*> lowerings) {
   Plan plan;
   plan.groups = groups;
-  return std::make_shared<const Prefix>(Materializer(k, dims, t, plan).prefix());
+  Prefix p = Materializer(k, dims, t, plan).prefix();
+  std::sort(lowerings.begin(), lowerings.end());
+  lowerings.erase(std::unique(lowerings.begin(), lowerings.end()), lowerings.end());
+  for (const ir::Kernel* L : lowerings)
+    if (L) p.lowerings.emplace_back(L, prepare_lowering(*L, t.isa));
+  return std::make_shared<const Prefix>(std::move(p));
 }
 
 }  // namespace ts::lower

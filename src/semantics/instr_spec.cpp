@@ -123,6 +123,25 @@ void parse_nki(InstrSpec& in, const toml::node& n, const std::string& file, cons
               "pattern dim, engine or dtype)", name, bad);
 }
 
+// Fills the by-position fields from the by-name ones.
+void index_by_position(InstrSpec& in) {
+  auto limits_of = [&](const Pattern& p) {
+    std::vector<std::int64_t> out;
+    for (const auto& item : p.items) {
+      auto it = item.group || item.name.empty() ? in.limits.end() : in.limits.find(item.name);
+      out.push_back(it == in.limits.end() ? 0 : it->second);
+    }
+    return out;
+  };
+  for (std::size_t k = 0; k < in.op.operands.size(); ++k) {
+    auto m = in.memory.find(in.op.operands[k]);
+    in.operand_memory.push_back(m == in.memory.end() ? std::vector<Memory>{} : m->second);
+    in.operand_limits.push_back(k < in.op.shapes.size() ? limits_of(in.op.shapes[k]) : std::vector<std::int64_t>{});
+  }
+  if (auto m = in.memory.find("out"); m != in.memory.end()) in.out_memory = m->second;
+  in.out_limits = limits_of(in.op.out);
+}
+
 InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc,
                       const NkiNames& names) {
   InstrSpec in;
@@ -153,6 +172,7 @@ InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::
       in.limits[key] = *v.value<std::int64_t>();
     }
   }
+  index_by_position(in);
   const toml::node* c = t.get("cost");
   if (!c || !c->is_string()) fail(c ? toml_loc(*c, file) : loc, "instruction '{}': missing string key 'cost'", name);
   SourceLoc cl = toml_loc(*c, file);

@@ -65,24 +65,24 @@ double formula_value(const sem::InstrSpec& in, const lower::CostVars& vars) {
   return eval(*in.cost, in, vars);
 }
 
-InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, const std::vector<std::vector<std::int64_t>>& operands,
-                     const std::vector<std::int64_t>& out, ir::DType dtype) {
+InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, std::span<const TileShape> operands,
+                     std::span<const std::int64_t> out, ir::DType dtype) {
   InstrVars r;
-  // Clip a named pattern dim to its limit; the copies multiply.
+  // Clip a named pattern dim to its limit (0: none); the copies multiply, once per name.
   lower::CostVars clipped;  // the names clipped so far (values unused)
-  auto clip = [&](const std::string& name, std::int64_t v) {
-    if (in.limits.empty()) return v;
-    auto lim = in.limits.find(name);
-    if (lim == in.limits.end() || v <= lim->second) return v;
-    if (!clipped.find(name)) r.repeat *= static_cast<int>((v + lim->second - 1) / lim->second);
+  auto clip = [&](const std::string& name, std::int64_t limit, std::int64_t v) {
+    if (limit == 0 || v <= limit) return v;
+    if (!clipped.find(name)) r.repeat *= static_cast<int>((v + limit - 1) / limit);
     clipped.set(name, 0);
-    return lim->second;
+    return limit;
   };
   for (std::size_t k = 0; k < operands.size() && k < in.op.shapes.size(); ++k) {
     const auto& items = in.op.shapes[k].items;
+    const auto& limits = in.operand_limits[k];
     if (items.size() != operands[k].size()) continue;
     for (std::size_t d = 0; d < items.size(); ++d)
-      if (!items[d].group && !items[d].name.empty()) r.vars.set(items[d].name, static_cast<double>(clip(items[d].name, operands[k][d])));
+      if (!items[d].group && !items[d].name.empty())
+        r.vars.set(items[d].name, static_cast<double>(clip(items[d].name, limits[d], operands[k][d])));
   }
   // The output's dims, each clipped to its limit: one copy's elements and partitions.
   const auto& out_items = in.op.out.items;
@@ -91,7 +91,7 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, const std::vecto
   for (std::size_t d = 0; d < out.size(); ++d) {
     std::int64_t v = out[d];
     whole *= static_cast<double>(v);
-    if (named && !out_items[d].group && !out_items[d].name.empty()) v = clip(out_items[d].name, v);
+    if (named && !out_items[d].group && !out_items[d].name.empty()) v = clip(out_items[d].name, in.out_limits[d], v);
     elements *= static_cast<double>(v);
     if (d + 2 == out.size()) partitions = static_cast<double>(v);
   }

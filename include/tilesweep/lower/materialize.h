@@ -51,10 +51,12 @@ struct OpPick {
 
 // What every program of a kernel at given dims and fusion groups starts with: the HBM tensors,
 // their views (layout ops), folded constants and concrete shapes. make_prefix builds it once
-// (per candidate-space section) so that materializing a candidate does not redo it.
+// (per candidate-space section) so that materializing a candidate does not redo it, with the
+// section's lowering programs (OpPick::lowering, pre) prepared for emission.
 struct Prefix;
 std::shared_ptr<const Prefix> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
-                                          const std::vector<std::vector<int>>& groups);
+                                          const std::vector<std::vector<int>>& groups,
+                                          std::vector<const ir::Kernel*> lowerings = {});
 
 struct Plan {
   std::vector<std::vector<int>> groups;  // fusion_groups()

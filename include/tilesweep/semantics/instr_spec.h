@@ -26,6 +26,13 @@ struct InstrSpec {
   std::vector<Engine> engines;
   std::map<std::string, std::vector<Memory>> memory;    // per operand, and "out"
   std::map<std::string, std::int64_t> limits;           // max size per pattern dim
+  // The same facts by position, derived at load (candidates are built from them by the
+  // million; no name lookups there): each operand's memories (empty: any) and the output's,
+  // and the limit of each item of each operand's pattern and of the output's (0: none).
+  std::vector<std::vector<Memory>> operand_memory;
+  std::vector<Memory> out_memory;
+  std::vector<std::vector<std::int64_t>> operand_limits;
+  std::vector<std::int64_t> out_limits;
   ExprPtr cost;                                         // engine cycles
   std::string source;                                   // where the facts come from
   // The NKI call that runs it (optional; placeholder syntax in the isa.toml headers), and the NKI

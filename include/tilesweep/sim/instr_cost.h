@@ -5,8 +5,10 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 
+#include "tilesweep/base/small_vector.h"
 #include "tilesweep/ir/graph.h"
 #include "tilesweep/lower/cost_vars.h"
 #include "tilesweep/semantics/instr_spec.h"
@@ -27,8 +29,9 @@ struct InstrVars {
   lower::CostVars vars;
   int repeat = 1;
 };
-InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, const std::vector<std::vector<std::int64_t>>& operands,
-                     const std::vector<std::int64_t>& out, ir::DType dtype);
+using TileShape = SmallVector<std::int64_t, 4>;
+InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, std::span<const TileShape> operands,
+                     std::span<const std::int64_t> out, ir::DType dtype);
 
 // Time in ns of one instruction node of a tile program at the dims `env`, on the first engine
 // the instruction allows (DMA: bytes over the core's DMA bandwidth, plus the start latency).
