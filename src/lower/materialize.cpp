@@ -133,14 +133,14 @@ bool bare_symbol(const sem::Dim& d) {
   return std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+}  // namespace
+
 // Where a size in a lowering program comes from: dim `dim` of operand `operand`'s tile, or the
 // constant `value` (operand -1).
 struct Extent {
   int operand = -1, dim = 0;
   std::int64_t value = 0;
 };
-
-}  // namespace
 
 // One node of a lowering program as emission needs it, worked out once per program (not per
 // instruction built): what it is, its instruction, and its shape from the operands' tiles.
@@ -349,7 +349,7 @@ class Materializer {
     b.shape = own_.shapes[node];
     b.param = param;
     b.output = output;
-    p_.buffers.push_back(b);
+    p_.buffers.push_back(std::move(b));
     return static_cast<int>(p_.buffers.size()) - 1;
   }
 
@@ -442,7 +442,7 @@ class Materializer {
       b.alias = b.alias >= 0 ? b.alias : v.buffer;
       b.param = -1;
       b.output = -1;
-      p_.buffers.push_back(b);
+      p_.buffers.push_back(std::move(b));
       own_.views[id] = identity(static_cast<int>(p_.buffers.size()) - 1);
     } else if (n.op == "repeat") {
       auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
@@ -485,7 +485,7 @@ class Materializer {
     b.bufs = depth.bufs;
     b.bufs_cap = depth.cap;
     b.nest = nest_;
-    p_.buffers.push_back(b);
+    p_.buffers.push_back(std::move(b));
     return static_cast<int>(p_.buffers.size()) - 1;
   }
 
@@ -1200,7 +1200,7 @@ class Materializer {
     b.dtype = n.dtype;
     b.shape = shape_[node];
     b.spill = true;
-    p_.buffers.push_back(b);
+    p_.buffers.push_back(std::move(b));
     return static_cast<int>(p_.buffers.size()) - 1;
   }
 
