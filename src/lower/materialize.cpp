@@ -148,6 +148,7 @@ struct LoweringNode {
   enum Kind { Operand, Constant, ConstantLayout, Instruction } kind = Instruction;
   const sem::InstrSpec* spec = nullptr;  // Instruction: null when the target lacks it
   std::optional<double> value;           // Constant: its value when no dim decides it
+  std::optional<Extent> value_dim;       // Constant: the operand dim that is its value
   std::vector<Extent> shape;
   bool resolved = false;  // `shape` holds every dim; else they are evaluated from the bound dims
 };
@@ -187,6 +188,7 @@ PreparedLowering prepare_lowering(const ir::Kernel& L, const sem::InstrTable& is
       if (auto* x = std::get_if<double>(&v)) pn.value = *x;
       else if (auto* i = std::get_if<std::int64_t>(&v)) pn.value = static_cast<double>(*i);
       else if (std::get<sem::Dim>(v).is_const()) pn.value = static_cast<double>(std::get<sem::Dim>(v).value());
+      else if (auto b = bound.find(std::get<sem::Dim>(v).key()); b != bound.end()) pn.value_dim = b->second;
     } else if (classify(ln) == OpClass::Layout && P.nodes[ln.inputs[0]].kind == LoweringNode::Constant) {
       pn.kind = LoweringNode::ConstantLayout;
     } else {
@@ -642,14 +644,20 @@ class Materializer {
       }
       return *env;
     };
+    // An extent's size, if the operand has that dim (else the bound dims decide, as they did).
+    auto size_of = [&](const Extent& e) -> std::optional<std::int64_t> {
+      if (e.operand < 0) return e.value;
+      const Shape& s = operands.at(static_cast<std::size_t>(e.operand)).shape;
+      if (static_cast<std::size_t>(e.dim) < s.size()) return s[static_cast<std::size_t>(e.dim)];
+      return std::nullopt;
+    };
     auto shape_of = [&](std::size_t m) {
       Shape s;
       if (P.nodes[m].resolved) {
         for (const Extent& e : P.nodes[m].shape) {
-          if (e.operand < 0) s.push_back(e.value);
-          else if (static_cast<std::size_t>(e.dim) < operands.at(static_cast<std::size_t>(e.operand)).shape.size())
-            s.push_back(operands[static_cast<std::size_t>(e.operand)].shape[static_cast<std::size_t>(e.dim)]);
-          else break;
+          auto size = size_of(e);
+          if (!size) break;
+          s.push_back(*size);
         }
         if (s.size() == P.nodes[m].shape.size()) return s;
       }
@@ -668,7 +676,8 @@ class Materializer {
         continue;
       }
       if (pn.kind == LoweringNode::Constant) {
-        cv[m] = pn.value ? *pn.value : constant_value(ln, bound());
+        std::optional<std::int64_t> dim = pn.value_dim ? size_of(*pn.value_dim) : std::nullopt;
+        cv[m] = pn.value ? *pn.value : dim ? static_cast<double>(*dim) : constant_value(ln, bound());
         continue;
       }
       if (pn.kind == LoweringNode::ConstantLayout) {
