@@ -12,7 +12,7 @@ VerbRun add_report(CLI::App& app) {
   auto archive = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("text");
   cmd->add_option("archive", *archive, "archive (plain or merged)")->required();
-  cmd->add_option("--format", *format, "text, csv (table,row,column,value) or json")
+  cmd->add_option("--format", *format, "text, csv (table,row,column,value,kernel,target,shape,mesh) or json")
       ->check(CLI::IsMember({"text", "csv", "json"}));
   return [=]() {
     if (!*cmd) return -1;

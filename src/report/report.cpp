@@ -102,19 +102,27 @@ std::string compact_shape(const std::string& shape) {
 std::vector<Table> speedup_tables(const std::vector<BestRecord>& best) {
   std::vector<Table> out;
   for (const auto& target : ordered(best, [](const BestRecord& b) { return b.target; })) {
-    std::vector<std::pair<std::vector<std::string>, std::vector<std::vector<Cell>>>> groups;
+    struct Group {
+      std::vector<std::string> shapes;
+      std::vector<std::pair<std::string, std::string>> keys;
+      std::vector<std::vector<Cell>> rows;
+    };
+    std::vector<Group> groups;
     for (const auto& kernel : ordered(best, [](const BestRecord& b) { return b.kernel; })) {
       std::vector<std::string> shapes;
       std::vector<Cell> row{Cell::of(kernel)};
       for (const auto& b : best)
         if (b.kernel == kernel && b.target == target)
           shapes.push_back(shape_label(b)), row.push_back(Cell::num(b.heuristic_ns / b.latency_ns, "x"));
+      std::vector<std::pair<std::string, std::string>> keys{{"", ""}};
+      for (const auto& b : best)
+        if (b.kernel == kernel && b.target == target) keys.emplace_back(b.shape, b.mesh);
       if (shapes.empty()) continue;
-      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == shapes; });
-      if (g == groups.end()) g = groups.insert(groups.end(), {shapes, {}});
-      g->second.push_back(std::move(row));
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.shapes == shapes; });
+      if (g == groups.end()) g = groups.insert(groups.end(), {shapes, std::move(keys), {}});
+      g->rows.push_back(std::move(row));
     }
-    for (auto& [shapes, rows] : groups) {
+    for (auto& [shapes, keys, rows] : groups) {
       std::string dims = dim_names(shapes);
       Table t{"speedup", fmt::format("Speedup of the best candidate over the heuristic baseline on {} "
                                      "(heuristic / best latency, per shape{}; Axon Tables 4-5)", target,
@@ -127,6 +135,9 @@ std::vector<Table> speedup_tables(const std::vector<BestRecord>& best) {
         row.push_back(Cell::num(geomean(xs), "x"));
       }
       t.rows = std::move(rows);
+      t.target = target;
+      t.column_keys = std::move(keys);
+      t.column_keys.emplace_back("", "");  // geomean
       out.push_back(std::move(t));
     }
   }
@@ -217,6 +228,8 @@ Report build_report(const LoadedArchive& l) {
   Report r;
   r.notes = notes(l);
   r.tables = speedup_tables(a.best);
+  r.tables.push_back(detail::latency_table(a.best));
+  r.tables.push_back(detail::latency_total_table(a.best));
   r.tables.push_back(ablation_table(a.best));
   r.tables.push_back(ablation_relative_table(a.best));
   for (auto& t : roofline_tables(a.best, suites(l))) r.tables.push_back(std::move(t));

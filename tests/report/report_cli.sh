@@ -43,11 +43,18 @@ grep -q "entry: softmax trn1 M=256,N=256 mesh 1" near.txt
 "$bin" report m.h5 > r.txt
 grep -q "latencies are simulated" r.txt
 grep -q "Speedup of the best candidate over the heuristic baseline on trn1" r.txt
+grep -q "Best simulated latency per kernel, target, shape and mesh" r.txt
+grep -q "Total best latency per target and mesh" r.txt
 "$bin" report a.h5 --format json | $py -c 'import json,sys; d=json.load(sys.stdin); assert d["simulated"] and d["tables"]'
 "$bin" report a.h5 --format csv | $py -c '
 import csv, sys
 rows = list(csv.reader(sys.stdin))
-assert rows[0] == ["table", "row", "column", "value"] and len(rows) > 10 and all(len(r) == 4 for r in rows), rows[:3]'
+assert rows[0] == ["table", "row", "column", "value", "kernel", "target", "shape", "mesh"], rows[0]
+assert len(rows) > 10 and all(len(r) == 8 for r in rows), rows[:3]
+# every speedup and latency value names its full key, so trn1 and trn2 rows never share one
+keyed = [r for r in rows if r[0] in ("speedup", "latency") and r[2] != "geomean"]
+assert keyed and all(r[4] and r[5] and r[6] and r[7] for r in keyed), [r for r in keyed if not all(r[4:])][:3]
+assert len({tuple(r[:3] + r[4:]) for r in keyed}) == len(keyed), "two values share a key"'
 
 # bad input: exit 2 and the message
 expect() {  # expect "message" cmd...

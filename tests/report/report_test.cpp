@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include <unistd.h>
@@ -198,6 +199,58 @@ TEST(Report, AblationRelativeToTheFullSearch) {
   EXPECT_DOUBLE_EQ(t->rows[0][4].number, 0.5);
   EXPECT_NEAR(t->rows[0][5].number, std::sqrt(0.125), 1e-12);
   EXPECT_NEAR(t->rows[0][8].number, 1 / 1.5, 1e-12);
+}
+
+
+const Table& table(const Report& r, const std::string& id) {
+  auto t = std::find_if(r.tables.begin(), r.tables.end(), [&](const Table& x) { return x.id == id; });
+  if (t == r.tables.end()) throw std::runtime_error("no table " + id);
+  return *t;
+}
+
+// Absolute latencies in us, the engine that bounds each best, and per-target totals that count a
+// key without a program apart instead of adding NaN.
+TEST(Report, LatencyTableAndTotals) {
+  auto rows = std::vector{best("mm", "M=1", 2000), best("mm", "M=2", 4000), best("mm", "M=4", 100)};
+  rows[0].busy_ns = {500, 0, 0, 0, 1800};  // dma 90 %
+  rows[1].busy_ns = {3000, 100, 0, 0, 200};
+  rows[2].latency_ns = store::kNotComputed;
+  rows.push_back(best("mm", "M=1", 1000));
+  rows.back().target = "trn2";
+  Report r = build_report(loaded("a.h5", "ja", rows));
+  const Table& l = table(r, "latency");
+  ASSERT_EQ(l.rows.size(), 4u);
+  EXPECT_EQ(l.columns[4], "best us");
+  EXPECT_DOUBLE_EQ(l.rows[0][4].number, 2.0);
+  EXPECT_EQ(l.rows[0][8].text, "dma 90% busy");
+  EXPECT_EQ(l.rows[1][8].text, "tensor 75% busy");
+  EXPECT_EQ(l.rows[2][8].text, "no program");
+  const Table& total = table(r, "latency_total");
+  ASSERT_EQ(total.rows.size(), 2u);
+  EXPECT_EQ(total.rows[0][0].text, "trn1");
+  EXPECT_DOUBLE_EQ(total.rows[0][2].number, 3);  // keys
+  EXPECT_DOUBLE_EQ(total.rows[0][3].number, 1);  // without a program
+  EXPECT_DOUBLE_EQ(total.rows[0][4].number, 6.0);
+  EXPECT_DOUBLE_EQ(total.rows[0][5].number, 18.0);
+  EXPECT_DOUBLE_EQ(total.rows[1][4].number, 1.0);
+}
+
+// Tidy CSV: every speedup value carries kernel, target, shape and mesh, so the rows of two
+// targets never share a key; JSON names a per-target table's target and its columns' shapes.
+TEST(Report, CsvRowsNameTheirKeys) {
+  auto rows = std::vector{best("mm", "M=1", 100), best("mm", "M=2", 100)};
+  rows.push_back(best("mm", "M=1", 50));
+  rows.back().target = "trn2";
+  Report r = build_report(loaded("a.h5", "ja", rows));
+  std::string csv = format_csv(r);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "table,row,column,value,kernel,target,shape,mesh");
+  EXPECT_NE(csv.find("\nspeedup,mm,1,3,mm,trn1,M=1,1\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nspeedup,mm,1,3,mm,trn2,M=1,1\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nlatency,mm,best us,0.05,mm,trn2,M=1,1\n"), std::string::npos) << csv;
+  std::string json = format_json(r);
+  EXPECT_NE(json.find("\"target\": \"trn2\", \"column_keys\": [null, {\"shape\": \"M=1\", \"mesh\": \"1\"}, null]"),
+            std::string::npos)
+      << json;
 }
 
 }  // namespace

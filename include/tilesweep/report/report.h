@@ -1,7 +1,8 @@
 // `tilesweep report`: an archive as the tables of the Axon paper (speedup over the heuristic
 // baseline per shape, ablations, candidates and time per stage) plus AccelOpt's % of roofline,
 // proof and search statistics. A Report is plain data; the formatters print it as aligned text,
-// long-format CSV (table,row,column,value) or JSON. Every report says that its latencies are
+// long-format CSV (table,row,column,value,kernel,target,shape,mesh: the last four name each
+// value's key wherever the table has one) or JSON. Every report says that its latencies are
 // simulated and which target descriptions produced them.
 #pragma once
 
@@ -29,6 +30,10 @@ struct Table {
   std::string title;  // what it shows, in words
   std::vector<std::string> columns;
   std::vector<std::vector<Cell>> rows;  // each as long as columns; rows[i][0] names the row
+  std::string target;                   // the target of every row, when the table is about one
+  // Per column, the (shape, mesh) it stands for when columns are shapes (as in the speedup
+  // tables); empty otherwise. CSV and JSON rows carry them so each value names its full key.
+  std::vector<std::pair<std::string, std::string>> column_keys;
 };
 
 struct Report {
