@@ -9,6 +9,7 @@
 
 #include "tilesweep/base/error.h"
 #include "tilesweep/base/hash.h"
+#include "config_delta.h"
 
 namespace ts::report {
 namespace {
@@ -98,7 +99,12 @@ Merged merge_archives(const std::vector<LoadedArchive>& inputs, const std::strin
 
 namespace {
 
-BestChange change_of(const store::BestRecord* x, const store::BestRecord* y) {
+// Whether `after` is more than `threshold_pct` percent away from `before` (NaN never is).
+bool moved(double before, double after, double threshold_pct) {
+  return std::abs(after / before - 1) * 100 > threshold_pct;
+}
+
+BestChange change_of(const store::BestRecord* x, const store::BestRecord* y, double threshold_pct) {
   const store::BestRecord& k = x ? *x : *y;
   BestChange c{BestChange::Kind::Changed, k.kernel, k.target, k.shape, k.mesh, store::kNotComputed,
                store::kNotComputed, -1, -1, "", ""};
@@ -107,31 +113,50 @@ BestChange change_of(const store::BestRecord* x, const store::BestRecord* y) {
   using K = BestChange::Kind;
   if (!y) c.kind = K::Removed;
   else if (!x) c.kind = K::Added;
-  else if (better(x->latency_ns, y->latency_ns)) c.kind = K::Regression;
-  else if (better(y->latency_ns, x->latency_ns)) c.kind = K::Improvement;
+  if (!x || !y) return c;
+  // A program found or lost always counts; a latency change only beyond the threshold.
+  bool beyond = std::isnan(c.before_ns) != std::isnan(c.after_ns) || moved(c.before_ns, c.after_ns, threshold_pct);
+  if (beyond && better(c.before_ns, c.after_ns)) c.kind = K::Regression;
+  else if (beyond && better(c.after_ns, c.before_ns)) c.kind = K::Improvement;
   return c;
+}
+
+bool same_candidate(const store::BestRecord& x, const store::BestRecord& y) {
+  return x.variant == y.variant && x.choice == y.choice && x.index == y.index && x.config == y.config;
 }
 
 bool same(const store::BestRecord& x, const store::BestRecord& y) {
   bool same_latency = x.latency_ns == y.latency_ns || (std::isnan(x.latency_ns) && std::isnan(y.latency_ns));
-  return same_latency && x.variant == y.variant && x.choice == y.choice && x.index == y.index && x.config == y.config;
+  return same_latency && same_candidate(x, y);
 }
 
 double ratio(const BestChange& c) { return c.after_ns / c.before_ns; }
 
+// The order of regressions and improvements: a lost program is the largest slowdown, a found one
+// the largest speedup (NaN ratios would break the sort's strict weak order).
+double order_ratio(const BestChange& c) {
+  if (std::isnan(c.after_ns) && !std::isnan(c.before_ns)) return HUGE_VAL;
+  if (std::isnan(c.before_ns) && !std::isnan(c.after_ns)) return 0;
+  return ratio(c);
+}
+
 }  // namespace
 
-std::vector<BestChange> diff_best(const store::Archive& a, const store::Archive& b) {
+std::vector<BestChange> diff_best(const store::Archive& a, const store::Archive& b, double threshold_pct) {
   std::map<Key, std::pair<const store::BestRecord*, const store::BestRecord*>> keys;
   for (const auto& r : a.best) keys[Key{r.kernel, r.target, r.shape, r.mesh}].first = &r;
   for (const auto& r : b.best) keys[Key{r.kernel, r.target, r.shape, r.mesh}].second = &r;
   std::vector<BestChange> out;
   for (const auto& [key, p] : keys)
-    if (!p.first || !p.second || !same(*p.first, *p.second)) out.push_back(change_of(p.first, p.second));
+    if (!p.first || !p.second || !same(*p.first, *p.second)) {
+      BestChange c = change_of(p.first, p.second, threshold_pct);
+      bool only_latency = c.kind == BestChange::Kind::Changed && same_candidate(*p.first, *p.second);
+      if (!only_latency) out.push_back(std::move(c));
+    }
   std::stable_sort(out.begin(), out.end(), [](const BestChange& x, const BestChange& y) {
     if (x.kind != y.kind) return x.kind < y.kind;
-    if (x.kind == BestChange::Kind::Regression) return ratio(x) > ratio(y);
-    if (x.kind == BestChange::Kind::Improvement) return ratio(x) < ratio(y);
+    if (x.kind == BestChange::Kind::Regression) return order_ratio(x) > order_ratio(y);
+    if (x.kind == BestChange::Kind::Improvement) return order_ratio(x) < order_ratio(y);
     return false;
   });
   return out;
@@ -145,9 +170,14 @@ std::string describe(const BestChange& c) {
   if (c.kind == BestChange::Kind::Removed) return head + fmt::format("{} (only in the first archive)", ns(c.before_ns));
   if (c.kind == BestChange::Kind::Added) return head + fmt::format("{} (only in the second archive)", ns(c.after_ns));
   std::string s = head + fmt::format("{} -> {}", ns(c.before_ns), ns(c.after_ns));
-  if (std::isfinite(ratio(c)) && c.kind != BestChange::Kind::Changed) s += fmt::format(" ({:+.1f}%)", 100 * (ratio(c) - 1));
-  if (c.before_index != c.after_index || c.before_config != c.after_config)
-    s += fmt::format("; candidate {} [{}] -> {} [{}]", c.before_index, c.before_config, c.after_index, c.after_config);
+  if (std::isfinite(ratio(c)) && c.kind != BestChange::Kind::Changed) {
+    double pct = 100 * (ratio(c) - 1);  // a change under 0.05 % with more digits than "+0.0%"
+    s += std::abs(pct) < 0.05 ? fmt::format(" ({:+.3f}%)", pct) : fmt::format(" ({:+.1f}%)", pct);
+  }
+  if (c.before_index != c.after_index || c.before_config != c.after_config) {
+    std::string knobs = detail::config_delta(c.before_config, c.after_config);
+    s += fmt::format("; candidate {} -> {}{}", c.before_index, c.after_index, knobs.empty() ? "" : ": " + knobs);
+  }
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tilesweep/base/error.h"
+#include "../../src/report/config_delta.h"
 #include "tilesweep/report/lookup.h"
 #include "tilesweep/report/merge.h"
 #include "tilesweep/report/report.h"
@@ -102,6 +103,50 @@ TEST(Diff, SelfIsEmptyAndRegressionsComeFirst) {
   EXPECT_EQ(d[2].kind, BestChange::Kind::Improvement);
   EXPECT_EQ(d[3].kind, BestChange::Kind::Added);
   EXPECT_EQ(describe(d[0]), "regression   mm trn1 M=2 mesh 1: 100.0 ns -> 120.0 ns (+20.0%)");
+}
+
+// A latency change within the threshold is no regression: listed as a candidate change when the
+// candidate differs, dropped when only the latency moved. A lost program is always a regression.
+TEST(Diff, ThresholdSeparatesNoiseFromRegressions) {
+  auto a = loaded("a.h5", "ja", {best("mm", "M=1", 1000), best("mm", "M=2", 1000, 1), best("mm", "M=4", 1000),
+                                 best("mm", "M=8", 1000)});
+  auto rows = std::vector{best("mm", "M=1", 1000.5), best("mm", "M=2", 1000.4, 2), best("mm", "M=4", 1020),
+                          best("mm", "M=8", 1000)};
+  rows[3].latency_ns = store::kNotComputed;
+  auto b = loaded("b.h5", "jb", rows);
+  struct Case {
+    double threshold;
+    std::vector<std::pair<std::string, BestChange::Kind>> want;
+  };
+  using K = BestChange::Kind;
+  for (const Case& c : {Case{0, {{"M=8", K::Regression}, {"M=4", K::Regression}, {"M=1", K::Regression}, {"M=2", K::Regression}}},
+                        Case{0.1, {{"M=8", K::Regression}, {"M=4", K::Regression}, {"M=2", K::Changed}}},
+                        Case{5, {{"M=8", K::Regression}, {"M=2", K::Changed}}}}) {
+    auto d = diff_best(a.archive, b.archive, c.threshold);
+    std::vector<std::pair<std::string, BestChange::Kind>> got;
+    for (const auto& x : d) got.emplace_back(x.shape, x.kind);
+    EXPECT_EQ(got, c.want) << "threshold " << c.threshold;
+  }
+}
+
+// Only the knobs that differ, in the order they appear.
+TEST(Diff, ShowsOnlyTheChangedKnobs) {
+  struct Case {
+    std::string before, after, want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"v0 fused bufs=2 | g0: pt=128 block=1", "v0 fused bufs=2 | g0: pt=128 block=1", ""},
+           {"v0 fused bufs=2 | g0: pt=128 block=1", "v0 fused bufs=3 | g0: pt=64 block=1", "bufs: 2 -> 3; g0.pt: 128 -> 64"},
+           {"v0 fused | mul@2: tensor_tensor(x, y, op='mul')", "v0 fused instruction-fusion | mul@2: tensor_scalar(x, y)",
+            "mul@2: tensor_tensor(x, y, op='mul') -> tensor_scalar(x, y); +instruction-fusion"},
+           {"v1 unfused | g0: pt=128 | g1: pt=64", "v1 unfused | g0: pt=128", "-g1.pt=64"},
+       })
+    EXPECT_EQ(detail::config_delta(c.before, c.after), c.want) << c.before << " vs " << c.after;
+  auto b = best("mm", "M=1", 100, 1), a = best("mm", "M=1", 200, 2);
+  b.config = "v0 bufs=2", a.config = "v0 bufs=3";
+  auto d = diff_best(loaded("a.h5", "ja", {b}).archive, loaded("b.h5", "jb", {a}).archive);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(describe(d[0]), "regression   mm trn1 M=1 mesh 1: 100.0 ns -> 200.0 ns (+100.0%); candidate 1 -> 2: bufs: 2 -> 3");
 }
 
 store::Library library() {
