@@ -53,6 +53,16 @@ std::string json_string(const std::string& s) {
 }
 
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "null"; }
+// Byte counts and other whole quantities: integers, never "1024.000".
+std::string json_integer(double v) { return std::isfinite(v) ? fmt::format("{:.0f}", v) : "null"; }
+
+// What was searched, so a saved result names its own question: kernel, file, target, dims, mesh.
+std::string json_subject(const ir::Kernel& k, const ScoreOpts& o, const sem::DimEnv& dims) {
+  std::string shape;
+  for (const auto& [name, value] : dims) shape += fmt::format("{}{}: {}", shape.empty() ? "" : ", ", json_string(name), value);
+  return fmt::format("\"kernel\": {}, \"file\": {}, \"target\": {}, \"shape\": {{{}}}, \"mesh\": {}, ",
+                     json_string(k.name), json_string(o.file), json_string(o.target), shape, json_string(o.mesh));
+}
 
 // Searches the local shape of `setting`.
 Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::MeshSetting setting, const ScoreOpts& o) {
@@ -91,7 +101,8 @@ void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, 
   }
 }
 
-void print_json(const Outcome& r, std::int64_t scored, std::int64_t infeasible, double seconds) {
+void print_json(const std::string& subject, const Outcome& r, std::int64_t scored, std::int64_t infeasible,
+                double seconds) {
   const sim::Roofline& roof = r.setting.roofline;
   std::string top;
   for (std::size_t i = 0; i < r.range.top.size(); ++i) {
@@ -103,14 +114,15 @@ void print_json(const Outcome& r, std::int64_t scored, std::int64_t infeasible, 
         "\"scalar\": {}, \"gpsimd\": {}, \"dma\": {}}}, \"hbm_read_bytes\": {}, \"hbm_write_bytes\": {}, \"sbuf_peak_bytes\": {}, "
         "\"psum_peak_bytes\": {}, \"spill_bytes\": {}, \"collective_ns\": {}, \"config\": {}}}",
         i ? ", " : "", c.index, json_number(lat), json_number(100 * roof.bound_ns / lat), json_number(b[0]), json_number(b[1]),
-        json_number(b[2]), json_number(b[3]), json_number(b[4]), json_number(c.sim.hbm_read_bytes), json_number(c.sim.hbm_write_bytes),
-        c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes, json_number(c.sim.spill_bytes), json_number(r.setting.collective_ns),
+        json_number(b[2]), json_number(b[3]), json_number(b[4]), json_integer(c.sim.hbm_read_bytes),
+        json_integer(c.sim.hbm_write_bytes), c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes, json_integer(c.sim.spill_bytes),
+        json_number(r.setting.collective_ns),
         json_string(r.configs[i]));
   }
   std::cout << fmt::format(
-      "{{\"best_ns\": {}, \"roofline_ns\": {}, \"sharding\": {}, \"baselines\": {{\"heuristic_ns\": {}, \"no_algebra_ns\": {}, "
+      "{{{}\"best_ns\": {}, \"roofline_ns\": {}, \"sharding\": {}, \"baselines\": {{\"heuristic_ns\": {}, \"no_algebra_ns\": {}, "
       "\"no_fusion_ns\": {}}}, \"candidates_scored\": {}, \"infeasible\": {}, \"seconds\": {:.3f}, \"simulated\": true, \"top\": [{}]}}\n",
-      json_number(r.best_ns), json_number(roof.bound_ns), json_string(r.sharding()), json_number(r.heuristic_ns),
+      subject, json_number(r.best_ns), json_number(roof.bound_ns), json_string(r.sharding()), json_number(r.heuristic_ns),
       json_number(r.mesh_ns(r.range.no_algebra_ns)), json_number(r.mesh_ns(r.range.no_fusion_ns)), scored, infeasible, seconds, top);
 }
 
@@ -162,7 +174,7 @@ VerbRun add_score(CLI::App& app) {
       if (!best || r.best_ns < best->best_ns) best = std::move(r);
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (o->json) print_json(*best, scored, infeasible, seconds);
+    if (o->json) print_json(json_subject(k, *o, dims), *best, scored, infeasible, seconds);
     else {
       std::cout << fmt::format("kernel {} on {} at {} (simulated latencies; target description {})\n", k.name, t.name, o->shape, t.name);
       print_text(*best, scored, infeasible, seconds);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `score --json` is self-describing: it names the kernel, file, target, shape and mesh it
+# searched, and whole quantities (bytes, counts) are JSON integers.
+set -euo pipefail
+bin=$1 root=$2
+out=$("$bin" score "$root/jobs/kernels/axon/softmax.py" --target trn1 --shape M=256,N=256 --top 2 --max-block 2 --json)
+/usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["kernel"] == "softmax" and d["target"] == "trn1" and d["mesh"] == "1", d
+assert d["shape"] == {"M": 256, "N": 256}, d["shape"]
+assert d["file"].endswith("softmax.py") and d["simulated"] is True
+assert isinstance(d["candidates_scored"], int) and d["candidates_scored"] > 0
+top = d["top"][0]
+for key in ("hbm_read_bytes", "hbm_write_bytes", "sbuf_peak_bytes", "psum_peak_bytes", "spill_bytes"):
+    assert isinstance(top[key], int), (key, top[key])
+assert top["hbm_read_bytes"] >= 256 * 256 * 4, top
+assert 0 < d["best_ns"] and d["roofline_ns"] <= d["best_ns"], d
+' "$out"
