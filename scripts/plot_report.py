@@ -8,7 +8,8 @@ Writes into DIR:
   pareto_<kernel>_<target>_<shape>.png simulated latency vs peak SBUF use of the kept feasible
                                        candidates (/candidates), with their Pareto front
   roofline_<suite>.png                 % of the roofline bound per kernel (geomean over shapes),
-                                       one bar per (kernel, target); suites from the kernel paths
+                                       one panel per target (each with its own geomean: targets
+                                       are never mixed); suites from the kernel paths
 All latencies are simulated (tilesweep's model of the target), and the plots say so.
 
 Usage: python3 scripts/plot_report.py ARCHIVE.h5 -o DIR
@@ -22,6 +23,7 @@ import math
 import os
 import re
 import sys
+import textwrap
 import tomllib
 
 import matplotlib
@@ -38,6 +40,20 @@ NOTE = "simulated latencies"
 
 def safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", name)
+
+
+def title(ax, text: str, width: int = 56) -> None:
+    """A title wrapped to the figure instead of clipped at its edges."""
+    ax.set_title("\n".join(textwrap.wrap(text, width)), fontsize=9)
+
+
+def time_unit(values_ns: list[float]) -> tuple[float, str]:
+    """The divisor and name of the unit that keeps the largest latency between 1 and 1000."""
+    top = max((v for v in values_ns if v > 0 and math.isfinite(v)), default=1.0)
+    for scale, name in ((1e6, "ms"), (1e3, "us")):
+        if top >= scale:
+            return scale, name
+    return 1.0, "ns"
 
 
 def dims_of(shape: str) -> dict[str, int]:
@@ -91,7 +107,7 @@ def speedup_heatmaps(best, out: str) -> list[str]:
         ax.set_yticks(range(len(ylabels)), ylabels)
         ax.set_xlabel(xname)
         ax.set_ylabel(yname)
-        ax.set_title(f"{kernel} on {target}: speedup over heuristic ({NOTE})", fontsize=9)
+        title(ax, f"{kernel} on {target}: speedup over heuristic ({NOTE})", width=max(40, 9 * len(xlabels)))
         fig.colorbar(im, ax=ax)
         written.append(save(fig, out, f"speedup_{safe(kernel)}_{safe(target)}.png"))
     return written
@@ -109,37 +125,56 @@ def pareto_plots(cands, out: str) -> list[str]:
             if lat < best:
                 front.append((sbuf, lat))
                 best = lat
+        scale, unit = time_unit([p[1] for p in pts])
         fig, ax = plt.subplots(figsize=(5, 4))
-        ax.scatter([p[0] / 1024 for p in pts], [p[1] for p in pts], s=12, alpha=0.6, label="kept candidates")
-        ax.step([p[0] / 1024 for p in front], [p[1] for p in front], where="post", color="C3", label="Pareto front")
+        ax.scatter([p[0] / 1024 for p in pts], [p[1] / scale for p in pts], s=12, alpha=0.6, label="kept candidates")
+        ax.step([p[0] / 1024 for p in front], [p[1] / scale for p in front], where="post", color="C3",
+                label="Pareto front")
         ax.set_xlabel("peak SBUF use (KiB)")
-        ax.set_ylabel("latency (ns, simulated)")
-        ax.set_title(f"{kernel} {target} {shape}" + ("" if mesh == "1" else f" mesh {mesh}"), fontsize=9)
+        ax.set_ylabel(f"latency ({unit}, simulated)")
+        ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+        title(ax, f"{kernel} {target} {shape}" + ("" if mesh == "1" else f" mesh {mesh}"), width=48)
         ax.legend(fontsize=7)
         mesh_part = "" if mesh == "1" else f"_mesh{safe(mesh)}"
         written.append(save(fig, out, f"pareto_{safe(kernel)}_{safe(target)}_{safe(shape)}{mesh_part}.png"))
     return written
 
 
-def roofline_bars(best, suite_of: dict[str, str], out: str) -> list[str]:
-    per_suite: dict[str, dict[str, list[float]]] = {}
+def geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in xs) / len(xs))
+
+
+def roofline_panels(best, suite_of: dict[str, str]) -> dict[str, dict[str, tuple[list[str], list[float], float]]]:
+    """suite -> target -> (kernels, % of roofline per kernel as a geomean over shapes, their
+    geomean): one panel per target, so a suite's geomean never mixes targets."""
+    acc: dict[str, dict[str, dict[str, list[float]]]] = {}
     for r in best:
         lat, roof = float(r["latency_ns"]), float(r["roofline_ns"])
         if lat > 0 and roof > 0:
-            name = f"{r['kernel']} ({r['target']})"
-            per_suite.setdefault(suite_of.get(r["kernel"], "other"), {}).setdefault(name, []).append(100 * roof / lat)
+            suite = acc.setdefault(suite_of.get(r["kernel"], "other"), {})
+            suite.setdefault(r["target"], {}).setdefault(r["kernel"], []).append(100 * roof / lat)
+    panels: dict[str, dict[str, tuple[list[str], list[float], float]]] = {}
+    for suite, targets in acc.items():
+        for target, kernels in targets.items():
+            names = sorted(kernels)
+            values = [geomean(kernels[n]) for n in names]
+            panels.setdefault(suite, {})[target] = (names, values, geomean(values))
+    return panels
+
+
+def roofline_bars(best, suite_of: dict[str, str], out: str) -> list[str]:
     written = []
-    for suite, kernels in sorted(per_suite.items()):
-        names = sorted(kernels)
-        values = [math.exp(sum(math.log(v) for v in kernels[n]) / len(kernels[n])) for n in names]
-        geo = math.exp(sum(math.log(v) for v in values) / len(values))
-        fig, ax = plt.subplots(figsize=(max(4, 0.6 * len(names) + 2), 4))
-        ax.bar(range(len(names)), values, color="C0")
-        ax.axhline(geo, color="C3", linestyle="--", label=f"geomean {geo:.1f}%")
-        ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=7)
-        ax.set_ylabel("% of roofline (geomean over shapes)")
-        ax.set_title(f"suite {suite}: % of roofline ({NOTE})", fontsize=9)
-        ax.legend(fontsize=7)
+    for suite, targets in sorted(roofline_panels(best, suite_of).items()):
+        widest = max(len(names) for names, _, _ in targets.values())
+        fig, axes = plt.subplots(1, len(targets), figsize=(len(targets) * max(4, 0.6 * widest + 2), 4.5),
+                                 squeeze=False, sharey=True)
+        for ax, (target, (names, values, geo)) in zip(axes[0], sorted(targets.items())):
+            ax.bar(range(len(names)), values, color="C0")
+            ax.axhline(geo, color="C3", linestyle="--", label=f"geomean {geo:.1f}%")
+            ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=7)
+            ax.set_ylabel("% of roofline (geomean over shapes)")
+            title(ax, f"suite {suite} on {target}: % of roofline ({NOTE})", width=40)
+            ax.legend(fontsize=7)
         written.append(save(fig, out, f"roofline_{safe(suite)}.png"))
     return written
 
