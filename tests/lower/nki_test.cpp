@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "tilesweep/base/source.h"
+#include "tilesweep/lower/program_builder.h"
 #include "tilesweep/sim/target.h"
 
 namespace ts::lower {
@@ -19,12 +20,10 @@ namespace fs = std::filesystem;
 
 // Appends buffers, loops and instructions to a program (instructions from the bundled trn2 ISA).
 struct Builder {
-  Program p;
+  ProgramBuilder builder;
+  Program& p = builder.program();
 
-  explicit Builder(const std::string& kernel) {
-    p.kernel = kernel;
-    p.blocks.push_back({});
-  }
+  explicit Builder(const std::string& kernel) : builder(kernel) {}
   int buffer(const std::string& name, sem::Memory m, std::vector<std::int64_t> shape, int param = -1, int output = -1) {
     Buffer b;
     b.name = name;
@@ -32,19 +31,9 @@ struct Builder {
     b.shape = std::move(shape);
     b.param = param;
     b.output = output;
-    p.buffers.push_back(b);
-    return static_cast<int>(p.buffers.size()) - 1;
+    return builder.add_buffer(std::move(b));
   }
-  int loop(int parent, const std::string& var, std::int64_t trips) {
-    Block b;
-    b.var = var;
-    b.trips = trips;
-    b.parent = parent;
-    p.blocks.push_back(b);
-    int id = static_cast<int>(p.blocks.size()) - 1;
-    p.blocks[parent].items.push_back({-1, id});
-    return id;
-  }
+  int loop(int parent, const std::string& var, std::int64_t trips) { return builder.loop(parent, var, trips); }
   Inst& inst(int block, const std::string& instr, std::vector<int> in, int out, sem::AttrMap attrs = {},
              const std::string& note = "") {
     Inst i;
@@ -55,9 +44,7 @@ struct Builder {
     i.out = out;
     i.attrs = std::move(attrs);
     i.note = note;
-    p.insts.push_back(std::move(i));
-    p.blocks[block].items.push_back({static_cast<int>(p.insts.size()) - 1, -1});
-    return p.insts.back();
+    return p.insts[static_cast<std::size_t>(builder.append(block, std::move(i)))];
   }
   Inst& dma(int block, bool store, int hbm, int tile, std::vector<std::int64_t> extent,
             std::vector<std::vector<std::pair<int, std::int64_t>>> terms, std::vector<int> tile_dim,

@@ -8,6 +8,7 @@
 
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
+#include "tilesweep/lower/program_builder.h"
 #include "tilesweep/sim/target.h"
 
 namespace ts::sim {
@@ -18,12 +19,10 @@ using lower::Program;
 
 // Appends buffers, loops and instructions to a program (instructions from the bundled trn2 ISA).
 struct Builder {
-  Program p;
+  lower::ProgramBuilder builder;
+  Program& p = builder.program();
 
-  explicit Builder(const std::string& kernel) {
-    p.kernel = kernel;
-    p.blocks.push_back({});
-  }
+  explicit Builder(const std::string& kernel) : builder(kernel) {}
   int buffer(const std::string& name, sem::Memory m, std::vector<std::int64_t> shape, int param = -1, int output = -1) {
     lower::Buffer b;
     b.name = name;
@@ -31,19 +30,9 @@ struct Builder {
     b.shape = std::move(shape);
     b.param = param;
     b.output = output;
-    p.buffers.push_back(b);
-    return static_cast<int>(p.buffers.size()) - 1;
+    return builder.add_buffer(std::move(b));
   }
-  int loop(int parent, const std::string& var, std::int64_t trips) {
-    lower::Block b;
-    b.var = var;
-    b.trips = trips;
-    b.parent = parent;
-    p.blocks.push_back(b);
-    int id = static_cast<int>(p.blocks.size()) - 1;
-    p.blocks[parent].items.push_back({-1, id});
-    return id;
-  }
+  int loop(int parent, const std::string& var, std::int64_t trips) { return builder.loop(parent, var, trips); }
   lower::Inst& inst(int block, const std::string& instr, std::vector<int> in, int out, sem::AttrMap attrs = {},
                     const std::string& note = "") {
     lower::Inst i;
@@ -54,9 +43,7 @@ struct Builder {
     i.out = out;
     i.attrs = std::move(attrs);
     i.note = note;
-    p.insts.push_back(std::move(i));
-    p.blocks[block].items.push_back({static_cast<int>(p.insts.size()) - 1, -1});
-    return p.insts.back();
+    return p.insts[static_cast<std::size_t>(builder.append(block, std::move(i)))];
   }
   // A DMA between HBM buffer `hbm` and `tile`: `terms[d]` gives the start of dim d.
   lower::Inst& dma(int block, bool store, int hbm, int tile, std::vector<std::int64_t> extent,

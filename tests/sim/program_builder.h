@@ -1,20 +1,20 @@
 // Hand-built candidate programs for the simulator tests: buffers, loops and instructions
-// appended one by one, with the cost variables left to the simulator's defaults (operand tile
-// sizes) unless given.
+// appended one by one through lower::ProgramBuilder, with the cost variables left to the
+// simulator's defaults (operand tile sizes) unless given.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "tilesweep/lower/program.h"
+#include "tilesweep/lower/program_builder.h"
 #include "tilesweep/sim/target.h"
 
 namespace ts::sim::test {
 
 class ProgramBuilder {
  public:
-  explicit ProgramBuilder(const Target& t) : t_(t) { p.blocks.push_back(lower::Block{}); }
+  explicit ProgramBuilder(const Target& t) : t_(t) {}
 
   int hbm(const std::string& name, ir::DType d, std::vector<std::int64_t> shape) {
     return add_buffer(name, sem::Memory::Hbm, d, std::move(shape), 1);
@@ -27,12 +27,7 @@ class ProgramBuilder {
   }
 
   // A loop of `trips` iterations appended to block `parent`; returns its block id.
-  int loop(int parent, std::int64_t trips, const std::string& var = "i") {
-    int id = static_cast<int>(p.blocks.size());
-    p.blocks.push_back(lower::Block{var, trips, parent, {}});
-    p.blocks[parent].items.push_back(lower::Item{-1, id});
-    return id;
-  }
+  int loop(int parent, std::int64_t trips, const std::string& var = "i") { return builder_.loop(parent, var, trips); }
 
   // HBM -> SBUF (or SBUF -> HBM for a store) of a whole [rows, cols] tile of a 2-D tensor, the
   // tile at row block `row_loop`'s iteration (-1: row 0).
@@ -51,7 +46,11 @@ class ProgramBuilder {
     return append(block, std::move(i));
   }
 
-  lower::Program p;
+ private:
+  lower::ProgramBuilder builder_;
+
+ public:
+  lower::Program& p = builder_.program();
 
  private:
   int add_buffer(const std::string& name, sem::Memory m, ir::DType d, std::vector<std::int64_t> shape, int bufs) {
@@ -61,8 +60,7 @@ class ProgramBuilder {
     b.dtype = d;
     b.shape = std::move(shape);
     b.bufs = bufs;
-    p.buffers.push_back(b);
-    return static_cast<int>(p.buffers.size()) - 1;
+    return builder_.add_buffer(std::move(b));
   }
 
   const sem::InstrSpec* spec(const std::string& name) const {
@@ -88,12 +86,7 @@ class ProgramBuilder {
     return append(block, std::move(i));
   }
 
-  int append(int block, lower::Inst i) {
-    p.insts.push_back(std::move(i));
-    int id = static_cast<int>(p.insts.size()) - 1;
-    p.blocks[block].items.push_back(lower::Item{id, -1});
-    return id;
-  }
+  int append(int block, lower::Inst i) { return builder_.append(block, std::move(i)); }
 
   const Target& t_;
 };

@@ -1,0 +1,172 @@
+// The pieces the materialization passes share (materialize.cpp runs them in order):
+//
+//   hbm_views.cpp        kernel + dims + groups -> Prefix: concrete shapes, frames, folded
+//                        constants (constant_fold.cpp), HBM tensors and the views layout ops make
+//   prepared_lowering.cpp  a lowering program -> what op emission needs of each of its nodes
+//   group_nest.cpp       per fused group: the loop nest (batch, strip, free-tile loops) and the
+//                        row-wise ops in it
+//   matmul_nest.cpp      a matmul's N and K loops, PSUM accumulation and evacuation
+//   transposed_nest.cpp  a swap site's values, computed chunk by chunk on transposed tiles
+//   op_emission.cpp      one op's lowering program as instructions on tiles
+//   dma_transpose_fusion.cpp  a DMA instruction on a tile just loaded becomes that load
+//   spill.cpp            the HBM scratch tensor of a spilled value
+//   instructions.cpp, hbm_access.cpp  the building blocks: buffers, loops, loads, stores,
+//                        constants, DMA access patterns
+//
+// then ProgramBuilder::build() validates. Each pass appends to one Emission.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "prefix.h"
+#include "tilesweep/ir/interpreter.h"
+#include "tilesweep/lower/program_builder.h"
+#include "tilesweep/sim/instr_cost.h"
+
+namespace ts::lower {
+
+using Shape = sim::TileShape;
+
+struct Tile {
+  int buffer = -1;
+  Window window;
+  Shape shape;  // [rows, cols] of the window
+};
+
+// Where one value dim sits in a tile access: its start terms (value coordinates), its extent,
+// and the tile dim it feeds (-1: none).
+struct Place {
+  Terms terms;
+  std::int64_t extent = 1;
+  int tile_dim = -1;
+};
+
+// A buffer's multi-buffering depth: the candidate's (`cap` > 0, at most cap), or `bufs` fixed.
+struct Depth {
+  int bufs = 1;
+  int cap = 0;
+};
+constexpr int kUncapped = 1 << 20;
+
+// The engine choice an instruction takes: its op's pick (the op's own, or its copies') or,
+// for node -1, the instruction's first engine.
+struct EngineOf {
+  int node = -1;
+  bool copies = false;
+};
+int engine_index(const Plan& plan, EngineOf e);
+sem::Engine engine_of(const sem::InstrSpec& spec, int index);
+
+// The loop nest of one fused group as it is emitted.
+struct Nest {
+  int group = -1;
+  GroupTiling tiling;
+  std::vector<Terms> batch;       // index of each batch dim of the group, by its loops
+  int strip = -1;                 // strip loop variable (-1: one trip)
+  int body = 0;                   // the block inside the strip (and free-tile) loop
+  int free_loop = -1;             // free-tile loop variable (element-wise groups)
+  std::int64_t free_tile = 0;     // free tile width (element-wise groups; 0: whole rows)
+  // An on-chip value inside the group: a buffer holding `cols` columns per row tile, `block` row
+  // tiles side by side.
+  struct Value {
+    int buffer = -1;
+    std::int64_t cols = 1;
+  };
+  std::map<int, Value> values;  // on-chip results of the group's nodes
+  // Values computed transposed, chunk by chunk of 128 of N: the consumer's operand in an
+  // [nt, N / nt x S] buffer (chunk j at columns j x S), the others in one chunk's [nt, S].
+  struct TransposedValue {
+    int buffer = -1;
+    bool whole = false;  // every chunk of the strip
+  };
+  std::map<int, TransposedValue> transposed;
+  std::map<int, Tile> scalars;  // scalar operands of transposed ops, loaded for the strip
+  std::map<std::pair<int, std::uint64_t>, int> transposed_lhs;  // (x, pre's structural hash) -> the strip's x^T
+
+  std::int64_t strip_rows() const { return tiling.pt * tiling.block; }
+  // The strip's buffers rotate through the candidate's multi-buffering depth.
+  Depth strip_depth() const { return {tiling.bufs, kUncapped}; }
+};
+
+// What the passes append to: the program being built and what they remember between ops.
+struct Emission {
+  Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan, const Prefix& prefix,
+           Program start);
+
+  const ir::Kernel& kernel;
+  const sem::DimEnv& dims;
+  const sim::Target& target;
+  const Plan& plan;
+  const Prefix& prefix;
+  ProgramBuilder builder;
+  using ConstKey = std::tuple<std::uint64_t, std::int64_t, std::int64_t>;  // (value bits, rows, cols)
+  std::vector<std::pair<ConstKey, int>> constant_tiles;  // made so far; a program has a few
+  const sem::InstrSpec* common[3] = {};                   // dma_copy, tensor_copy, memset, once looked up
+  int current_node = -1;
+  int nest = -1;           // the loop nest (group) being emitted
+  int fusable_load = -1;   // a load only the current lowering reads (dma_transpose fusion)
+  std::vector<std::pair<int, int>> load_of;  // (buffer, the DMA load writing it)
+  std::deque<std::pair<const ir::Kernel*, PreparedLowering>> local_lowerings;  // those the prefix lacks
+  std::map<int, HbmView> spilled;                                              // node -> its spill tensor's view
+
+  Frame frame(int node) const { return prefix.frame(kernel, node); }
+  const std::vector<std::int64_t>& shape(int node) const { return prefix.shapes[static_cast<std::size_t>(node)]; }
+  const std::optional<double>& constant(int node) const { return prefix.consts[static_cast<std::size_t>(node)]; }
+  bool is_transposed(int node) const;
+  std::string describe(int node) const;  // "label = op"
+};
+
+// ---- building blocks (instructions.cpp) ----
+// A loop of `trips` at the end of `parent`, or `parent` itself for one trip.
+int nest_loop(Emission& e, int parent, const std::string& var, std::int64_t trips);
+// The loop variable of `block` opened in `parent` (-1: no loop was opened).
+inline int loop_var(int block, int parent) { return block == parent ? -1 : block; }
+int add_buffer(Emission& e, const std::string& name, sem::Memory m, ir::DType dt, const Shape& shape, Depth depth);
+enum class Common { DmaCopy, TensorCopy, Memset };
+Inst& make_inst(Emission& e, Common which, const SmallVector<Shape, 3>& operands, const Shape& out, ir::DType dt,
+                EngineOf engine);
+Inst& make_inst(Emission& e, const sem::InstrSpec* spec, const SmallVector<Shape, 3>& operands, const Shape& out,
+                ir::DType dt, EngineOf engine);
+Tile load(Emission& e, int block, int value, const std::vector<Place>& places, const Shape& tile, Depth depth);
+void store(Emission& e, int block, const Tile& from, int value, const std::vector<Place>& places);
+int constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt);
+Tile ensure_memory(Emission& e, int block, const Tile& t, const std::vector<sem::Memory>* allowed, int node, ir::DType dt);
+// A tensor_copy of `from` into `to` on the copies' engine of `node`, noted "verb node suffix".
+void copy_tile(Emission& e, int block, int node, const Tile& from, const Tile& to, const char* verb,
+               const char* suffix = "");
+
+// ---- DMA access patterns and windows (hbm_access.cpp) ----
+Access hbm_access(const Emission& e, const HbmView& v, const std::vector<Place>& places);
+HbmView identity_view(const Program& p, int buffer);
+Window row_window(const Nest& nest, int row_tile, std::int64_t cols, Terms extra = {}, std::int64_t width = 0);
+Window window(const Terms& terms, std::int64_t width);
+std::vector<Place> places(const Emission& e, const Nest& nest, int node, const std::vector<std::int64_t>& shape,
+                          int row_tile, std::int64_t col_extent);
+std::vector<Place> places(const Nest& nest, const Frame& f, const std::vector<std::int64_t>& out,
+                          const std::vector<std::int64_t>& shape, int row_tile, std::int64_t col_extent);
+
+// ---- passes ----
+void emit_group(Emission& e, int group);
+void emit_matmul(Emission& e, Nest& nest, int node);
+Tile lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var, std::int64_t k_tile);
+Tile load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var, std::int64_t k_tile, int n_var,
+              std::int64_t n_tile);
+void emit_transposed(Emission& e, Nest& nest, const std::vector<int>& nodes);
+// One op's lowering (or `program`, another of its pick's programs) on `operands`; the result in
+// `dest` when given. `accumulate`: the block whose iterations the root instruction accumulates over.
+Tile emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands, const Tile* dest, int accumulate,
+                   Depth depth, const ir::Kernel* program = nullptr);
+bool fuse_dma_transpose(Emission& e, const sem::InstrSpec* spec, const ir::Node& step,
+                        std::vector<std::optional<Tile>>& tiles, std::size_t at);
+const HbmView* hbm_view(const Emission& e, int node);  // the prefix's view, or its spill tensor's
+void spill(Emission& e, int node);
+
+std::int64_t largest_divisor(std::int64_t n, std::int64_t limit);
+
+}  // namespace ts::lower

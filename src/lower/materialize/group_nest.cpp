@@ -1,0 +1,201 @@
+// Loop nests per fused group (contract, Axon §4.3): the group's batch loops, then the strip loop
+// over row blocks of `pt * block` rows (and, in a purely element-wise group that tiles the free
+// dim, the free-tile loop); inside it the group's ops in order — runs of row-wise ops (element-
+// wise ops and reductions along the free dim, on whole-row tiles) here, each matmul by
+// matmul_nest.cpp, a swap site's values by transposed_nest.cpp once something reads them. Values
+// the group keeps stay on chip; values used outside it are stored to HBM.
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "emission.h"
+#include "extent_of.h"
+
+namespace ts::lower {
+
+namespace {
+
+// The repeat count of batch dim `d` (extent `n`) among the HBM operands of a group's nodes: 1
+// when none repeats it.
+std::int64_t batch_repeat(const Emission& e, const std::vector<int>& nodes, int d, std::int64_t n) {
+  std::int64_t repeat = 1;
+  for (int m : nodes)
+    for (int in : e.kernel.nodes[m].inputs) {
+      const auto& view = e.prefix.views[static_cast<std::size_t>(in)];
+      if (!view) continue;
+      // The operand's dim under output dim d (right-aligned).
+      int od = d + static_cast<int>(view->dims.size()) - e.frame(m).rank;
+      if (od >= 0 && od < static_cast<int>(view->dims.size())) repeat = std::lcm(repeat, view->dims[od].repeat);
+    }
+  if (n % repeat) throw Unsupported(fmt::format("a batch dim of {} repeated {} times", n, repeat));
+  return repeat;
+}
+
+// The loops around a group's ops: batch loops, the strip loop, the free-tile loop.
+Nest open_nest(Emission& e, int group) {
+  const auto& nodes = e.plan.groups[group];
+  Nest nest;
+  nest.group = group;
+  nest.tiling = e.plan.tiling.at(group);
+  GroupExtent extent = extent_of(e.kernel, nodes, [&](int n) -> const std::vector<std::int64_t>& { return e.shape(n); },
+                                 [&](int n) { return e.frame(n); });
+  Frame frame = e.frame(nodes.front());
+  int body = 0;
+  int batch_dims = frame.row >= 0 ? frame.row : (frame.col >= 0 ? frame.col : frame.rank);
+  const auto& shape = e.shape(nodes.front());
+  for (int d = 0; d < batch_dims; ++d) {
+    // A batch dim some operand repeats runs as two loops, the inner one over the repeats, so
+    // that the repeated operand's index is the outer loop's alone.
+    std::int64_t repeat = batch_repeat(e, nodes, d, shape[d]);
+    int outer = nest_loop(e, body, "b" + std::to_string(d), shape[d] / repeat);
+    int inner = nest_loop(e, outer, "b" + std::to_string(d) + "i", repeat);
+    nest.batch.push_back({{loop_var(outer, body), repeat}, {loop_var(inner, outer), 1}});
+    body = inner;
+  }
+  if (extent.rows % nest.strip_rows() != 0)
+    throw InternalError(fmt::format("tiling {} x {} does not divide {} rows", nest.tiling.pt, nest.tiling.block, extent.rows));
+  int strip = nest_loop(e, body, "r", extent.rows / nest.strip_rows());
+  nest.strip = loop_var(strip, body);
+  nest.body = strip;
+  if (extent.elementwise && !extent.has_matmul && nest.tiling.free > 0 && nest.tiling.free < extent.cols) {
+    nest.free_tile = nest.tiling.free;
+    int free = nest_loop(e, nest.body, "f", extent.cols / nest.free_tile);
+    nest.free_loop = loop_var(free, nest.body);
+    nest.body = free;
+  }
+  return nest;
+}
+
+// A run of row-wise ops, in one row-tile loop: each op's operands (constants, the group's
+// values, or loaded from HBM once for the run) through its lowering into a strip-long value.
+struct RowOps {
+  Emission& e;
+  Nest& nest;
+  int block = nest_loop(e, nest.body, "rt", nest.tiling.block);
+  int row_tile = loop_var(block, nest.body);
+  std::map<int, Tile> loaded;
+
+  // Columns of a value per row tile, in the group.
+  std::int64_t cols_of(int node) const {
+    Frame f = e.frame(node);
+    if (f.col < 0) return 1;
+    return nest.free_tile > 0 && e.shape(node)[f.col] != 1 ? nest.free_tile : e.shape(node)[f.col];
+  }
+
+  // Columns of operand `in` of `node` per row tile: 1 for a per-row scalar, else its col extent
+  // (the free tile in a free-tiled group).
+  std::int64_t in_cols(int node, int in) const {
+    const auto& s = e.shape(in);
+    Frame f = e.frame(node);
+    if (s.empty()) return 1;
+    int lead = f.rank - static_cast<int>(s.size());
+    int col_in_out = static_cast<int>(s.size()) - 1 + lead;
+    // A reduction's input keeps its whole row; an element-wise operand follows the output.
+    if (e.kernel.nodes[node].attrs.count("axis")) return s.back();
+    if (col_in_out != f.col) return 1;
+    if (s.back() == 1) return 1;
+    return nest.free_tile > 0 ? nest.free_tile : s.back();
+  }
+
+  // The rows of operand `in` when `node` reduces across them (0 otherwise): all in one tile.
+  std::int64_t rows_reduced(int node, int in) const {
+    if (!reduces_rows(e.kernel, node)) return 0;
+    std::int64_t rows = e.shape(in)[e.shape(in).size() - 2];
+    if (rows > e.target.sbuf.partitions)
+      throw Unsupported(fmt::format("'{}' reduces across {} partitions; at most {} in one tile so far", e.kernel.nodes[node].op,
+                                    rows, e.target.sbuf.partitions),
+                        node);
+    return rows;
+  }
+
+  Tile operand(int source, std::size_t i, ir::DType dtype);
+  void emit(int node);
+};
+
+// Operand `i` of `source` (the op whose operands a node reads: itself, or the producer fused into it).
+Tile RowOps::operand(int source, std::size_t i, ir::DType dtype) {
+  int in = e.kernel.nodes[source].inputs[i];
+  Role role = operand_role(e.kernel, source, static_cast<int>(i));
+  std::int64_t width = in_cols(source, in);
+  Shape tile = {nest.tiling.pt, role == Role::Broadcast && width == 1 ? 1 : width};
+  // A reduction across partitions reads every row of its operand at once.
+  std::int64_t all_rows = rows_reduced(source, in);
+  if (all_rows) tile[0] = all_rows;
+  if (e.constant(in)) return {constant_tile(e, *e.constant(in), tile, dtype), {}, tile};
+  if (auto v = nest.values.find(in); v != nest.values.end())
+    return {v->second.buffer, row_window(nest, row_tile, v->second.cols), {nest.tiling.pt, v->second.cols}};
+  auto it = loaded.find(in);
+  if (it == loaded.end()) {
+    // A reduction's input is placed in its own frame ([.., rows, cols]); an element-wise
+    // operand under the output's.
+    const auto& shape = e.shape(in);
+    int rank = static_cast<int>(shape.size());
+    auto at = e.kernel.nodes[source].attrs.count("axis") ? places(nest, Frame{rank, rank - 2, rank - 1}, shape, shape, row_tile, width)
+                                                          : places(e, nest, source, shape, row_tile, width);
+    if (all_rows) at[at.size() - 2] = Place{{}, all_rows, 0};
+    it = loaded.emplace(in, load(e, block, in, at, tile, nest.strip_depth())).first;
+  }
+  return it->second;
+}
+
+void RowOps::emit(int node) {
+  if (e.plan.absorbed.count(node)) return;  // lowered with its reduction, as one instruction
+  const ir::Node& n = e.kernel.nodes[node];
+  // A reduction fused with its producer reads the producer's operands.
+  int source = node;
+  for (const auto& [producer, consumer] : e.plan.absorbed)
+    if (consumer == node) source = producer;
+  if (source != node && reduces_rows(e.kernel, node))
+    throw Unsupported(fmt::format("'{}' across partitions fused with its producer is not placed yet", n.op), node);
+  std::int64_t out_cols = cols_of(node);
+  std::vector<Tile> operands;
+  operands.reserve(e.kernel.nodes[source].inputs.size());
+  for (std::size_t i = 0; i < e.kernel.nodes[source].inputs.size(); ++i) operands.push_back(operand(source, i, n.dtype));
+  int buf = add_buffer(e, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,
+                       {nest.tiling.pt, nest.tiling.block * out_cols}, nest.strip_depth());
+  Tile dest{buf, row_window(nest, row_tile, out_cols), {nest.tiling.pt, out_cols}};
+  Tile out = emit_lowering(e, block, node, operands, &dest, -1, nest.strip_depth());
+  nest.values[node] = {buf, out_cols};
+  if (e.prefix.views[static_cast<std::size_t>(node)])
+    store(e, block, out, node, places(e, nest, node, e.shape(node), row_tile, out_cols));
+}
+
+}  // namespace
+
+void emit_group(Emission& e, int group) {
+  e.nest = group;
+  const auto& nodes = e.plan.groups[group];
+  Nest nest = open_nest(e, group);
+  // A swap site's values wait until something reads them (only the site's consumer does),
+  // then run together in one loop over their chunks.
+  std::vector<int> pending;
+  auto reads_pending = [&](int node) {
+    const auto& in = e.kernel.nodes[node].inputs;
+    return std::any_of(in.begin(), in.end(), [&](int x) { return std::count(pending.begin(), pending.end(), x) > 0; });
+  };
+  auto row_wise = [&](int node) { return !is_matmul(e.kernel.nodes[node]) && !e.is_transposed(node); };
+  std::size_t i = 0;
+  while (i < nodes.size()) {
+    int node = nodes[i];
+    if (e.is_transposed(node)) {
+      pending.push_back(node);
+      ++i;
+      continue;
+    }
+    if (!pending.empty() && reads_pending(node)) {
+      emit_transposed(e, nest, pending);
+      pending.clear();
+    }
+    if (is_matmul(e.kernel.nodes[node])) {
+      emit_matmul(e, nest, nodes[i++]);
+      continue;
+    }
+    RowOps run{e, nest};
+    std::size_t j = i;
+    for (; j < nodes.size() && row_wise(nodes[j]) && (j == i || !reads_pending(nodes[j])); ++j) run.emit(nodes[j]);
+    i = j;
+  }
+  if (!pending.empty()) emit_transposed(e, nest, pending);
+}
+
+}  // namespace ts::lower

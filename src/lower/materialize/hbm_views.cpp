@@ -1,0 +1,254 @@
+// Pass 1 of materialization (contract): kernel, dims and fusion groups in; the Prefix out —
+// every node's concrete shape and frame, its folded value if it is constant, and its HBM view if
+// it lives in HBM: kernel inputs and outputs and every value one group hands to another get an
+// HBM tensor; layout ops (transpose, slice, broadcast_to, repeat, reshape) become views of their
+// operand's tensor, no data moved. Throws Unsupported for a layout op no DMA access pattern
+// expresses. Depends on no candidate choice (instructions, tilings, engines).
+#include <fmt/format.h>
+
+#include "emission.h"
+#include "tilesweep/ir/interpreter.h"
+#include "tilesweep/lower/tile_op.h"
+
+namespace ts::lower {
+
+namespace {
+
+struct HbmLayout {
+  const ir::Kernel& kernel;
+  const sem::DimEnv& dims;
+  Prefix& prefix;
+
+  std::optional<HbmView>& view(int node) { return prefix.views[static_cast<std::size_t>(node)]; }
+  const std::vector<std::int64_t>& shape(int node) const { return prefix.shapes[static_cast<std::size_t>(node)]; }
+
+  int output_index(int node) const {
+    for (std::size_t o = 0; o < kernel.outputs.size(); ++o)
+      if (kernel.outputs[o] == node) return static_cast<int>(o);
+    return -1;
+  }
+
+  HbmView add_tensor(const std::string& name, int node, int param, int output) {
+    Buffer b;
+    b.name = name.empty() ? "t" + std::to_string(node) : name;
+    b.memory = sem::Memory::Hbm;
+    b.dtype = kernel.nodes[node].dtype;
+    b.shape = shape(node);
+    b.param = param;
+    b.output = output;
+    prefix.program.buffers.push_back(std::move(b));
+    return identity_view(prefix.program, static_cast<int>(prefix.program.buffers.size()) - 1);
+  }
+
+  // Whether a node other than `except` reads `value`.
+  bool read_elsewhere(int value, const ir::Node& except) const {
+    for (const auto& m : kernel.nodes)
+      for (int x : m.inputs)
+        if (x == value && &m != &except) return true;
+    return false;
+  }
+
+  // A concat of computed values that nothing else reads: its operands are written straight into
+  // their parts of the concat's HBM tensor (their views are slices of it), no copy.
+  void concat_in_place(int id) {
+    const ir::Node& n = kernel.nodes[id];
+    for (int in : n.inputs)
+      if (classify(kernel.nodes[in]) != OpClass::Compute || is_constant(kernel, in) || output_index(in) >= 0 ||
+          read_elsewhere(in, n))
+        return;
+    auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
+    view(id) = add_tensor(n.label.empty() ? "concat" + std::to_string(id) : n.label, id, -1, output_index(id));
+    std::int64_t offset = 0;
+    for (int in : n.inputs) {
+      HbmView part = *view(id);
+      part.dims[axis].offset = offset;
+      view(in) = part;
+      offset += shape(in)[axis];
+    }
+  }
+
+  // A transposed computed value that is only a kernel output: the value is stored straight
+  // through the transposed view of the output's HBM tensor (a permuting DMA store), no copy.
+  void transpose_in_place(int id) {
+    const ir::Node& n = kernel.nodes[id];
+    int in = n.inputs[0];
+    if (classify(kernel.nodes[in]) != OpClass::Compute || is_constant(kernel, in) || output_index(in) >= 0 || view(in) ||
+        output_index(id) < 0)
+      return;
+    for (const auto& m : kernel.nodes)
+      for (int x : m.inputs)
+        if ((x == in && &m != &n) || x == id) return;
+    const auto& axes = std::get<std::vector<sem::Dim>>(n.attrs.at("axes"));
+    HbmView out = add_tensor(n.label.empty() ? "transpose" + std::to_string(id) : n.label, id, -1, output_index(id));
+    HbmView transposed = out;
+    for (std::size_t d = 0; d < axes.size(); ++d) transposed.dims[static_cast<std::size_t>(axes[d].value())] = out.dims[d];
+    view(id) = out;
+    view(in) = transposed;
+  }
+
+  // The values that live in HBM: the outputs and what one group hands to another.
+  std::vector<bool> in_hbm() const {
+    std::size_t n = kernel.nodes.size();
+    std::vector<bool> hbm(n, false);
+    for (int o : kernel.outputs) {
+      if (classify(kernel.nodes[o]) != OpClass::Compute && !prefix.views[o])
+        throw Unsupported(fmt::format("output {} is a '{}', not a computed value", output_index(o), kernel.nodes[o].op));
+      hbm[o] = true;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+      for (int in : kernel.nodes[i].inputs)
+        if (prefix.group_of[in] >= 0 && prefix.group_of[in] != prefix.group_of[i]) hbm[in] = true;
+    return hbm;
+  }
+
+  void shapes_and_frames(const std::vector<std::vector<int>>& groups) {
+    std::size_t n = kernel.nodes.size();
+    prefix.shapes.resize(n);
+    prefix.views.resize(n);
+    prefix.consts.resize(n);
+    prefix.group_of.assign(n, -1);
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (int m : groups[g]) prefix.group_of[m] = static_cast<int>(g);
+    for (std::size_t i = 0; i < n; ++i) prefix.shapes[i] = ir::concrete_shape(kernel.nodes[i].shape, dims);
+    prefix.frames.assign(n, Frame{-1, -1, -1});
+    for (std::size_t i = 0; i < n; ++i) {
+      try {
+        prefix.frames[i] = frame_of(kernel, static_cast<int>(i));
+      } catch (const Unsupported&) {
+        // Prefix::frame asks again, and throws, if the program ever needs this node's frame
+      }
+    }
+  }
+
+  void place_values() {
+    std::size_t n = kernel.nodes.size();
+    for (std::size_t i = 0; i < n; ++i)
+      if (kernel.nodes[i].op == "concat") concat_in_place(static_cast<int>(i));
+      else if (kernel.nodes[i].op == "transpose") transpose_in_place(static_cast<int>(i));
+    std::vector<bool> hbm = in_hbm();
+    for (std::size_t i = 0; i < n; ++i) {
+      const ir::Node& node = kernel.nodes[i];
+      int id = static_cast<int>(i);
+      OpClass c = classify(node);
+      if (prefix.views[i]) continue;  // placed by concat_in_place / transpose_in_place
+      if (c == OpClass::Input) prefix.views[i] = add_tensor(node.label, id, node.param, -1);
+      else if (c == OpClass::Constant) prefix.consts[i] = constant_value(node, dims);
+      else if (is_constant(kernel, id)) prefix.consts[i] = fold_constant(kernel, id, prefix.consts, dims);
+      else if (c == OpClass::Layout) layout_view(id);
+      else if (hbm[i]) prefix.views[i] = add_tensor(node.label.empty() ? node.op + std::to_string(i) : node.label, id, -1, output_index(id));
+    }
+  }
+
+  void layout_view(int id);
+  HbmView slice_view(const ir::Node& n, HbmView v) const;
+  HbmView broadcast_view(int id, const HbmView& v) const;
+  HbmView reshape_view(int id, const HbmView& v);
+};
+
+// The view of layout op `id` over its operand's view (or its folded value).
+void HbmLayout::layout_view(int id) {
+  const ir::Node& n = kernel.nodes[id];
+  int in = n.inputs[0];
+  if (prefix.consts[in]) {
+    prefix.consts[id] = prefix.consts[in];
+    return;
+  }
+  if (!view(in)) throw Unsupported(fmt::format("'{}' of a value computed on chip: layout ops apply to kernel inputs so far", n.op));
+  HbmView v = *view(in);
+  if (n.op == "transpose") {
+    const auto& axes = std::get<std::vector<sem::Dim>>(n.attrs.at("axes"));
+    HbmView t = v;
+    for (std::size_t d = 0; d < axes.size(); ++d) t.dims[d] = v.dims[axes[d].value()];
+    view(id) = t;
+  } else if (n.op == "slice") {
+    view(id) = slice_view(n, v);
+  } else if (n.op == "broadcast_to") {
+    view(id) = broadcast_view(id, v);
+  } else if (n.op == "reshape") {
+    view(id) = reshape_view(id, v);
+  } else if (n.op == "repeat") {
+    auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
+    v.dims[axis].repeat *= std::get<sem::Dim>(n.attrs.at("repeats")).evaluate(dims).value();
+    view(id) = v;
+  } else {
+    throw Unsupported(fmt::format("'{}' has no DMA access pattern yet", n.op));
+  }
+}
+
+HbmView HbmLayout::slice_view(const ir::Node& n, HbmView v) const {
+  auto bound = [&](const char* name, std::size_t d) {
+    return std::get<std::vector<sem::Dim>>(n.attrs.at(name))[d].evaluate(dims).value();
+  };
+  for (std::size_t d = 0; d < v.dims.size(); ++d) {
+    if (v.dims[d].repeat > 1 && (bound("begin", d) != 0 || bound("step", d) != 1))
+      throw Unsupported("a slice of a repeated dim has no DMA access pattern yet");
+    v.dims[d].offset += v.dims[d].stride * bound("begin", d);
+    v.dims[d].stride *= bound("step", d);
+  }
+  return v;
+}
+
+HbmView HbmLayout::broadcast_view(int id, const HbmView& v) const {
+  const auto& in_shape = shape(kernel.nodes[id].inputs[0]);
+  const auto& out_shape = shape(id);
+  HbmView b = v;
+  b.dims.clear();
+  std::size_t lead = out_shape.size() - in_shape.size();
+  for (std::size_t d = 0; d < out_shape.size(); ++d) {
+    if (d < lead) {
+      b.dims.push_back({-1, 0, 1, true});
+      continue;
+    }
+    HbmDim x = v.dims[d - lead];
+    if (in_shape[d - lead] == 1 && out_shape[d] != 1) x.broadcast = true;
+    b.dims.push_back(x);
+  }
+  return b;
+}
+
+bool is_identity(const HbmView& v, const Program& p) {
+  if (v.dims.size() != p.buffers[v.buffer].shape.size()) return false;
+  for (std::size_t d = 0; d < v.dims.size(); ++d)
+    if (v.dims[d].base != static_cast<int>(d) || v.dims[d].offset || v.dims[d].stride != 1 || v.dims[d].broadcast ||
+        v.dims[d].repeat != 1)
+      return false;
+  return true;
+}
+
+// A contiguous reshape: a buffer aliasing the operand's storage in the new shape.
+HbmView HbmLayout::reshape_view(int id, const HbmView& v) {
+  if (!is_identity(v, prefix.program)) throw Unsupported("reshape of a strided or transposed view");
+  Buffer b = prefix.program.buffers[v.buffer];
+  b.name += "_r";
+  b.shape = shape(id);
+  b.alias = b.alias >= 0 ? b.alias : v.buffer;
+  b.param = -1;
+  b.output = -1;
+  prefix.program.buffers.push_back(std::move(b));
+  return identity_view(prefix.program, static_cast<int>(prefix.program.buffers.size()) - 1);
+}
+
+}  // namespace
+
+Prefix lay_out_hbm(const ir::Kernel& k, const sem::DimEnv& dims, const std::vector<std::vector<int>>& groups) {
+  Prefix prefix;
+  prefix.program.kernel = k.name;
+  prefix.program.blocks.push_back(Block{});
+  HbmLayout layout{k, dims, prefix};
+  layout.shapes_and_frames(groups);
+  layout.place_values();
+  return prefix;
+}
+
+const PreparedLowering* Prefix::lowering(const ir::Kernel* program) const {
+  auto it = std::lower_bound(lowerings.begin(), lowerings.end(), program,
+                             [](const auto& e, const ir::Kernel* k) { return e.first < k; });
+  return it != lowerings.end() && it->first == program ? &it->second : nullptr;
+}
+
+Frame Prefix::frame(const ir::Kernel& k, int node) const {
+  const Frame& f = frames[static_cast<std::size_t>(node)];
+  return f.rank >= 0 ? f : frame_of(k, node);
+}
+
+}  // namespace ts::lower

@@ -1,0 +1,46 @@
+// materialize(): the driver over the passes (emission.h lists them): the HBM layout (the
+// section's prefix, or computed here), then one loop nest per fused group in order, and the
+// program validated.
+#include "tilesweep/lower/materialize.h"
+
+#include <algorithm>
+
+#include "emission.h"
+#include "extent_of.h"
+
+namespace ts::lower {
+
+GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group, const sem::DimEnv& dims) {
+  return extent_of(k, group, [&](int n) { return ir::concrete_shape(k.nodes[n].shape, dims); },
+                   [&](int n) { return frame_of(k, n); });
+}
+
+Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan) {
+  std::optional<Prefix> own;
+  if (!plan.prefix) own = lay_out_hbm(k, dims, plan.groups);
+  const Prefix& prefix = plan.prefix ? *plan.prefix : *own;
+  Emission e(k, dims, t, plan, prefix, plan.prefix ? prefix.program : std::move(own->program));
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) emit_group(e, static_cast<int>(g));
+  e.builder.program().cores = plan.cores;
+  return std::move(e.builder).build();
+}
+
+void rebind(Program& p, const Plan& plan) {
+  for (auto& in : p.insts)
+    if (in.engine_node >= 0) in.engine = engine_of(*in.spec, engine_index(plan, {in.engine_node, in.engine_copies}));
+  for (auto& b : p.buffers)
+    if (b.bufs_cap > 0) b.bufs = std::min(b.bufs_cap, plan.tiling.at(static_cast<std::size_t>(b.nest)).bufs);
+}
+
+std::shared_ptr<const Prefix> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+                                          const std::vector<std::vector<int>>& groups,
+                                          std::vector<const ir::Kernel*> lowerings) {
+  Prefix p = lay_out_hbm(k, dims, groups);
+  std::sort(lowerings.begin(), lowerings.end());
+  lowerings.erase(std::unique(lowerings.begin(), lowerings.end()), lowerings.end());
+  for (const ir::Kernel* lowering : lowerings)
+    if (lowering) p.lowerings.emplace_back(lowering, prepare_lowering(*lowering, t.isa));
+  return std::make_shared<const Prefix>(std::move(p));
+}
+
+}  // namespace ts::lower

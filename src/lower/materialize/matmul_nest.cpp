@@ -1,0 +1,105 @@
+// A matmul in its group's nest (contract): loops over N tiles of `free` columns (at most 512)
+// and K tiles of at most 128; the right-hand side tile [K tile, N tile] loaded once per (n, k)
+// and used by every row tile of the strip; the products accumulated in PSUM over k, then
+// evacuated per row tile — into the group's strip-long value when later ops read it (unless the
+// tiling spills it), and to HBM when the value lives there.
+#include <fmt/format.h>
+
+#include "emission.h"
+
+namespace ts::lower {
+
+namespace {
+
+bool used_in_group(const Emission& e, const Nest& nest, int node) {
+  for (int m : e.plan.groups[nest.group])
+    for (int in : e.kernel.nodes[m].inputs)
+      if (in == node) return true;
+  return false;
+}
+
+// PSUM -> SBUF per row tile of N tile `n_var`, in the loop `block` over row tiles `row_tile`.
+void evacuate(Emission& e, Nest& nest, int node, int accumulator, std::int64_t n_tile, int n_var, int block, int row_tile) {
+  const ir::Node& n = e.kernel.nodes[node];
+  std::int64_t rows = nest.tiling.pt, N = e.shape(node).back();
+  bool keep = used_in_group(e, nest, node);
+  if (keep && nest.tiling.spill) {
+    keep = false;
+    spill(e, node);
+  }
+  Tile dest;
+  if (keep) {
+    int buf = add_buffer(e, n.label.empty() ? "mm" : n.label, sem::Memory::Sbuf, n.dtype, {rows, nest.tiling.block * N}, {});
+    dest = Tile{buf, row_window(nest, row_tile, N, {{n_var, n_tile}}, n_tile), {rows, n_tile}};
+    if (n_var < 0 && nest.tiling.block == 1) dest.window = {};
+  } else {
+    dest = Tile{add_buffer(e, "o", sem::Memory::Sbuf, n.dtype, {rows, n_tile}, nest.strip_depth()), {}, {rows, n_tile}};
+  }
+  copy_tile(e, block, node, Tile{accumulator, row_window(nest, row_tile, n_tile), {rows, n_tile}}, dest, "evacuate");
+  if (keep) nest.values[node] = {dest.buffer, N};
+  if (hbm_view(e, node)) {
+    auto at = places(e, nest, node, e.shape(node), row_tile, n_tile);
+    at.back().terms = {{n_var, n_tile}};
+    store(e, block, dest, node, at);
+  }
+}
+
+}  // namespace
+
+void emit_matmul(Emission& e, Nest& nest, int node) {
+  const ir::Node& n = e.kernel.nodes[node];
+  int x = n.inputs[0];
+  std::int64_t K = e.shape(x).back(), N = e.shape(node).back();
+  std::int64_t k_tile = largest_divisor(K, 128);
+  std::int64_t n_tile = nest.tiling.free > 0 ? std::min(nest.tiling.free, N) : std::min<std::int64_t>(N, 512);
+  if (N % n_tile) n_tile = largest_divisor(N, n_tile);
+  int n_loop = nest_loop(e, nest.body, "n", N / n_tile), n_var = loop_var(n_loop, nest.body);
+  int k_loop = nest_loop(e, n_loop, "k", K / k_tile), k_var = loop_var(k_loop, n_loop);
+  Tile rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, n_var, n_tile);
+  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block), row_tile = loop_var(rows_loop, k_loop);
+  Tile lhs;
+  if (auto it = nest.transposed.find(x); it != nest.transposed.end())  // its K tiles are the value's chunks
+    lhs = {it->second.buffer, window({{k_var, nest.strip_rows()}, {row_tile, nest.tiling.pt}}, nest.tiling.pt),
+           {k_tile, nest.tiling.pt}};
+  else
+    lhs = lhs_tile(e, nest, node, rows_loop, row_tile, k_var, k_tile);
+  int accumulator = add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {nest.tiling.pt, nest.tiling.block * n_tile},
+                               {std::min(2, nest.tiling.bufs), 2});
+  Tile sum{accumulator, row_window(nest, row_tile, n_tile), {nest.tiling.pt, n_tile}};
+  emit_lowering(e, rows_loop, node, {lhs, rhs}, &sum, k_var, nest.strip_depth());
+  e.fusable_load = -1;
+  int evacuate_loop = nest_loop(e, n_loop, "rt", nest.tiling.block);
+  evacuate(e, nest, node, accumulator, n_tile, n_var, evacuate_loop, loop_var(evacuate_loop, n_loop));
+}
+
+Tile load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var, std::int64_t k_tile, int n_var,
+              std::int64_t n_tile) {
+  int y = e.kernel.nodes[node].inputs[1];
+  const auto& shape = e.shape(y);
+  std::vector<Place> at(shape.size());
+  int lead = e.frame(node).rank - static_cast<int>(shape.size());
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    int od = static_cast<int>(d) + lead;
+    if (d + 2 == shape.size()) at[d] = {{{k_var, k_tile}}, k_tile, 0};
+    else if (d + 1 == shape.size()) at[d] = {{{n_var, n_tile}}, n_tile, 1};
+    else if (shape[d] != 1 && od >= 0) at[d].terms = nest.batch.at(od);
+  }
+  if (!hbm_view(e, y)) throw Unsupported("a matmul's right-hand side computed in the same loop nest");
+  return load(e, block, y, at, {k_tile, n_tile}, nest.strip_depth());
+}
+
+Tile lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var, std::int64_t k_tile) {
+  int x = e.kernel.nodes[node].inputs[0];
+  if (auto v = nest.values.find(x); v != nest.values.end()) {
+    Tile t{v->second.buffer, row_window(nest, row_tile, v->second.cols, {{k_var, k_tile}}, k_tile), {nest.tiling.pt, k_tile}};
+    if (k_var < 0 && nest.tiling.block == 1) t.window = {};
+    return t;
+  }
+  auto at = places(e, nest, node, e.shape(x), row_tile, k_tile);
+  at.back().terms = {{k_var, k_tile}};
+  Tile t = load(e, block, x, at, {nest.tiling.pt, k_tile}, nest.strip_depth());
+  e.fusable_load = t.buffer;
+  return t;
+}
+
+}  // namespace ts::lower

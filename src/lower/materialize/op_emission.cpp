@@ -1,0 +1,174 @@
+// Op emission (contract): one kernel op, given its operand tiles, becomes the instructions of its
+// picked lowering program (or another program of its pick: a transposed producer's pre), in
+// program order at the end of `block`. Constants become constant tiles, operands an instruction
+// cannot read where they are are copied to SBUF, the root instruction writes `dest` when its
+// memory allows (else a copy follows) and accumulates over `accumulate`'s iterations. Returns the
+// result's tile. Throws Unsupported when the target lacks an instruction of the program.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "emission.h"
+
+namespace ts::lower {
+
+namespace {
+
+// The prepared form of a lowering program: the prefix's, or prepared here once.
+const PreparedLowering& prepared(Emission& e, const ir::Kernel& lowering) {
+  if (const PreparedLowering* p = e.prefix.lowering(&lowering)) return *p;
+  for (const auto& [program, p] : e.local_lowerings)
+    if (program == &lowering) return p;
+  return e.local_lowerings.emplace_back(&lowering, prepare_lowering(lowering, e.target.isa)).second;
+}
+
+// The concrete shapes of a lowering program's nodes on given operand tiles: from the prepared
+// extents, or (where they leave a dim open) evaluated from the dims the operands bind.
+class LoweringShapes {
+ public:
+  LoweringShapes(const ir::Kernel& lowering, const PreparedLowering& prepared, const std::vector<Tile>& operands)
+      : lowering_(lowering), prepared_(prepared), operands_(operands) {}
+
+  // An extent's size, if the operand has that dim (else the bound dims decide, as they did).
+  std::optional<std::int64_t> size_of(const Extent& e) const {
+    if (e.operand < 0) return e.value;
+    const Shape& s = operands_.at(static_cast<std::size_t>(e.operand)).shape;
+    if (static_cast<std::size_t>(e.dim) < s.size()) return s[static_cast<std::size_t>(e.dim)];
+    return std::nullopt;
+  }
+
+  Shape shape_of(std::size_t node) {
+    const LoweringNode& step = prepared_.nodes[node];
+    Shape s;
+    if (step.resolved) {
+      for (const Extent& e : step.shape) {
+        auto size = size_of(e);
+        if (!size) break;
+        s.push_back(*size);
+      }
+      if (s.size() == step.shape.size()) return s;
+    }
+    auto v = ir::concrete_shape(lowering_.nodes[node].shape, bound());
+    return Shape(v.begin(), v.end());
+  }
+
+  // The dims bound by the operands' shapes (the pattern dims that are a bare symbol).
+  const sem::DimEnv& bound() {
+    if (!bound_) {
+      bound_.emplace();
+      for (std::size_t i = 0; i < lowering_.params.size(); ++i) {
+        const auto& pattern = lowering_.params[i].shape;
+        const Shape& shape = operands_.at(i).shape;
+        for (std::size_t d = 0; d < pattern.size() && d < shape.size(); ++d)
+          if (bare_symbol(pattern[d])) (*bound_)[pattern[d].key()] = shape[d];
+      }
+    }
+    return *bound_;
+  }
+
+ private:
+  const ir::Kernel& lowering_;
+  const PreparedLowering& prepared_;
+  const std::vector<Tile>& operands_;
+  std::optional<sem::DimEnv> bound_;
+};
+
+// One op's lowering program being emitted, node by node.
+struct OpEmission {
+  Emission& e;
+  int block, node;
+  const std::vector<Tile>& operands;
+  const Tile* dest;
+  int accumulate;
+  Depth depth;
+  const ir::Kernel& lowering;
+  const PreparedLowering& prepared;
+  LoweringShapes shapes{lowering, prepared, operands};
+  std::vector<std::optional<Tile>> tiles = std::vector<std::optional<Tile>>(lowering.nodes.size());
+  std::vector<std::optional<double>> constants = std::vector<std::optional<double>>(lowering.nodes.size());
+  ir::DType dtype = e.kernel.nodes[node].dtype;
+  int root = lowering.outputs[0];
+
+  void emit_step(std::size_t m) {
+    const ir::Node& step = lowering.nodes[m];
+    const LoweringNode& info = prepared.nodes[m];
+    if (info.kind == LoweringNode::Operand) {
+      tiles[m] = operands[step.param];
+    } else if (info.kind == LoweringNode::Constant) {
+      std::optional<std::int64_t> dim = info.value_dim ? shapes.size_of(*info.value_dim) : std::nullopt;
+      constants[m] = info.value ? *info.value : dim ? static_cast<double>(*dim) : constant_value(step, shapes.bound());
+    } else if (info.kind == LoweringNode::ConstantLayout) {
+      Shape shape = shapes.shape_of(m);
+      tiles[m] = Tile{constant_tile(e, *constants[step.inputs[0]], shape, dtype), {}, shape};
+    } else {
+      if (!info.spec) throw Unsupported(fmt::format("'{}' in a lowering is not an instruction of {}", step.op, e.target.name));
+      if (!fuse_dma_transpose(e, info.spec, step, tiles, m)) emit_instruction(m, info.spec);
+    }
+  }
+
+  // Operand `j` of instruction `spec`, lowering node `source`: a constant made a tile where it
+  // is read, copied to a memory the instruction reads.
+  Tile operand(int source, const sem::InstrSpec* spec, std::size_t j) {
+    auto& tile = tiles[static_cast<std::size_t>(source)];
+    if (!tile) {
+      Shape shape = shapes.shape_of(static_cast<std::size_t>(source));
+      if (shape.empty()) shape = {operands.front().shape.front(), 1};
+      tile = Tile{constant_tile(e, constants[static_cast<std::size_t>(source)].value(), shape, dtype), {}, shape};
+    }
+    return ensure_memory(e, block, *tile, &spec->operand_memory[j], node, dtype);
+  }
+
+  void emit_instruction(std::size_t m, const sem::InstrSpec* spec);
+};
+
+void OpEmission::emit_instruction(std::size_t m, const sem::InstrSpec* spec) {
+  const ir::Node& step = lowering.nodes[m];
+  SmallVector<int, 3> ins;
+  SmallVector<Window, 3> windows;
+  SmallVector<Shape, 3> in_shapes;
+  for (std::size_t j = 0; j < step.inputs.size(); ++j) {
+    Tile t = operand(step.inputs[j], spec, j);
+    ins.push_back(t.buffer);
+    windows.push_back(t.window);
+    in_shapes.push_back(t.shape);
+  }
+  Shape out_shape = shapes.shape_of(m);
+  Inst& in = make_inst(e, spec, in_shapes, out_shape, dtype, {node, false});
+  in.attrs = step.attrs;
+  in.in = std::move(ins);
+  in.in_window = std::move(windows);
+  static const std::vector<sem::Memory> sbuf_only = {sem::Memory::Sbuf};
+  const auto& out_memory = spec->out_memory.empty() ? sbuf_only : spec->out_memory;
+  auto writes = [&](sem::Memory memory) { return std::find(out_memory.begin(), out_memory.end(), memory) != out_memory.end(); };
+  bool into_dest = static_cast<int>(m) == root && dest && writes(e.builder.buffer(dest->buffer).memory);
+  sem::Memory memory = writes(sem::Memory::Sbuf) ? sem::Memory::Sbuf : out_memory.front();
+  Tile out = into_dest ? *dest : Tile{add_buffer(e, "t", memory, dtype, out_shape, depth), {}, out_shape};
+  in.out = out.buffer;
+  in.out_window = out.window;
+  if (static_cast<int>(m) == root) {
+    in.accumulate_block = accumulate;
+    if (e.plan.notes) in.note = e.describe(node);
+  }
+  e.builder.place(block, in);
+  tiles[m] = std::move(out);
+}
+
+}  // namespace
+
+Tile emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands, const Tile* dest, int accumulate,
+                   Depth depth, const ir::Kernel* program) {
+  e.current_node = node;
+  const OpPick& pick = e.plan.picks.at(node);
+  if (!program && !pick.lowering) throw Unsupported(fmt::format("'{}' has no instruction lowering", e.kernel.nodes[node].op));
+  const ir::Kernel& lowering = program ? *program : *pick.lowering;
+  OpEmission op{e, block, node, operands, dest, accumulate, depth, lowering, prepared(e, lowering)};
+  for (std::size_t m = 0; m < lowering.nodes.size(); ++m) op.emit_step(m);
+  Tile result = *op.tiles[static_cast<std::size_t>(op.root)];
+  if (dest && result.buffer != dest->buffer) {
+    copy_tile(e, block, node, result, *dest, "copy");
+    return *dest;
+  }
+  return result;
+}
+
+}  // namespace ts::lower
