@@ -4,7 +4,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "tilesweep/base/error.h"
 
@@ -50,9 +49,17 @@ std::string read_text_file(const std::string& path, std::size_t max_bytes) {
     throw UserError(fmt::format("error: '{}' is {} bytes, more than the {} byte limit for input "
                                 "files; is this the right file?",
                                 path, size, max_bytes));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  // Read at most one byte past the limit, whatever the file claims to be: a device such as
+  // /dev/zero or a pipe has no size to ask, and must not be read until memory runs out.
+  std::string text;
+  char buf[1 << 16];
+  while (text.size() <= max_bytes && in.read(buf, sizeof buf).gcount() > 0)
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw UserError(fmt::format("error: cannot read '{}': {}", path, std::strerror(errno)));
+  if (text.size() > max_bytes)
+    throw UserError(fmt::format("error: '{}' holds more than the {} byte limit for input files (it is not "
+                                "a regular file); is this the right file?",
+                                path, max_bytes));
   check_text(path, text);
   return text;
 }

@@ -8,6 +8,8 @@
 #include <set>
 
 #include "args.h"
+#include "tilesweep/base/durable_file.h"
+#include "tilesweep/base/error.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/nki.h"
 #include "tilesweep/lower/program_printer.h"
@@ -134,9 +136,11 @@ VerbRun add_lower(CLI::App& app) {
       p.config = space.describe(i);
       std::cout << fmt::format("\ncandidate {}:\n", i) << lower::print_program(p);
       if (o->nki_dir.empty()) continue;
-      std::filesystem::create_directories(o->nki_dir);
+      std::error_code ec;
+      std::filesystem::create_directories(o->nki_dir, ec);
+      if (ec) throw UserError(fmt::format("error: --nki-dir: cannot create folder '{}': {}", o->nki_dir, ec.message()));
       std::string path = fmt::format("{}/{}_{}.py", o->nki_dir, k.name, i);
-      std::ofstream(path) << lower::emit_nki(p, names);
+      write_file_durably(path, lower::emit_nki(p, names), "--nki-dir file");
       std::cout << "  NKI: " << path << "\n";
     }
     return 0;

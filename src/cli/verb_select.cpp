@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
+#include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/error.h"
 #include "tilesweep/report/select.h"
 #include "verbs.h"
@@ -54,15 +54,17 @@ std::string library_json(const store::Library& lib) {
 
 // One file per entry: <kernel>_<target>_<shape>_mesh<mesh>.py, characters outside [A-Za-z0-9_-] as '_'.
 void write_nki_dir(const store::Library& lib, const std::string& dir) {
-  std::filesystem::create_directories(dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UserError(fmt::format("error: --nki-dir: cannot create folder '{}': {}", dir, ec.message()));
   for (const auto& e : lib.entries) {
     std::string name = fmt::format("{}_{}_{}_mesh{}", e.kernel, e.target, e.shape, e.mesh);
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
-    std::ofstream f(dir + "/" + name + ".py");
-    if (!e.nki.empty()) f << e.nki;
-    else f << fmt::format("# {} {} {} mesh {}: no NKI source: {}\n", e.kernel, e.target, e.shape, e.mesh, e.nki_error);
-    if (!f) throw UserError(fmt::format("error: --nki-dir: cannot write '{}/{}.py'", dir, name));
+    std::string text = !e.nki.empty() ? e.nki
+                                      : fmt::format("# {} {} {} mesh {}: no NKI source: {}\n", e.kernel, e.target,
+                                                    e.shape, e.mesh, e.nki_error);
+    write_file_durably(dir + "/" + name + ".py", text, "--nki-dir file");
   }
 }
 
@@ -84,9 +86,7 @@ VerbRun add_select(CLI::App& app) {
     store::Library lib = report::select_library(o->archives, so);
     store::write_library(o->out, lib);
     if (!o->json.empty()) {
-      std::ofstream f(o->json);
-      f << library_json(lib);
-      if (!f) throw UserError(fmt::format("error: --json: cannot write '{}'", o->json));
+      write_file_durably(o->json, library_json(lib), "--json file");
     }
     if (!o->nki_dir.empty()) write_nki_dir(lib, o->nki_dir);
     int failed = 0;

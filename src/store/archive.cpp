@@ -10,36 +10,27 @@
 #include <cstdio>
 #include <cstring>
 
+#include "digest.h"
 #include "hdf5_handle.h"
 #include "meta_io.h"
-#include "posix_io.h"
+#include "tilesweep/base/durable_file.h"
 #include "table_io.h"
 #include "tilesweep/base/error.h"
 
 namespace ts::store {
 namespace {
 
+using detail::DamageError;
 using detail::Handle;
 using detail::Hdf5;
 using detail::Hdf5Error;
 using detail::LayoutError;
 
-// Strong close (closing the file closes anything left open in it); file locking where the file
-// system has it, without failing where it does not (common on cluster file systems).
-Handle file_access(const Hdf5& h) {
-  Handle fapl = h.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
-  h.ok(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "set file close degree");
-#if H5_VERSION_GE(1, 12, 1) || (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7)
-  h.ok(H5Pset_file_locking(fapl, true, true), "set file locking");
-#endif
-  return fapl;
-}
-
 void write_file(const Hdf5& h, const Meta& meta, std::span<const CandidateRecord> candidates,
                 std::span<const BestRecord> best, std::span<const ProofRecord> proofs,
                 std::span<const ProgressRecord> progress, const Provenance* provenance) {
   if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) h.fail("this HDF5 library has no deflate filter");
-  Handle fapl = file_access(h);
+  Handle fapl = detail::create_access(h);
   Handle file = h.own(H5Fcreate(h.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
                       "create file");
   detail::write_meta(h, file, meta);
@@ -77,7 +68,7 @@ void write_atomically(const std::string& path, const Meta& meta, std::span<const
     std::remove(tmp.c_str());
     throw;
   }
-  if (std::string why = detail::publish(tmp, path); !why.empty()) cannot_write(path, why);
+  if (std::string why = publish_file(tmp, path); !why.empty()) cannot_write(path, why);
 }
 
 }  // namespace
@@ -109,6 +100,11 @@ namespace {
   throw UserError(fmt::format("error: truncated or corrupt HDF5 file: '{}' ({})", path, what));
 }
 
+[[noreturn]] void damaged(const std::string& path, const std::string& what) {
+  throw UserError(fmt::format("error: damaged archive '{}': {}; it cannot be trusted: restore it from a copy "
+                              "or run its job again", path, what));
+}
+
 // Opens `path` read-only after telling apart a missing file, a non-HDF5 file and a damaged one.
 Handle open_file(const Hdf5& h) {
   const std::string& path = h.path();
@@ -123,18 +119,19 @@ Handle open_file(const Hdf5& h) {
     detail::take_error_stack();
     not_archive(path, "is not an HDF5 file");
   }
-  Handle fapl = file_access(h);
+  Handle fapl = detail::file_access(h);
   hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
   if (id < 0) corrupt(path, "open: " + detail::take_error_stack());
   return Handle(id, H5Fclose);
 }
 
-Meta checked_meta(const Hdf5& h, hid_t file) {
-  Meta m = detail::read_meta(h, file);
+detail::MetaRead checked_meta(const Hdf5& h, hid_t file) {
+  detail::MetaRead read = detail::read_meta(h, file);
+  const Meta& m = read.meta;
   if (m.schema_version < kOldestReadableSchema || m.schema_version > kSchemaVersion)
     not_archive(h.path(), fmt::format("has schema version {} (this tilesweep reads versions {} to {})",
                                       m.schema_version, kOldestReadableSchema, kSchemaVersion));
-  return m;
+  return read;
 }
 
 // Runs `read` on the open archive, turning layout and HDF5 failures into UserErrors.
@@ -148,6 +145,8 @@ auto with_archive(const std::string& path, F&& read) {
     not_archive(path, e.what());
   } catch (const Hdf5Error& e) {
     corrupt(path, e.detail());
+  } catch (const DamageError& e) {
+    damaged(path, e.what());
   }
 }
 
@@ -156,12 +155,14 @@ auto with_archive(const std::string& path, F&& read) {
 Archive read_archive(const std::string& path) {
   return with_archive(path, [](const Hdf5& h, hid_t file) {
     Archive a;
-    a.meta = checked_meta(h, file);
+    detail::MetaRead meta = checked_meta(h, file);
+    a.meta = std::move(meta.meta);
     const int v = static_cast<int>(a.meta.schema_version);
-    a.candidates = detail::read_table<CandidateRecord>(h, file, v);
-    a.best = detail::read_table<BestRecord>(h, file, v);
-    a.proofs = detail::read_table<ProofRecord>(h, file, v);
-    a.progress = detail::read_table<ProgressRecord>(h, file, v);
+    const bool sums = meta.checksummed;
+    a.candidates = detail::read_table<CandidateRecord>(h, file, v, sums);
+    a.best = detail::read_table<BestRecord>(h, file, v, sums);
+    a.proofs = detail::read_table<ProofRecord>(h, file, v, sums);
+    a.progress = detail::read_table<ProgressRecord>(h, file, v, sums);
     if (v < 2) {  // one device only: the compute time is the latency (sharding "", no collectives)
       for (auto& c : a.candidates) c.compute_ns = c.latency_ns;
       for (auto& b : a.best) b.compute_ns = b.latency_ns, b.collective_ns = 0;
@@ -172,7 +173,7 @@ Archive read_archive(const std::string& path) {
 }
 
 Meta read_meta(const std::string& path) {
-  return with_archive(path, [](const Hdf5& h, hid_t file) { return checked_meta(h, file); });
+  return with_archive(path, [](const Hdf5& h, hid_t file) { return checked_meta(h, file).meta; });
 }
 
 namespace {
@@ -194,8 +195,9 @@ Provenance read_provenance(const std::string& path, const Archive& a) {
   Provenance p = with_archive(path, [](const Hdf5& h, hid_t file) {
     Provenance p;
     if (!h.yes(H5Lexists(file, "sources", H5P_DEFAULT), "look for /sources")) return p;
-    p.sources = detail::read_table<SourceRecord>(h, file);
-    p.best_origin = detail::read_table<OriginRecord>(h, file);
+    const bool sums = detail::read_meta(h, file).checksummed;
+    p.sources = detail::read_table<SourceRecord>(h, file, kSchemaVersion, sums);
+    p.best_origin = detail::read_table<OriginRecord>(h, file, kSchemaVersion, sums);
     return p;
   });
   if (p.sources.empty()) return self_provenance(path, a);

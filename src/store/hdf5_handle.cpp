@@ -53,4 +53,19 @@ void Hdf5::fail(std::string_view what) const {
   throw Hdf5Error(path_, fmt::format("{}: {}", what, take_error_stack()));
 }
 
+Handle file_access(const Hdf5& h) {
+  Handle fapl = h.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  h.ok(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "set file close degree");
+#if H5_VERSION_GE(1, 12, 1) || (H5_VERS_MAJOR == 1 && H5_VERS_MINOR == 10 && H5_VERS_RELEASE >= 7)
+  h.ok(H5Pset_file_locking(fapl, true, true), "set file locking");
+#endif
+  return fapl;
+}
+
+Handle create_access(const Hdf5& h) {
+  Handle fapl = file_access(h);
+  h.ok(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "choose the newest file format");
+  return fapl;
+}
+
 }  // namespace ts::store::detail

@@ -77,6 +77,13 @@ class Hdf5 {
   std::string path_;
 };
 
+// File access properties for reading: strong close (closing the file closes anything left open
+// in it); file locking where the file system has it, without failing where it does not.
+Handle file_access(const Hdf5& h);
+// For creating a file: the same, and the newest file format, whose metadata (superblock, object
+// headers, chunk indexes, attribute heaps) carries checksums that HDF5 checks on every read.
+Handle create_access(const Hdf5& h);
+
 // HDF5's current error stack as one line ("H5Fopen(): unable to open file; ..."), then clears it.
 std::string take_error_stack();
 

@@ -2,18 +2,20 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <unordered_set>
 #include <utility>
 
 #include "journal_codec.h"
-#include "posix_io.h"
+#include "journal_scan.h"
+#include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/error.h"
 
 namespace ts::store {
@@ -27,7 +29,8 @@ using detail::FrameKind;
 
 // Checks the header frame against this tilesweep and the expected job.
 void check_header(const std::string& path, const detail::JournalHeader& h, std::string_view job_hash) {
-  if (h.journal_version != detail::kJournalVersion || h.schema_version != kSchemaVersion)
+  if (h.journal_version < detail::kOldestJournalVersion || h.journal_version > detail::kJournalVersion ||
+      h.schema_version != kSchemaVersion)
     throw UserError(fmt::format(
         "error: journal '{}' was written by another tilesweep (journal format {}, schema {}; this "
         "one writes format {}, schema {}); finish it with that tilesweep or delete it",
@@ -38,19 +41,21 @@ void check_header(const std::string& path, const detail::JournalHeader& h, std::
         "archive path or delete it", path, h.job_hash, job_hash));
 }
 
-// Folds one complete, checksummed frame into `c`: the first must be the header.
+// Folds complete, checksummed frames into `c`: the first must be a header (a second one is the
+// copy written with it).
 class Folder {
  public:
   Folder(const std::string& path, std::string_view job_hash, JournalContents& c)
       : path_(path), job_hash_(job_hash), c_(c) {}
 
   void add(std::uint32_t kind, std::string_view payload) {
-    if (c_.frames == 0) {
-      if (kind != static_cast<std::uint32_t>(FrameKind::Header))
-        not_journal(path_, "its first frame is not a header");
+    if (kind == static_cast<std::uint32_t>(FrameKind::Header)) {
       auto h = detail::decode_header(payload);
-      check_header(path_, h, job_hash_);
+      if (c_.frames == 0) check_header(path_, h, job_hash_);
+      else if (h.job_hash != c_.job_hash) throw detail::DecodeError("a second header names another job");
       c_.job_hash = h.job_hash;
+    } else if (c_.frames == 0) {
+      throw detail::DecodeError("no header frame before it");
     } else if (kind == static_cast<std::uint32_t>(FrameKind::Unit)) {
       add_unit(detail::decode_unit(payload));
     } else if (kind == static_cast<std::uint32_t>(FrameKind::Proofs)) {
@@ -79,47 +84,94 @@ class Folder {
   std::set<std::string> proofs_;
 };
 
+// The whole file, read-only (mmap: a journal can be large, and it is scanned, not parsed in order).
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw UserError(fmt::format("error: cannot open journal '{}': {}", path, std::strerror(errno)));
+    struct stat st {};
+    int err = ::fstat(fd, &st) == 0 ? 0 : errno;
+    if (err == 0 && !S_ISREG(st.st_mode)) err = EINVAL;
+    size_ = err == 0 ? static_cast<std::size_t>(st.st_size) : 0;
+    if (err == 0 && size_ > 0) {
+      void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p == MAP_FAILED) err = errno;
+      else data_ = static_cast<const char*>(p);
+    }
+    ::close(fd);
+    if (err != 0) throw UserError(fmt::format("error: cannot read journal '{}': {}", path, std::strerror(err)));
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() {
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
+  }
+  std::string_view bytes() const { return {data_, size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// Adds the scan's damaged regions to `c`.
+void count_damage(const detail::FrameScan& scan, JournalContents& c) {
+  std::vector<std::string> where;
+  for (const auto& r : scan.damaged) {
+    c.dropped_bytes += r.end - r.begin;
+    if (r.torn) {
+      c.torn_bytes += r.end - r.begin;
+      continue;
+    }
+    c.damaged_frames += r.frames;
+    c.damaged_units += r.units;
+    where.push_back(fmt::format("bytes {}..{} ({} frame{})", r.begin, r.end, r.frames, r.frames == 1 ? "" : "s"));
+  }
+  c.damage = fmt::format("{}", fmt::join(where, ", "));
+}
+
 }  // namespace
 
 std::string journal_path(const std::string& archive_path) { return archive_path + ".journal"; }
 
 JournalContents read_journal(const std::string& path, std::string_view job_hash) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    throw UserError(fmt::format("error: cannot open journal '{}': {}", path, std::strerror(errno)));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(fmt::format("error: cannot open journal '{}': cannot read it", path));
+  MappedFile file(path);
+  std::string_view bytes = file.bytes();
+  detail::FrameScan scan = detail::scan_frames(bytes);
   JournalContents c;
   Folder folder(path, job_hash, c);
-  const std::int64_t size = st.st_size;
-  std::int64_t pos = 0;
-  std::string head(detail::kFrameHeadBytes, '\0'), payload;
-  while (size - pos >= static_cast<std::int64_t>(detail::kFrameHeadBytes)) {
-    if (!in.read(head.data(), head.size())) break;
-    auto fh = detail::parse_head(head);
-    if (!fh && pos == 0) not_journal(path, "it does not start with a journal frame");
-    if (!fh || fh->length > static_cast<std::uint64_t>(size - pos) - head.size()) break;
-    payload.resize(fh->length);
-    if (!in.read(payload.data(), payload.size())) break;
-    if (!detail::checksum_ok(head, payload, fh->checksum)) break;
+  for (const auto& f : scan.frames) {
     try {
-      folder.add(fh->kind, payload);
+      folder.add(f.kind, f.payload);
     } catch (const detail::DecodeError& e) {
-      throw UserError(fmt::format("error: journal '{}' is corrupt at byte {}: {}", path, pos, e.what()));
+      if (c.frames == 0 && f.offset == 0) not_journal(path, "its first frame is not a header");
+      if (c.frames == 0)
+        throw UserError(fmt::format("error: journal '{}' is damaged: its header (which names the job) is lost, "
+                                    "so the {} frame(s) after it cannot be trusted; delete it to start the run over",
+                                    path, scan.frames.size()));
+      throw UserError(fmt::format("error: journal '{}' is corrupt at byte {}: {}", path, f.offset, e.what()));
     }
-    pos += static_cast<std::int64_t>(head.size() + payload.size());
   }
-  // A file too short for one frame head must at least start like one.
-  if (pos == 0 && size > 0) {
-    std::string start(static_cast<std::size_t>(std::min<std::int64_t>(size, 4)), '\0');
-    std::ifstream again(path, std::ios::binary);
-    again.read(start.data(), start.size());
-    if (start != detail::kFrameMagic.substr(0, start.size()))
-      not_journal(path, "it does not start with a journal frame");
-  }
-  c.valid_bytes = pos;
-  c.dropped_bytes = size - pos;
+  // Not one whole frame, and not even the start of one: some other file.
+  if (c.frames == 0 && !bytes.empty() && !detail::kFrameMagic.starts_with(bytes.substr(0, 4)))
+    not_journal(path, "it does not start with a journal frame");
+  count_damage(scan, c);
+  c.valid_bytes = scan.frames.empty() ? 0 : scan.frames.back().offset + static_cast<std::int64_t>(detail::kFrameHeadBytes + scan.frames.back().payload.size());
   return c;
+}
+
+std::string recovery_note(const std::string& path, const JournalContents& c) {
+  if (c.dropped_bytes == 0) return "";
+  std::string note = fmt::format("journal '{}': kept {} unit(s)", path, c.units.size());
+  if (c.damaged_frames > 0)
+    note += fmt::format("; dropped {} damaged frame(s) ({} unit result(s) among them, computed again now) at {}: "
+                        "their checksums do not match (a damaged disk or file)",
+                        c.damaged_frames, c.damaged_units, c.damage);
+  if (c.torn_bytes > 0)
+    note += fmt::format("; dropped a torn last frame ({} bytes: a write cut short by a crash; its unit is computed "
+                        "again)", c.torn_bytes);
+  if (!c.damaged_copy.empty()) note += fmt::format("; the damaged file is kept as '{}'", c.damaged_copy);
+  return note;
 }
 
 namespace {
@@ -143,23 +195,55 @@ int open_locked(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// The header frame twice, so that one damaged copy still names the job.
+std::string header_frames(std::string_view job_hash) {
+  std::string header = detail::make_frame(FrameKind::Header, detail::encode_header({.job_hash = std::string(job_hash)}));
+  return header + header;
+}
+
+// Rewrites a damaged journal with its intact contents only (durably, through a temporary), the
+// damaged file kept as `<path>.damaged` where the file system allows a hard link. Returns the
+// new file's size.
+std::int64_t rewrite_intact(const std::string& path, std::string_view job_hash, JournalContents& c) {
+  std::string bytes = header_frames(job_hash);
+  for (const auto& u : c.units) bytes += detail::make_frame(FrameKind::Unit, detail::encode_unit(u));
+  if (!c.proofs.empty()) bytes += detail::make_frame(FrameKind::Proofs, detail::encode_proofs(c.proofs));
+  const std::string copy = path + ".damaged";
+  std::remove(copy.c_str());
+  if (::link(path.c_str(), copy.c_str()) == 0) c.damaged_copy = copy;
+  write_file_durably(path, bytes, "journal");
+  return static_cast<std::int64_t>(bytes.size());
+}
+
+}  // namespace
+
 Journal Journal::open(const std::string& path, std::string_view job_hash) {
   TS_CHECK(!job_hash.empty(), "a journal needs the job hash");
   Journal j(path, open_locked(path), {});
   struct stat st {};
   if (::fstat(j.fd_, &st) != 0) cannot_write(path, errno);
   if (st.st_size > 0) j.recovered_ = read_journal(path, job_hash);
+  JournalContents& c = j.recovered_;
+  if (c.damaged_frames > 0) {
+    // Damage is dropped once: the rewritten file holds only whole frames (and is locked anew).
+    j.size_ = rewrite_intact(path, job_hash, c);
+    ::close(std::exchange(j.fd_, -1));
+    j.fd_ = open_locked(path);
+    c.job_hash = job_hash;
+    return j;
+  }
   // Cut a torn tail (or a torn header: then start afresh) so new frames follow valid ones.
-  if (j.recovered_.frames == 0) j.recovered_ = JournalContents{};
-  j.size_ = j.recovered_.valid_bytes;
+  if (c.frames == 0) c.valid_bytes = 0;
+  j.size_ = c.valid_bytes;
   if (j.size_ != st.st_size && ::ftruncate(j.fd_, j.size_) != 0) cannot_write(path, errno);
-  if (j.recovered_.frames == 0) {
-    j.write_frame(static_cast<std::uint32_t>(FrameKind::Header),
-                  detail::encode_header({.job_hash = std::string(job_hash)}));
-    j.recovered_.job_hash = job_hash;
-    j.recovered_.frames = 1;
-    j.recovered_.valid_bytes = j.size_;
-    if (int err = detail::sync_parent_dir(path)) cannot_write(path, err);
+  if (c.frames == 0) {
+    j.write_bytes(header_frames(job_hash));
+    c.job_hash = job_hash;
+    c.frames = 2;
+    c.valid_bytes = j.size_;
+    if (int err = sync_parent_dir(path)) cannot_write(path, err);
   }
   return j;
 }
@@ -194,12 +278,15 @@ void Journal::append_proofs(std::span<const ProofRecord> proofs) {
   write_frame(static_cast<std::uint32_t>(FrameKind::Proofs), detail::encode_proofs(proofs));
 }
 
-// One write() of the whole frame, then fdatasync(). On failure the file is cut back to its last
-// complete frame, so a later append still follows valid frames.
 void Journal::write_frame(std::uint32_t kind, std::string_view payload) {
+  write_bytes(detail::make_frame(static_cast<FrameKind>(kind), payload));
+}
+
+// One write() of whole frames, then fdatasync(). On failure the file is cut back to its last
+// complete frame, so a later append still follows valid frames.
+void Journal::write_bytes(std::string_view frame) {
   TS_CHECK(fd_ >= 0, "journal '{}' is closed", path_);
-  std::string frame = detail::make_frame(static_cast<FrameKind>(kind), payload);
-  int err = detail::write_all(fd_, frame);
+  int err = write_all(fd_, frame);
   if (err == 0 && ::fdatasync(fd_) != 0) err = errno;
   if (err != 0) {
     [[maybe_unused]] int ignored = ::ftruncate(fd_, size_);

@@ -17,7 +17,10 @@ namespace ts::store::detail {
 
 inline constexpr std::string_view kFrameMagic = "TSJ1";
 inline constexpr std::size_t kFrameHeadBytes = 24;
-inline constexpr std::uint32_t kJournalVersion = 1;
+// 2: the header frame is written twice, so one damaged copy still names the job (version 1
+// journals, with one header, are still read).
+inline constexpr std::uint32_t kJournalVersion = 2;
+inline constexpr std::uint32_t kOldestJournalVersion = 1;
 
 enum class FrameKind : std::uint32_t { Header = 1, Unit = 2, Proofs = 3 };
 

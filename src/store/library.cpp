@@ -7,15 +7,17 @@
 #include <cstdio>
 #include <cstring>
 
+#include "digest.h"
 #include "hdf5_handle.h"
 #include "meta_io.h"
-#include "posix_io.h"
+#include "tilesweep/base/durable_file.h"
 #include "table_io.h"
 #include "tilesweep/base/error.h"
 
 namespace ts::store {
 namespace {
 
+using detail::DamageError;
 using detail::Handle;
 using detail::Hdf5;
 using detail::Hdf5Error;
@@ -24,15 +26,19 @@ using detail::LayoutError;
 constexpr const char* kLibraryFormat = "tilesweep-library";
 
 void write_file(const Hdf5& h, const Library& lib) {
-  Handle file = h.own(H5Fcreate(h.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                      "create file");
+  Handle fapl = detail::create_access(h);
+  Handle file = h.own(H5Fcreate(h.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose, "create file");
   Handle g = h.own(H5Gcreate2(file, "meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create /meta");
-  detail::write_text_attr(h, g, "format", kLibraryFormat);
-  detail::write_i64_attr(h, g, "schema_version", lib.schema_version);
-  detail::write_text_attr(h, g, "tool_version", lib.tool_version);
-  detail::write_texts_attr(h, g, "archives", lib.archives);
+  detail::AttrWriter w(h, g);
+  w.text("format", kLibraryFormat);
+  w.i64("schema_version", lib.schema_version);
+  w.text("tool_version", lib.tool_version);
+  w.texts("archives", lib.archives);
+  w.finish();
   g = Handle();
-  detail::write_table<LibraryEntry>(h, file, lib.entries);
+  // Every text fixed-width, NKI source included: then HDF5's Fletcher32 filter checks all of it
+  // for any reader (library_reader.h too), not only for tilesweep's own checksum.
+  detail::write_table<LibraryEntry>(h, file, lib.entries, detail::LongText::Fixed);
   h.ok(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush file");
   h.ok(file.close(), "close file");
 }
@@ -48,17 +54,17 @@ void write_file(const Hdf5& h, const Library& lib) {
 Library read_file(const Hdf5& h, hid_t file) {
   if (!h.yes(H5Lexists(file, "meta", H5P_DEFAULT), "look for /meta")) throw LayoutError("has no /meta group");
   Handle g = h.own(H5Gopen2(file, "meta", H5P_DEFAULT), H5Gclose, "open /meta");
-  if (!h.yes(H5Aexists(g, "format"), "look for /meta format") ||
-      detail::read_text_attr(h, g, "format") != kLibraryFormat)
+  detail::AttrReader r(h, g, "/meta");
+  if (!h.yes(H5Aexists(g, "format"), "look for /meta format") || r.text("format") != kLibraryFormat)
     throw LayoutError(fmt::format("has no /meta attribute format = \"{}\"", kLibraryFormat));
   Library lib;
-  lib.schema_version = detail::read_i64_attr(h, g, "schema_version");
+  lib.schema_version = r.i64("schema_version");
   if (lib.schema_version < 1 || lib.schema_version > kLibrarySchemaVersion)
     throw LayoutError(fmt::format("has schema version {} (this tilesweep reads versions 1 to {})", lib.schema_version,
                                   kLibrarySchemaVersion));
-  lib.tool_version = detail::read_text_attr(h, g, "tool_version");
-  lib.archives = detail::read_texts_attr(h, g, "archives");
-  lib.entries = detail::read_table<LibraryEntry>(h, file, static_cast<int>(lib.schema_version));
+  lib.tool_version = r.text("tool_version");
+  lib.archives = r.texts("archives");
+  lib.entries = detail::read_table<LibraryEntry>(h, file, static_cast<int>(lib.schema_version), r.checked());
   lib.schema_version = kLibrarySchemaVersion;  // upgraded in memory: a version-1 entry's sharding is ""
   return lib;
 }
@@ -74,7 +80,7 @@ void write_library(const std::string& path, const Library& lib) {
     std::remove(tmp.c_str());
     cannot_write(path, e.detail());
   }
-  if (std::string why = detail::publish(tmp, path); !why.empty()) cannot_write(path, why);
+  if (std::string why = publish_file(tmp, path); !why.empty()) cannot_write(path, why);
 }
 
 Library read_library(const std::string& path) {
@@ -85,7 +91,8 @@ Library read_library(const std::string& path) {
     detail::take_error_stack();
     not_library(path, "is not an HDF5 file");
   }
-  hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  Handle fapl = detail::file_access(h);
+  hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
   if (id < 0)
     throw UserError(fmt::format("error: truncated or corrupt HDF5 file: '{}' (open: {})", path,
                                 detail::take_error_stack()));
@@ -96,6 +103,9 @@ Library read_library(const std::string& path) {
     not_library(path, e.what());
   } catch (const Hdf5Error& e) {
     throw UserError(fmt::format("error: truncated or corrupt HDF5 file: '{}' ({})", path, e.detail()));
+  } catch (const DamageError& e) {
+    throw UserError(fmt::format("error: damaged library '{}': {}; it cannot be trusted: restore it from a copy "
+                                "or select it again", path, e.what()));
   }
 }
 

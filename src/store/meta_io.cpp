@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "digest.h"
 #include "table_io.h"
 
 namespace ts::store::detail {
@@ -33,8 +34,7 @@ void put_attr(const Hdf5& h, hid_t obj, const char* name, hid_t type, long n, co
 }
 
 // Variable-length strings end at a NUL byte, so one inside a string is refused.
-void put_texts(const Hdf5& h, hid_t obj, const char* name, const std::vector<std::string>& v,
-               bool scalar = false) {
+void put_texts(const Hdf5& h, hid_t obj, const char* name, const std::vector<std::string>& v, bool scalar) {
   std::vector<const char*> ptrs;
   for (const auto& s : v) {
     if (s.find('\0') != std::string::npos)
@@ -46,54 +46,29 @@ void put_texts(const Hdf5& h, hid_t obj, const char* name, const std::vector<std
   put_attr(h, obj, name, t, scalar ? -1 : static_cast<long>(v.size()), ptrs.data());
 }
 
-void put_text(const Hdf5& h, hid_t obj, const char* name, const std::string& s) {
-  put_texts(h, obj, name, {s}, true);
+// The checksums of each kind of value (digest.h); writer and reader agree through these.
+std::string sum_of(const std::string& s) {
+  Digest d;
+  d.text(s);
+  return d.str();
 }
-
-void put_i64(const Hdf5& h, hid_t obj, const char* name, std::int64_t v) {
-  put_attr(h, obj, name, H5T_NATIVE_INT64, -1, &v);
+std::string sum_of(const std::vector<std::string>& v) {
+  Digest d;
+  d.num<std::uint64_t>(v.size());
+  for (const auto& s : v) d.text(s);
+  return d.str();
 }
-
-template <class V>
-void put_map(const Hdf5& h, hid_t obj, const char* keys_name, const char* values_name,
-             const std::map<std::string, V>& m) {
-  std::vector<std::string> keys;
-  std::vector<V> values;
-  for (const auto& [k, v] : m) {
-    keys.push_back(k);
-    values.push_back(v);
-  }
-  put_texts(h, obj, keys_name, keys);
-  if constexpr (std::is_same_v<V, std::string>) {
-    put_texts(h, obj, values_name, values);
-  } else {
-    put_attr(h, obj, values_name, H5T_NATIVE_DOUBLE, static_cast<long>(values.size()), values.data());
-  }
+std::string sum_of(std::int64_t v) {
+  Digest d;
+  d.num(v);
+  return d.str();
 }
-
-}  // namespace
-
-void write_meta(const Hdf5& h, hid_t file, const Meta& m) {
-  Handle g = h.own(H5Gcreate2(file, "meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                   "create /meta");
-  put_text(h, g, "format", kArchiveFormat);
-  put_i64(h, g, "schema_version", m.schema_version);
-  put_text(h, g, "tool_version", m.tool_version);
-  put_text(h, g, "git_commit", m.git_commit);
-  put_text(h, g, "job_name", m.job_name);
-  put_text(h, g, "job_toml", m.job_toml);
-  put_text(h, g, "job_hash", m.job_hash);
-  put_map(h, g, "target_names", "target_texts", m.targets);
-  put_map(h, g, "kernel_files", "kernel_sources", m.kernel_sources);
-  put_i64(h, g, "ranks", m.ranks);
-  put_i64(h, g, "threads", m.threads);
-  put_text(h, g, "start_time", m.start_time);
-  put_text(h, g, "end_time", m.end_time);
-  put_map(h, g, "phase_names", "phase_seconds", m.phase_seconds);
-  put_text(h, g, "status", m.status);
+std::string sum_of(const std::vector<double>& v) {
+  Digest d;
+  d.num<std::uint64_t>(v.size());
+  for (double x : v) d.num(x);
+  return d.str();
 }
-
-namespace {
 
 struct Attr {
   Handle id;
@@ -124,12 +99,6 @@ std::vector<std::string> get_texts(const Hdf5& h, hid_t obj, const char* name) {
   return out;
 }
 
-std::string get_text(const Hdf5& h, hid_t obj, const char* name) {
-  auto v = get_texts(h, obj, name);
-  if (v.size() != 1) throw Hdf5Error(h.path(), fmt::format("/meta attribute '{}' is not one string", name));
-  return v[0];
-}
-
 template <class V>
 std::vector<V> get_numbers(const Hdf5& h, hid_t obj, const char* name, hid_t type) {
   Attr a = open_attr(h, obj, name);
@@ -138,25 +107,108 @@ std::vector<V> get_numbers(const Hdf5& h, hid_t obj, const char* name, hid_t typ
   return out;
 }
 
-std::int64_t get_i64(const Hdf5& h, hid_t obj, const char* name) {
-  auto v = get_numbers<std::int64_t>(h, obj, name, H5T_NATIVE_INT64);
-  if (v.size() != 1) throw Hdf5Error(h.path(), fmt::format("/meta attribute '{}' is not one number", name));
+}  // namespace
+
+void write_text_attr(const Hdf5& h, hid_t obj, const char* name, const std::string& value) {
+  put_texts(h, obj, name, {value}, true);
+}
+
+std::string read_text_attr(const Hdf5& h, hid_t obj, const char* name) {
+  auto v = get_texts(h, obj, name);
+  if (v.size() != 1) throw Hdf5Error(h.path(), fmt::format("attribute '{}' is not one string", name));
   return v[0];
 }
 
+AttrWriter::AttrWriter(const Hdf5& h, hid_t obj) : h_(h), obj_(obj) {}
+
+void AttrWriter::text(const char* name, const std::string& v) {
+  put_texts(h_, obj_, name, {v}, true);
+  sums_.push_back(fmt::format("{} {}", name, sum_of(v)));
+}
+void AttrWriter::texts(const char* name, const std::vector<std::string>& v) {
+  put_texts(h_, obj_, name, v, false);
+  sums_.push_back(fmt::format("{} {}", name, sum_of(v)));
+}
+void AttrWriter::i64(const char* name, std::int64_t v) {
+  put_attr(h_, obj_, name, H5T_NATIVE_INT64, -1, &v);
+  sums_.push_back(fmt::format("{} {}", name, sum_of(v)));
+}
+void AttrWriter::numbers(const char* name, const std::vector<double>& v) {
+  put_attr(h_, obj_, name, H5T_NATIVE_DOUBLE, static_cast<long>(v.size()), v.data());
+  sums_.push_back(fmt::format("{} {}", name, sum_of(v)));
+}
+void AttrWriter::finish() { put_texts(h_, obj_, kChecksumsAttr, sums_, false); }
+
+AttrReader::AttrReader(const Hdf5& h, hid_t obj, std::string where) : h_(h), obj_(obj), where_(std::move(where)) {
+  checked_ = h.yes(H5Aexists(obj, kChecksumsAttr), "look for the attribute checksums");
+  if (!checked_) return;
+  for (const auto& line : get_texts(h, obj, kChecksumsAttr)) {
+    auto space = line.find(' ');
+    if (space == std::string::npos) throw DamageError(fmt::format("{} attribute '{}' is garbled", where_, kChecksumsAttr));
+    sums_[line.substr(0, space)] = line.substr(space + 1);
+  }
+}
+
+void AttrReader::check(const char* name, const std::string& sum) const {
+  if (!checked_) return;
+  auto it = sums_.find(name);
+  if (it == sums_.end())
+    throw DamageError(fmt::format("{} attribute '{}' has no checksum in '{}'", where_, name, kChecksumsAttr));
+  if (it->second != sum) throw DamageError(fmt::format("{} attribute '{}' does not match its checksum", where_, name));
+}
+
+std::string AttrReader::text(const char* name) const {
+  auto v = get_texts(h_, obj_, name);
+  if (v.size() != 1) throw Hdf5Error(h_.path(), fmt::format("{} attribute '{}' is not one string", where_, name));
+  check(name, sum_of(v[0]));
+  return v[0];
+}
+std::vector<std::string> AttrReader::texts(const char* name) const {
+  auto v = get_texts(h_, obj_, name);
+  check(name, sum_of(v));
+  return v;
+}
+std::int64_t AttrReader::i64(const char* name) const {
+  auto v = get_numbers<std::int64_t>(h_, obj_, name, H5T_NATIVE_INT64);
+  if (v.size() != 1) throw Hdf5Error(h_.path(), fmt::format("{} attribute '{}' is not one number", where_, name));
+  check(name, sum_of(v[0]));
+  return v[0];
+}
+std::vector<double> AttrReader::numbers(const char* name) const {
+  auto v = get_numbers<double>(h_, obj_, name, H5T_NATIVE_DOUBLE);
+  check(name, sum_of(v));
+  return v;
+}
+
+namespace {
+
 template <class V>
-std::map<std::string, V> get_map(const Hdf5& h, hid_t obj, const char* keys_name,
-                                 const char* values_name) {
-  auto keys = get_texts(h, obj, keys_name);
+void put_map(AttrWriter& w, const char* keys_name, const char* values_name, const std::map<std::string, V>& m) {
+  std::vector<std::string> keys;
+  std::vector<V> values;
+  for (const auto& [k, v] : m) {
+    keys.push_back(k);
+    values.push_back(v);
+  }
+  w.texts(keys_name, keys);
+  if constexpr (std::is_same_v<V, std::string>) {
+    w.texts(values_name, values);
+  } else {
+    w.numbers(values_name, values);
+  }
+}
+
+template <class V>
+std::map<std::string, V> get_map(const AttrReader& r, const char* keys_name, const char* values_name) {
+  auto keys = r.texts(keys_name);
   std::vector<V> values;
   if constexpr (std::is_same_v<V, std::string>) {
-    values = get_texts(h, obj, values_name);
+    values = r.texts(values_name);
   } else {
-    values = get_numbers<V>(h, obj, values_name, H5T_NATIVE_DOUBLE);
+    values = r.numbers(values_name);
   }
   if (keys.size() != values.size())
-    throw Hdf5Error(h.path(), fmt::format("/meta attributes '{}' and '{}' differ in length",
-                                          keys_name, values_name));
+    throw Hdf5Error(r.path(), fmt::format("/meta attributes '{}' and '{}' differ in length", keys_name, values_name));
   std::map<std::string, V> m;
   for (std::size_t i = 0; i < keys.size(); ++i) m.emplace(keys[i], values[i]);
   return m;
@@ -167,7 +219,8 @@ Handle open_meta_group(const Hdf5& h, hid_t file) {
   if (!h.yes(H5Lexists(file, "meta", H5P_DEFAULT), "look for /meta"))
     throw LayoutError("has no /meta group");
   Handle g = h.own(H5Gopen2(file, "meta", H5P_DEFAULT), H5Gclose, "open /meta");
-  if (!h.yes(H5Aexists(g, "format"), "look for /meta format") || get_text(h, g, "format") != kArchiveFormat)
+  if (!h.yes(H5Aexists(g, "format"), "look for /meta format") ||
+      AttrReader(h, g, "/meta").text("format") != kArchiveFormat)
     throw LayoutError(fmt::format("has no /meta attribute format = \"{}\"", kArchiveFormat));
   if (!h.yes(H5Aexists(g, "schema_version"), "look for /meta schema_version"))
     throw LayoutError("has no /meta attribute schema_version");
@@ -176,38 +229,50 @@ Handle open_meta_group(const Hdf5& h, hid_t file) {
 
 }  // namespace
 
-Meta read_meta(const Hdf5& h, hid_t file) {
-  Handle g = open_meta_group(h, file);
-  Meta m;
-  m.schema_version = get_i64(h, g, "schema_version");
-  if (m.schema_version < kOldestReadableSchema || m.schema_version > kSchemaVersion) return m;  // the caller refuses it
-  m.tool_version = get_text(h, g, "tool_version");
-  m.git_commit = get_text(h, g, "git_commit");
-  m.job_name = get_text(h, g, "job_name");
-  m.job_toml = get_text(h, g, "job_toml");
-  m.job_hash = get_text(h, g, "job_hash");
-  m.targets = get_map<std::string>(h, g, "target_names", "target_texts");
-  m.kernel_sources = get_map<std::string>(h, g, "kernel_files", "kernel_sources");
-  m.ranks = get_i64(h, g, "ranks");
-  m.threads = get_i64(h, g, "threads");
-  m.start_time = get_text(h, g, "start_time");
-  m.end_time = get_text(h, g, "end_time");
-  m.phase_seconds = get_map<double>(h, g, "phase_names", "phase_seconds");
-  m.status = get_text(h, g, "status");
-  return m;
+void write_meta(const Hdf5& h, hid_t file, const Meta& m) {
+  Handle g = h.own(H5Gcreate2(file, "meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                   "create /meta");
+  AttrWriter w(h, g);
+  w.text("format", kArchiveFormat);
+  w.i64("schema_version", m.schema_version);
+  w.text("tool_version", m.tool_version);
+  w.text("git_commit", m.git_commit);
+  w.text("job_name", m.job_name);
+  w.text("job_toml", m.job_toml);
+  w.text("job_hash", m.job_hash);
+  put_map(w, "target_names", "target_texts", m.targets);
+  put_map(w, "kernel_files", "kernel_sources", m.kernel_sources);
+  w.i64("ranks", m.ranks);
+  w.i64("threads", m.threads);
+  w.text("start_time", m.start_time);
+  w.text("end_time", m.end_time);
+  put_map(w, "phase_names", "phase_seconds", m.phase_seconds);
+  w.text("status", m.status);
+  w.finish();
 }
 
-void write_text_attr(const Hdf5& h, hid_t obj, const char* name, const std::string& value) {
-  put_text(h, obj, name, value);
+MetaRead read_meta(const Hdf5& h, hid_t file) {
+  Handle g = open_meta_group(h, file);
+  AttrReader r(h, g, "/meta");
+  MetaRead out{{}, r.checked()};
+  Meta& m = out.meta;
+  r.text("format");  // checked again, against its checksum
+  m.schema_version = r.i64("schema_version");
+  if (m.schema_version < kOldestReadableSchema || m.schema_version > kSchemaVersion) return out;  // the caller refuses it
+  m.tool_version = r.text("tool_version");
+  m.git_commit = r.text("git_commit");
+  m.job_name = r.text("job_name");
+  m.job_toml = r.text("job_toml");
+  m.job_hash = r.text("job_hash");
+  m.targets = get_map<std::string>(r, "target_names", "target_texts");
+  m.kernel_sources = get_map<std::string>(r, "kernel_files", "kernel_sources");
+  m.ranks = r.i64("ranks");
+  m.threads = r.i64("threads");
+  m.start_time = r.text("start_time");
+  m.end_time = r.text("end_time");
+  m.phase_seconds = get_map<double>(r, "phase_names", "phase_seconds");
+  m.status = r.text("status");
+  return out;
 }
-void write_texts_attr(const Hdf5& h, hid_t obj, const char* name, const std::vector<std::string>& values) {
-  put_texts(h, obj, name, values);
-}
-void write_i64_attr(const Hdf5& h, hid_t obj, const char* name, std::int64_t value) { put_i64(h, obj, name, value); }
-std::string read_text_attr(const Hdf5& h, hid_t obj, const char* name) { return get_text(h, obj, name); }
-std::vector<std::string> read_texts_attr(const Hdf5& h, hid_t obj, const char* name) {
-  return get_texts(h, obj, name);
-}
-std::int64_t read_i64_attr(const Hdf5& h, hid_t obj, const char* name) { return get_i64(h, obj, name); }
 
 }  // namespace ts::store::detail

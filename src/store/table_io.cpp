@@ -8,6 +8,8 @@
 #include <type_traits>
 
 #include "columns.h"
+#include "digest.h"
+#include "meta_io.h"
 
 namespace ts::store::detail {
 namespace {
@@ -91,6 +93,21 @@ void get(const Column<Rec>& col, Rec& rec, const char* row, Slot slot) {
   });
 }
 
+// Feeds the row's stored columns (an older file's absent ones excluded) to `d`.
+template <class Rec>
+void digest_row(Digest& d, const Rec& rec, const Layout& layout) {
+  auto cols = Table<Rec>::columns();
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    if (layout.slots[c].absent) continue;
+    visit_value(cols[c], rec, [&](const auto& v) {
+      using V = std::decay_t<decltype(v)>;
+      if constexpr (std::is_same_v<V, std::string>) d.text(v);
+      else if constexpr (std::is_same_v<V, bool>) d.num<std::uint8_t>(v ? 1 : 0);
+      else d.num(v);
+    });
+  }
+}
+
 // The HDF5 type of one column: UTF-8 string (fixed or variable length), bool enum (h5py reads
 // it as numpy bool), or the native number type.
 template <class Rec>
@@ -151,7 +168,7 @@ Slot var_text() { return {0, sizeof(char*), true}; }
 // Text columns are as wide as their longest value (at least 1 byte), or variable-length past
 // kMaxFixedText.
 template <class Rec>
-Layout write_layout(const Hdf5& h, std::span<const Rec> rows) {
+Layout write_layout(const Hdf5& h, std::span<const Rec> rows, LongText long_text) {
   std::vector<Slot> slots;
   for (const auto& col : Table<Rec>::columns()) {
     if (!is_text(col)) {
@@ -167,7 +184,8 @@ Layout write_layout(const Hdf5& h, std::span<const Rec> rows) {
                                               "HDF5 string cannot store", col.name, Table<Rec>::name, r));
       width = std::max(width, s.size());
     }
-    slots.push_back(width > kMaxFixedText ? var_text() : Slot{0, width, false});
+    bool var = long_text == LongText::Variable && width > kMaxFixedText;
+    slots.push_back(var ? var_text() : Slot{0, width, false});
   }
   return pack(std::move(slots));
 }
@@ -181,6 +199,7 @@ Handle create_dataset(const Hdf5& h, hid_t file, const char* name, hid_t type, h
   h.ok(H5Pset_chunk(dcpl, 1, &chunk), "set chunk size");
   h.ok(H5Pset_shuffle(dcpl), "set shuffle filter");
   h.ok(H5Pset_deflate(dcpl, kDeflateLevel), "set deflate filter");
+  h.ok(H5Pset_fletcher32(dcpl), "set fletcher32 filter");  // last: it checks the compressed chunk
   return h.own(H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
                fmt::format("create /{}", name));
 }
@@ -195,9 +214,9 @@ Handle select_rows(const Hdf5& h, hid_t file_space, hsize_t first, hsize_t count
 }  // namespace
 
 template <class Rec>
-void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows) {
+void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows, LongText long_text) {
   auto cols = Table<Rec>::columns();
-  Layout layout = write_layout(h, rows);
+  Layout layout = write_layout(h, rows, long_text);
   Handle type = row_type<Rec>(h, layout);
   Handle ds = create_dataset(h, file, Table<Rec>::name, type, rows.size(), layout.row);
   Handle space = h.own(H5Dget_space(ds), H5Sclose, "get dataspace");
@@ -212,6 +231,9 @@ void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows) {
     h.ok(H5Dwrite(ds, type, mem, space, H5P_DEFAULT, buf.data()),
          fmt::format("write /{}", Table<Rec>::name));
   }
+  Digest digest;
+  for (const Rec& r : rows) digest_row(digest, r, layout);
+  write_text_attr(h, ds, kChecksumAttr, digest.str());
   h.ok(ds.close(), fmt::format("close /{}", Table<Rec>::name));
 }
 
@@ -266,10 +288,24 @@ struct VlenGuard {
   }
 };
 
+// Compares the rows read with the table's checksum attribute; `required`: a missing one is damage.
+template <class Rec>
+void check_rows(const Hdf5& h, hid_t ds, const std::vector<Rec>& rows, const Layout& layout, bool required) {
+  const char* name = Table<Rec>::name;
+  if (!h.yes(H5Aexists(ds, kChecksumAttr), fmt::format("look for the checksum of /{}", name))) {
+    if (required) throw DamageError(fmt::format("/{} has lost its checksum attribute", name));
+    return;
+  }
+  Digest digest;
+  for (const Rec& r : rows) digest_row(digest, r, layout);
+  if (read_text_attr(h, ds, kChecksumAttr) != digest.str())
+    throw DamageError(fmt::format("/{} does not match its checksum", name));
+}
+
 }  // namespace
 
 template <class Rec>
-std::vector<Rec> read_table(const Hdf5& h, hid_t file, int version) {
+std::vector<Rec> read_table(const Hdf5& h, hid_t file, int version, bool checksummed) {
   const char* name = Table<Rec>::name;
   if (!h.yes(H5Lexists(file, name, H5P_DEFAULT), fmt::format("look for /{}", name)))
     throw LayoutError(fmt::format("has no /{} table", name));
@@ -293,12 +329,13 @@ std::vector<Rec> read_table(const Hdf5& h, hid_t file, int version) {
       for (std::size_t c = 0; c < cols.size(); ++c)
         get(cols[c], out[first + r], buf.data() + r * layout.row, layout.slots[c]);
   }
+  check_rows(h, ds, out, layout, checksummed);
   return out;
 }
 
 #define TS_STORE_TABLE(Rec)                                                         \
-  template void write_table<Rec>(const Hdf5&, hid_t, std::span<const Rec>);         \
-  template std::vector<Rec> read_table<Rec>(const Hdf5&, hid_t, int);
+  template void write_table<Rec>(const Hdf5&, hid_t, std::span<const Rec>, LongText); \
+  template std::vector<Rec> read_table<Rec>(const Hdf5&, hid_t, int, bool);
 TS_STORE_TABLE(CandidateRecord)
 TS_STORE_TABLE(BestRecord)
 TS_STORE_TABLE(ProofRecord)

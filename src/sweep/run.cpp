@@ -179,7 +179,9 @@ struct Rank0Run {
 int Rank0Run::operator()(std::ostream& out, std::ostream& err) const {
   auto t0 = Clock::now();
   store::Journal journal = store::Journal::open(store::journal_path(setup.archive), setup.job.hash());
-  std::vector<store::UnitResult> units = journal.take_recovered().units;
+  store::JournalContents recovered = journal.take_recovered();
+  if (std::string note = store::recovery_note(journal.path(), recovered); !note.empty()) err << note << std::endl;
+  std::vector<store::UnitResult> units = std::move(recovered.units);
   std::set<std::int64_t> done;
   for (const auto& u : units) done.insert(u.progress.unit);
   std::vector<std::size_t> todo;

@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/hash.h"
 
 namespace ts::verify {
@@ -131,10 +132,10 @@ std::string one_line(std::string s) {
 void VerdictCache::save() const {
   if (path_.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
-  std::ofstream out(path_, std::ios::trunc);
-  if (!out) throw UserError(fmt::format("error: cannot write the proof cache '{}'", path_));
+  std::string out;
   for (const auto& [key, v] : verdicts_)
-    if (v.kind != VerdictKind::Unknown) out << key << ' ' << kind_word(v.kind) << ' ' << one_line(v.reason) << '\n';
+    if (v.kind != VerdictKind::Unknown) out += key + ' ' + kind_word(v.kind) + ' ' + one_line(v.reason) + '\n';
+  write_file_durably(path_, out, "the proof cache");
 }
 
 std::string VerdictCache::text() const {

@@ -63,6 +63,11 @@ TEST(ErrorsGenerated, HugeFile) {
   EXPECT_EQ(load_error(p), fmt::format("error: '{}' is {} bytes, more than the {} byte limit for input files; is this the right file?", p, kMaxSourceBytes + 1, kMaxSourceBytes));
 }
 
+// Issue 23: a device or pipe has no size to ask; reading stops one byte past the limit.
+TEST(ErrorsGenerated, EndlessFileIsBounded) {
+  EXPECT_EQ(load_error("/dev/zero"), fmt::format("error: '/dev/zero' holds more than the {} byte limit for input files (it is not a regular file); is this the right file?", kMaxSourceBytes));
+}
+
 TEST(ErrorsGenerated, MissingFile) {
   EXPECT_EQ(load_error("/nonexistent/k.py"), "error: cannot open '/nonexistent/k.py': No such file or directory");
 }
