@@ -26,13 +26,12 @@ using detail::Hdf5;
 using detail::Hdf5Error;
 using detail::LayoutError;
 
-void write_file(const Hdf5& h, const Meta& meta, std::span<const CandidateRecord> candidates,
-                std::span<const BestRecord> best, std::span<const ProofRecord> proofs,
-                std::span<const ProgressRecord> progress, const Provenance* provenance) {
+// The archive's file image, built in memory.
+std::string archive_image(const Hdf5& h, const Meta& meta, std::span<const CandidateRecord> candidates,
+                          std::span<const BestRecord> best, std::span<const ProofRecord> proofs,
+                          std::span<const ProgressRecord> progress, const Provenance* provenance) {
   if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) h.fail("this HDF5 library has no deflate filter");
-  Handle fapl = detail::create_access(h);
-  Handle file = h.own(H5Fcreate(h.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
-                      "create file");
+  Handle file = detail::create_in_memory(h);
   detail::write_meta(h, file, meta);
   detail::write_table(h, file, candidates);
   detail::write_table(h, file, best);
@@ -42,33 +41,22 @@ void write_file(const Hdf5& h, const Meta& meta, std::span<const CandidateRecord
     detail::write_table<SourceRecord>(h, file, provenance->sources);
     detail::write_table<OriginRecord>(h, file, provenance->best_origin);
   }
-  h.ok(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush file");
-  h.ok(file.close(), "close file");
+  return detail::file_image(h, file);
 }
 
-[[noreturn]] void cannot_write(const std::string& path, const std::string& why) {
-  throw UserError(fmt::format("error: cannot write archive '{}': {}", path, why));
-}
-
-}  // namespace
-
-namespace {
-
+// HDF5 builds the file in memory; it reaches the disk only through write_file_durably (a
+// temporary, checked writes, fsync, rename), so a full disk is one clean error.
 void write_atomically(const std::string& path, const Meta& meta, std::span<const CandidateRecord> candidates,
                       std::span<const BestRecord> best, std::span<const ProofRecord> proofs,
                       std::span<const ProgressRecord> progress, const Provenance* provenance) {
-  const std::string tmp = path + ".tmp";
-  Hdf5 h(tmp);
+  Hdf5 h(path);
+  std::string image;
   try {
-    write_file(h, meta, candidates, best, proofs, progress, provenance);
+    image = archive_image(h, meta, candidates, best, proofs, progress, provenance);
   } catch (const Hdf5Error& e) {
-    std::remove(tmp.c_str());
-    cannot_write(path, fmt::format("{} (writing '{}')", e.detail(), tmp));
-  } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
+    throw UserError(fmt::format("error: cannot write archive '{}': {}", path, e.detail()));
   }
-  if (std::string why = publish_file(tmp, path); !why.empty()) cannot_write(path, why);
+  write_file_durably(path, image, "archive");
 }
 
 }  // namespace
@@ -121,7 +109,11 @@ Handle open_file(const Hdf5& h) {
   }
   Handle fapl = detail::file_access(h);
   hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
-  if (id < 0) corrupt(path, "open: " + detail::take_error_stack());
+  if (id < 0) {
+    std::string why = "open: " + detail::take_error_stack();
+    if (why.find("checksum") != std::string::npos) damaged(path, why);
+    corrupt(path, why);
+  }
   return Handle(id, H5Fclose);
 }
 
@@ -144,6 +136,7 @@ auto with_archive(const std::string& path, F&& read) {
   } catch (const LayoutError& e) {
     not_archive(path, e.what());
   } catch (const Hdf5Error& e) {
+    if (e.detail().find("checksum") != std::string::npos) damaged(path, e.detail());
     corrupt(path, e.detail());
   } catch (const DamageError& e) {
     damaged(path, e.what());

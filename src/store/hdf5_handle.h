@@ -80,9 +80,13 @@ class Hdf5 {
 // File access properties for reading: strong close (closing the file closes anything left open
 // in it); file locking where the file system has it, without failing where it does not.
 Handle file_access(const Hdf5& h);
-// For creating a file: the same, and the newest file format, whose metadata (superblock, object
-// headers, chunk indexes, attribute heaps) carries checksums that HDF5 checks on every read.
-Handle create_access(const Hdf5& h);
+// Creates a file in memory only (HDF5's core driver without a backing store), in the newest file
+// format, whose metadata (superblock, object headers, chunk indexes, attribute heaps) carries
+// checksums that HDF5 checks on every read. HDF5 never writes to disk, so a full disk can never
+// leave it with a file it cannot close: file_image() hands the bytes to write_file_durably.
+Handle create_in_memory(const Hdf5& h);
+// The complete file image of an in-memory file (flushed first).
+std::string file_image(const Hdf5& h, hid_t file);
 
 // HDF5's current error stack as one line ("H5Fopen(): unable to open file; ..."), then clears it.
 std::string take_error_stack();

@@ -25,9 +25,9 @@ using detail::LayoutError;
 
 constexpr const char* kLibraryFormat = "tilesweep-library";
 
-void write_file(const Hdf5& h, const Library& lib) {
-  Handle fapl = detail::create_access(h);
-  Handle file = h.own(H5Fcreate(h.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose, "create file");
+// The library's file image, built in memory (as archives are: see archive.cpp).
+std::string library_image(const Hdf5& h, const Library& lib) {
+  Handle file = detail::create_in_memory(h);
   Handle g = h.own(H5Gcreate2(file, "meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create /meta");
   detail::AttrWriter w(h, g);
   w.text("format", kLibraryFormat);
@@ -36,19 +36,17 @@ void write_file(const Hdf5& h, const Library& lib) {
   w.texts("archives", lib.archives);
   w.finish();
   g = Handle();
-  // Every text fixed-width, NKI source included: then HDF5's Fletcher32 filter checks all of it
-  // for any reader (library_reader.h too), not only for tilesweep's own checksum.
-  detail::write_table<LibraryEntry>(h, file, lib.entries, detail::LongText::Fixed);
-  h.ok(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush file");
-  h.ok(file.close(), "close file");
-}
-
-[[noreturn]] void cannot_write(const std::string& path, const std::string& why) {
-  throw UserError(fmt::format("error: cannot write library '{}': {}", path, why));
+  detail::write_table<LibraryEntry>(h, file, lib.entries);
+  return detail::file_image(h, file);
 }
 
 [[noreturn]] void not_library(const std::string& path, const std::string& what) {
   throw UserError(fmt::format("error: not a tilesweep shape library: '{}' {}", path, what));
+}
+
+[[noreturn]] void damaged(const std::string& path, const std::string& what) {
+  throw UserError(fmt::format("error: damaged library '{}': {}; it cannot be trusted: restore it from a copy or "
+                              "select it again", path, what));
 }
 
 Library read_file(const Hdf5& h, hid_t file) {
@@ -72,15 +70,14 @@ Library read_file(const Hdf5& h, hid_t file) {
 }  // namespace
 
 void write_library(const std::string& path, const Library& lib) {
-  const std::string tmp = path + ".tmp";
-  Hdf5 h(tmp);
+  Hdf5 h(path);
+  std::string image;
   try {
-    write_file(h, lib);
+    image = library_image(h, lib);
   } catch (const Hdf5Error& e) {
-    std::remove(tmp.c_str());
-    cannot_write(path, e.detail());
+    throw UserError(fmt::format("error: cannot write library '{}': {}", path, e.detail()));
   }
-  if (std::string why = publish_file(tmp, path); !why.empty()) cannot_write(path, why);
+  write_file_durably(path, image, "library");
 }
 
 Library read_library(const std::string& path) {
@@ -93,19 +90,21 @@ Library read_library(const std::string& path) {
   }
   Handle fapl = detail::file_access(h);
   hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
-  if (id < 0)
-    throw UserError(fmt::format("error: truncated or corrupt HDF5 file: '{}' (open: {})", path,
-                                detail::take_error_stack()));
+  if (id < 0) {
+    std::string why = "open: " + detail::take_error_stack();
+    if (why.find("checksum") != std::string::npos) damaged(path, why);
+    throw UserError(fmt::format("error: truncated or corrupt HDF5 file: '{}' ({})", path, why));
+  }
   Handle file(id, H5Fclose);
   try {
     return read_file(h, file);
   } catch (const LayoutError& e) {
     not_library(path, e.what());
   } catch (const Hdf5Error& e) {
+    if (e.detail().find("checksum") != std::string::npos) damaged(path, e.detail());
     throw UserError(fmt::format("error: truncated or corrupt HDF5 file: '{}' ({})", path, e.detail()));
   } catch (const DamageError& e) {
-    throw UserError(fmt::format("error: damaged library '{}': {}; it cannot be trusted: restore it from a copy "
-                                "or select it again", path, e.what()));
+    damaged(path, e.what());
   }
 }
 

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -12,9 +14,13 @@
 namespace ts::store::detail {
 namespace {
 
-Handle text_type(const Hdf5& h) {
+// Texts are fixed-width (as wide as the longest, NUL-padded): they then live in the object
+// header or the attribute heap, which HDF5 checksums, never in its unchecked global heap, whose
+// damage can crash HDF5 itself. An older file's variable-length texts are still read.
+Handle text_type(const Hdf5& h, std::size_t width) {
   Handle t = h.own(H5Tcopy(H5T_C_S1), H5Tclose, "copy string type");
-  h.ok(H5Tset_size(t, H5T_VARIABLE), "make string type variable");
+  h.ok(H5Tset_size(t, width == 0 ? H5T_VARIABLE : width), "set string size");
+  h.ok(H5Tset_strpad(t, H5T_STR_NULLPAD), "set string padding");
   h.ok(H5Tset_cset(t, H5T_CSET_UTF8), "set string charset");
   return t;
 }
@@ -33,17 +39,19 @@ void put_attr(const Hdf5& h, hid_t obj, const char* name, hid_t type, long n, co
   if (n != 0) h.ok(H5Awrite(a, type, data), fmt::format("write attribute '{}'", name));
 }
 
-// Variable-length strings end at a NUL byte, so one inside a string is refused.
+// A NUL byte would end a text early on reading, so one inside a string is refused.
 void put_texts(const Hdf5& h, hid_t obj, const char* name, const std::vector<std::string>& v, bool scalar) {
-  std::vector<const char*> ptrs;
+  std::size_t width = 1;
   for (const auto& s : v) {
     if (s.find('\0') != std::string::npos)
       throw Hdf5Error(h.path(), fmt::format("/meta attribute '{}' holds a NUL byte, which an "
                                             "HDF5 string cannot store", name));
-    ptrs.push_back(s.c_str());
+    width = std::max(width, s.size());
   }
-  Handle t = text_type(h);
-  put_attr(h, obj, name, t, scalar ? -1 : static_cast<long>(v.size()), ptrs.data());
+  std::string packed(width * v.size(), '\0');
+  for (std::size_t i = 0; i < v.size(); ++i) packed.replace(i * width, v[i].size(), v[i]);
+  Handle t = text_type(h, width);
+  put_attr(h, obj, name, t, scalar ? -1 : static_cast<long>(v.size()), packed.data());
 }
 
 // The checksums of each kind of value (digest.h); writer and reader agree through these.
@@ -89,13 +97,25 @@ Attr open_attr(const Hdf5& h, hid_t obj, const char* name) {
 
 std::vector<std::string> get_texts(const Hdf5& h, hid_t obj, const char* name) {
   Attr a = open_attr(h, obj, name);
-  Handle t = text_type(h);
-  std::vector<char*> ptrs(static_cast<std::size_t>(a.n), nullptr);
-  if (ptrs.empty()) return {};
-  h.ok(H5Aread(a.id, t, ptrs.data()), fmt::format("read attribute '{}'", name));
+  Handle ftype = h.own(H5Aget_type(a.id), H5Tclose, fmt::format("get the type of attribute '{}'", name));
+  if (H5Tget_class(ftype) != H5T_STRING) throw Hdf5Error(h.path(), fmt::format("attribute '{}' is not text", name));
+  const auto n = static_cast<std::size_t>(a.n);
   std::vector<std::string> out;
-  for (char* p : ptrs) out.emplace_back(p ? p : "");
-  H5Dvlen_reclaim(t, a.space, H5P_DEFAULT, ptrs.data());
+  if (n == 0) return out;
+  if (h.yes(H5Tis_variable_str(ftype), "ask whether a string is variable-length")) {  // an older file
+    Handle t = text_type(h, 0);
+    std::vector<char*> ptrs(n, nullptr);
+    h.ok(H5Aread(a.id, t, ptrs.data()), fmt::format("read attribute '{}'", name));
+    for (char* p : ptrs) out.emplace_back(p ? p : "");
+    H5Dvlen_reclaim(t, a.space, H5P_DEFAULT, ptrs.data());
+    return out;
+  }
+  std::size_t width = H5Tget_size(ftype);
+  if (width == 0) h.fail(fmt::format("get the width of attribute '{}'", name));
+  Handle t = text_type(h, width);
+  std::string packed(width * n, '\0');
+  h.ok(H5Aread(a.id, t, packed.data()), fmt::format("read attribute '{}'", name));
+  for (std::size_t i = 0; i < n; ++i) out.emplace_back(packed.data() + i * width, strnlen(packed.data() + i * width, width));
   return out;
 }
 

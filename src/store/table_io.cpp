@@ -18,9 +18,6 @@ namespace {
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 constexpr std::size_t kBlockBytes = std::size_t{32} << 20;
 constexpr unsigned kDeflateLevel = 4;
-// A text column whose longest value is longer is stored variable-length: one long outlier must
-// not widen every row of a million-row table.
-constexpr std::size_t kMaxFixedText = 1024;
 
 // Where one column sits in a packed row. A variable-length text column holds a char pointer;
 // an absent one (an older file's) takes no bytes.
@@ -165,10 +162,12 @@ Layout pack(std::vector<Slot> slots) {
 
 Slot var_text() { return {0, sizeof(char*), true}; }
 
-// Text columns are as wide as their longest value (at least 1 byte), or variable-length past
-// kMaxFixedText.
+// Text columns are as wide as their longest value (at least 1 byte). Never variable-length: that
+// text would live in HDF5's global heap, which nothing checksums and whose damage crashes HDF5
+// itself; deflate shrinks the NUL padding of a long outlier to almost nothing. (Older files'
+// variable-length columns are still read.)
 template <class Rec>
-Layout write_layout(const Hdf5& h, std::span<const Rec> rows, LongText long_text) {
+Layout write_layout(const Hdf5& h, std::span<const Rec> rows) {
   std::vector<Slot> slots;
   for (const auto& col : Table<Rec>::columns()) {
     if (!is_text(col)) {
@@ -184,8 +183,7 @@ Layout write_layout(const Hdf5& h, std::span<const Rec> rows, LongText long_text
                                               "HDF5 string cannot store", col.name, Table<Rec>::name, r));
       width = std::max(width, s.size());
     }
-    bool var = long_text == LongText::Variable && width > kMaxFixedText;
-    slots.push_back(var ? var_text() : Slot{0, width, false});
+    slots.push_back(Slot{0, width, false});
   }
   return pack(std::move(slots));
 }
@@ -214,9 +212,9 @@ Handle select_rows(const Hdf5& h, hid_t file_space, hsize_t first, hsize_t count
 }  // namespace
 
 template <class Rec>
-void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows, LongText long_text) {
+void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows) {
   auto cols = Table<Rec>::columns();
-  Layout layout = write_layout(h, rows, long_text);
+  Layout layout = write_layout(h, rows);
   Handle type = row_type<Rec>(h, layout);
   Handle ds = create_dataset(h, file, Table<Rec>::name, type, rows.size(), layout.row);
   Handle space = h.own(H5Dget_space(ds), H5Sclose, "get dataspace");
@@ -334,7 +332,7 @@ std::vector<Rec> read_table(const Hdf5& h, hid_t file, int version, bool checksu
 }
 
 #define TS_STORE_TABLE(Rec)                                                         \
-  template void write_table<Rec>(const Hdf5&, hid_t, std::span<const Rec>, LongText); \
+  template void write_table<Rec>(const Hdf5&, hid_t, std::span<const Rec>);         \
   template std::vector<Rec> read_table<Rec>(const Hdf5&, hid_t, int, bool);
 TS_STORE_TABLE(CandidateRecord)
 TS_STORE_TABLE(BestRecord)

@@ -22,16 +22,11 @@ class LayoutError : public std::runtime_error {
 // The attribute of each table holding the checksum of its rows (digest.h).
 inline constexpr const char* kChecksumAttr = "checksum";
 
-// How a text column whose longest value is past 1 KiB is stored: variable-length (in HDF5's
-// global heap, covered by the table's checksum only) or fixed-width like the others (in the
-// chunks, which HDF5's Fletcher32 filter checks on every read, by any reader).
-enum class LongText { Variable, Fixed };
-
-// Writes `rows` as /<Table<Rec>::name>: chunked, shuffled, deflated and Fletcher32-checked, with
-// the checksum of its values as attribute kChecksumAttr. Throws Hdf5Error (also for a string
-// holding a NUL byte).
+// Writes `rows` as /<Table<Rec>::name>: chunked, shuffled, deflated and Fletcher32-checked (text
+// fixed-width, so all of it is in the checked chunks), with the checksum of its values as
+// attribute kChecksumAttr. Throws Hdf5Error (also for a string holding a NUL byte).
 template <class Rec>
-void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows, LongText long_text = LongText::Variable);
+void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows);
 
 // Reads /<Table<Rec>::name> of a file of schema `version`: a column added after it (Column::since)
 // may be missing and then keeps its default. A table with a checksum attribute is checked against

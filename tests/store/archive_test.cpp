@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 
 #include "sample.h"
 #include "tilesweep/base/error.h"
@@ -95,12 +96,15 @@ TEST_F(ArchiveTest, CompressesLargeTables) {
   EXPECT_LT(fs::file_size(p), 100000u * 50u);
 }
 
+// HDF5 builds the file in memory; write_file_durably puts it on disk through a temporary of its
+// own, which never collides with a leftover of a crashed run (left alone) and never survives.
 TEST_F(ArchiveTest, WritesThroughTmpAndRename) {
   std::string p = path("a.h5");
   std::ofstream(p + ".tmp") << "stale leftover of a crashed run";
   write_archive(p, test::sample_archive(3));
-  EXPECT_TRUE(fs::exists(p));
-  EXPECT_FALSE(fs::exists(p + ".tmp"));
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir_)) names.insert(e.path().filename().string());
+  EXPECT_EQ(names, (std::set<std::string>{"a.h5", "a.h5.tmp"}));
   EXPECT_EQ(read_archive(p).candidates.size(), 3u);
 }
 
@@ -127,8 +131,7 @@ TEST_F(ArchiveTest, UnwritableFolder) {
     FAIL() << "wrote into a missing folder";
   } catch (const UserError& e) {
     std::string what = e.what();
-    EXPECT_EQ(what.rfind("error: cannot write archive '" + p + "': create file: ", 0), 0u) << what;
-    EXPECT_NE(what.find("unable to"), std::string::npos) << "HDF5's own message: " << what;
+    EXPECT_EQ(what, "error: cannot write archive '" + p + "': No such file or directory");
   }
 }
 
@@ -212,7 +215,7 @@ TEST_F(ArchiveTest, BadInputs) {
 }
 
 TEST_F(ArchiveTest, DamagedTableIsCorrupt) {
-  // Overwritten chunk bytes: the file opens, and reading /candidates fails with HDF5's message.
+  // Overwritten chunk bytes: the file opens, and reading /candidates fails.
   std::string p = path("a.h5");
   write_archive(p, test::sample_archive(50000));
   auto size = fs::file_size(p);
@@ -226,9 +229,10 @@ TEST_F(ArchiveTest, DamagedTableIsCorrupt) {
     read_archive(p);
     FAIL() << "read a damaged archive";
   } catch (const UserError& e) {
-    std::string expect = "error: truncated or corrupt HDF5 file: '" + p + "' (";
+    // Fletcher32 catches the damaged chunk: the message names the table.
+    std::string expect = "error: damaged archive '" + p + "': read /candidates: H5Dread(): ";
     EXPECT_EQ(std::string(e.what()).substr(0, expect.size()), expect) << e.what();
-    EXPECT_NE(std::string(e.what()).find("/candidates: H5D"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos) << e.what();
   }
   EXPECT_EQ(read_meta(p).status, "complete");  // /meta sits before the tables
 }
