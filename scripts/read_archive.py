@@ -84,7 +84,8 @@ def read_meta(f: h5py.File, path: str) -> dict:
     for keys, values, name in (("target_names", "target_texts", "targets"),
                                ("kernel_files", "kernel_sources", "kernel_sources"),
                                ("phase_names", "phase_seconds", "phase_seconds")):
-        meta[name] = dict(zip((_text(k) for k in meta.pop(keys)), list(meta.pop(values))))
+        meta[name] = dict(zip((_text(k) for k in meta.pop(keys)),
+                              (_text(v) if isinstance(v, bytes) else v for v in meta.pop(values))))
     return meta
 
 

@@ -81,4 +81,17 @@ void write_file_durably(const std::string& path, std::string_view bytes, std::st
     throw UserError(fmt::format("error: cannot write {} '{}': {}", what, path, why));
 }
 
+void check_writable(const std::string& path, std::string_view what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UserError(fmt::format("error: {}: '{}' is a folder; name a file in it", what, path));
+  std::string folder = std::filesystem::path(path).parent_path().string();
+  const std::string probe = temporary_name(path);
+  int err = write_new_file(probe, "probe");
+  std::remove(probe.c_str());
+  if (err != 0)
+    throw UserError(fmt::format("error: {}: cannot write in folder '{}': {}", what, folder.empty() ? "." : folder,
+                                std::strerror(err)));
+}
+
 }  // namespace ts

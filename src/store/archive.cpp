@@ -118,7 +118,12 @@ Handle open_file(const Hdf5& h) {
 }
 
 detail::MetaRead checked_meta(const Hdf5& h, hid_t file) {
-  detail::MetaRead read = detail::read_meta(h, file);
+  detail::MetaRead read;
+  try {
+    read = detail::read_meta(h, file);
+  } catch (const Hdf5Error& e) {
+    throw Hdf5Error(h.path(), "/meta: " + e.detail());  // the damaged part, wherever HDF5 noticed
+  }
   const Meta& m = read.meta;
   if (m.schema_version < kOldestReadableSchema || m.schema_version > kSchemaVersion)
     not_archive(h.path(), fmt::format("has schema version {} (this tilesweep reads versions {} to {})",

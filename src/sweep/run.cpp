@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <tbb/global_control.h>
 
+#include "tilesweep/base/durable_file.h"
 #include "tilesweep/sim/target.h"
 #include "tilesweep/store/archive.h"
 #include "tilesweep/store/journal.h"
@@ -89,6 +90,7 @@ std::string setup_message(const RunOptions& o) {
     std::error_code ec;
     if (!parent.empty()) fs::create_directories(parent, ec);
     if (ec) throw UserError(fmt::format("error: --archive: cannot create folder '{}': {}", parent.string(), ec.message()));
+    if (!o.archive.empty() && !o.dry_run) check_writable(archive, "--archive");  // the job checked its [output]
     if (!o.dry_run) check_archive(o, archive, job);
     return fmt::format("ok\n{}\n{}\n{}", o.job_path, archive, job.text);
   } catch (const UserError& e) {

@@ -48,6 +48,7 @@ import shutil, sys
 import h5py, numpy as np
 shutil.copy(sys.argv[1], sys.argv[2])
 with h5py.File(sys.argv[2], "r+") as f:
+    del f["meta"].attrs["checksums"]  # an older tilesweep wrote none
     f["meta"].attrs["schema_version"] = np.int64(1)
     for name, drop in (("candidates", {"sharding", "compute_ns"}), ("best", {"sharding", "compute_ns", "collective_ns"}),
                        ("progress", {"sharding"})):

@@ -21,6 +21,11 @@ std::string publish_file(const std::string& tmp, const std::string& path);
 // A fresh temporary name next to `path` (`<path>.tmp.<pid>.<n>`), unique within this process.
 std::string temporary_name(const std::string& path);
 
+// Checks that a file can be written at `path` the way write_file_durably writes it: a temporary
+// is created, written, synced and removed in its folder. Throws UserError
+// "error: <what>: cannot write in folder '<folder>': <why>" (or "... is a folder").
+void check_writable(const std::string& path, std::string_view what);
+
 // Low-level steps, each returning 0 or the errno of the failing call.
 int write_all(int fd, std::string_view bytes);  // retries partial writes and EINTR
 int sync_path(const std::string& path);         // fsync()s a file opened read-only for it
