@@ -4,7 +4,8 @@
 //             meshes, lacks `sharding` and is still read, as ""), tool_version,
 //             archives (string[n]: the archives it was selected from, as named)
 //   /entries  table, one row per entry, sorted by (kernel, target, shape, mesh); columns as
-//             LibraryEntry below, text columns as in archives (fixed-length or variable-length)
+//             LibraryEntry below, text columns as in archives (fixed-length; older libraries'
+//             variable-length ones still read), checksums as in archives (archive.h)
 // results/README.md documents it; include/tilesweep/store/library_reader.h reads it without
 // linking tilesweep. Not thread-safe (serial HDF5).
 #pragma once
@@ -47,12 +48,13 @@ struct Library {
   std::int64_t schema_version = kLibrarySchemaVersion;
 };
 
-// Atomic like write_archive. Throws UserError ("error: cannot write library '<path>': ...").
+// Atomic and durable like write_archive. Throws UserError ("error: cannot write library '<path>': ...").
 void write_library(const std::string& path, const Library& library);
 
 // Throws UserError: "error: cannot open library '<path>': ...", "error: not a tilesweep shape
 // library: '<path>' ..." (not HDF5, no /meta format, other schema version, no /entries),
-// "error: truncated or corrupt HDF5 file: '<path>' (...)".
+// "error: truncated or corrupt HDF5 file: '<path>' (...)", "error: damaged library '<path>': <part>: ..."
+// (a checksum fails: the NKI source it would print cannot be trusted).
 Library read_library(const std::string& path);
 
 }  // namespace ts::store

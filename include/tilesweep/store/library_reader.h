@@ -7,8 +7,9 @@
 //
 // Lookups follow `tilesweep lookup`: an exact (kernel, target, mesh, dims) match, else the entry
 // of the same kernel, target, mesh and dim names with the smallest sum of |log2(dim ratio)|,
-// ties to the larger shape. Errors throw std::runtime_error naming the file. Not thread-safe
-// (serial HDF5 is not).
+// ties to the larger shape. Errors throw std::runtime_error naming the file; a damaged file fails
+// HDF5's own checks (Fletcher32 on every chunk, metadata checksums) as "cannot read column".
+// Not thread-safe (serial HDF5 is not).
 #pragma once
 
 #include <hdf5.h>
