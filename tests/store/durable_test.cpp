@@ -1,0 +1,80 @@
+// base/durable_file.h: the one way tilesweep writes a file (issue 23).
+#include "tilesweep/base/durable_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "tilesweep/base/error.h"
+
+namespace ts {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DurableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("ts_durable_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), {})); }
+  fs::path dir_;
+};
+
+std::string read_all(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST_F(DurableTest, ReplacesTheWholeFileAndLeavesNoTemporary) {
+  std::string p = path("cache");
+  write_file_durably(p, std::string(100000, 'a'), "the proof cache");
+  write_file_durably(p, "short", "the proof cache");
+  EXPECT_EQ(read_all(p), "short");  // never the old file's tail
+  EXPECT_EQ(entries(), 1u);
+  write_file_durably(p, "", "the proof cache");
+  EXPECT_EQ(fs::file_size(p), 0u);
+}
+
+TEST_F(DurableTest, FailuresAreErrorsAndLeaveTheOldFile) {
+  std::string p = path("lib.json");
+  write_file_durably(p, "old", "--json file");
+  std::string missing = path("no/such/folder/x.json");
+  EXPECT_EQ(error_of([&] { write_file_durably(missing, "x", "--json file"); }),
+            "error: cannot write --json file '" + missing + "': No such file or directory");
+  fs::create_directories(path("dir.json"));
+  EXPECT_EQ(error_of([&] { write_file_durably(path("dir.json"), "x", "--json file"); }).rfind(
+                "error: cannot write --json file '" + path("dir.json") + "': cannot rename", 0), 0u);
+  EXPECT_EQ(read_all(p), "old");
+  EXPECT_EQ(entries(), 2u) << "no temporary left behind";
+}
+
+TEST_F(DurableTest, CheckWritableTestsThePathItself) {
+  check_writable(path("a.h5"), "--archive");
+  EXPECT_EQ(entries(), 0u);
+  std::string missing = path("gone/a.h5");
+  EXPECT_EQ(error_of([&] { check_writable(missing, "--archive"); }),
+            "error: --archive: cannot write in folder '" + path("gone") + "': No such file or directory");
+  EXPECT_EQ(error_of([&] { check_writable(dir_.string(), "--archive"); }),
+            "error: --archive: '" + dir_.string() + "' is a folder; name a file in it");
+}
+
+}  // namespace
+}  // namespace ts
