@@ -18,6 +18,11 @@ namespace {
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 constexpr std::size_t kBlockBytes = std::size_t{32} << 20;
 constexpr unsigned kDeflateLevel = 4;
+// Rows wider than this (a row with a ~1000-character config is ~1.3 KiB) were widened by a long
+// outlier (text is never variable-length): their NUL padding dominates, and level 1 deflates and
+// inflates it about twice as fast as level 4 (bench/RESULTS.md, issue 23).
+constexpr std::size_t kWideRowBytes = 2048;
+constexpr unsigned kWideRowDeflateLevel = 1;
 
 // Where one column sits in a packed row. A variable-length text column holds a char pointer;
 // an absent one (an older file's) takes no bytes.
@@ -196,7 +201,7 @@ Handle create_dataset(const Hdf5& h, hid_t file, const char* name, hid_t type, h
   Handle dcpl = h.own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
   h.ok(H5Pset_chunk(dcpl, 1, &chunk), "set chunk size");
   h.ok(H5Pset_shuffle(dcpl), "set shuffle filter");
-  h.ok(H5Pset_deflate(dcpl, kDeflateLevel), "set deflate filter");
+  h.ok(H5Pset_deflate(dcpl, row_bytes > kWideRowBytes ? kWideRowDeflateLevel : kDeflateLevel), "set deflate filter");
   h.ok(H5Pset_fletcher32(dcpl), "set fletcher32 filter");  // last: it checks the compressed chunk
   return h.own(H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
                fmt::format("create /{}", name));
