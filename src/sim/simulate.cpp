@@ -23,6 +23,9 @@ constexpr double kFirstHorizon = std::numeric_limits<double>::infinity();
 // A loop is watched for a steady state when it runs at least this many instructions in all.
 constexpr double kWatchWork = 64;
 
+// Thrown by the walker when the program runs past SimOptions::max_simulated.
+struct OverBudget {};
+
 // Walks the loop nest in program order, extrapolating loops that reach a steady state.
 class Walker {
  public:
@@ -98,6 +101,7 @@ class Walker {
     for (const lower::Item& item : p_.blocks[b].items) {
       if (item.inst >= 0) tl_.execute(item.inst, iter_);
       else run_block(item.block);
+      if (tl_.state().totals.simulated > static_cast<double>(o_.max_simulated)) throw OverBudget{};
     }
   }
 
@@ -132,7 +136,15 @@ SimResult simulate(const lower::Program& p, const Target& t, const SimOptions& o
   int sharing = o.hbm_cores > 0 ? o.hbm_cores : std::max(1, p.cores);
   double hbm_bytes_per_ns = t.chip.hbm_bytes_per_s / sharing / 1e9;
   Timeline tl(p, t, inst_timings(p, t, hbm_bytes_per_ns), o.trace ? &r.trace : nullptr);
-  Walker(p, tl, o).run_block(0);
+  try {
+    Walker(p, tl, o).run_block(0);
+  } catch (const OverBudget&) {
+    r.feasible = false;
+    r.reason = fmt::format("not simulated: over the simulator's budget of {} instruction executions (its loops reach "
+                           "no steady state early enough); smaller dims simulate",
+                           o.max_simulated);
+    return r;
+  }
   const CoreState& s = tl.state();
   r.latency_ns = std::max(0.0, s.max_end.t);
   r.busy_ns = s.totals.busy;

@@ -35,6 +35,12 @@ struct SimOptions {
   bool extrapolate = true;  // skip the rest of a loop once it is periodic (exact for a periodic regime)
   int hbm_cores = 0;        // cores sharing the chip's HBM bandwidth; 0: the program's cores
   bool trace = false;       // record every simulated instruction (extrapolated ones are not listed)
+  // Instruction executions simulated before giving up: bounds a candidate's cost (0.1-0.4 us
+  // each, so under half a second) when its loops reach no steady state, as with a prime dim
+  // that only 1-element tiles divide. Over it, the result is infeasible with the reason. It
+  // counts work, never time, so the answer does not depend on the machine's load. Candidates of
+  // the bundled jobs simulate at most ~3e4 (matmul at 65536^3: ~1.1e5).
+  std::int64_t max_simulated = 1000000;
 };
 
 struct TraceEvent {
@@ -64,7 +70,8 @@ struct SimResult {
 // Simulates one core's share of `p` (Program::cores > 1 splits the iterations of the top
 // block's loops, the slowest core's share is simulated). Infeasible programs (capacity, see
 // capacity.h) are not simulated. InternalError for a program that fails lower::validate.
-// Thread-safe: no shared state; cost roughly linear in the simulated instructions.
+// Thread-safe: no shared state; cost roughly linear in the simulated instructions, which are at
+// most o.max_simulated.
 SimResult simulate(const lower::Program& p, const Target& t, const SimOptions& o = {});
 
 }  // namespace ts::sim
