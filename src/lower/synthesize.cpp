@@ -1,7 +1,6 @@
 #include "tilesweep/lower/synthesize.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <set>
@@ -102,6 +101,7 @@ class Synthesizer {
     int stop = 0;
     std::size_t pool = 0, lowerings = 0;
     in >> stop >> r.candidates >> r.filtered >> r.proved >> r.refuted >> r.unknown >> r.steps >> r.proof_ms >> pool;
+    TS_CHECK(stop >= 0 && stop <= static_cast<int>(SynthesisStop::StepLimit), "bad stop in '{}'", record);
     r.stop = static_cast<SynthesisStop>(stop);
     r.pool.resize(pool);
     for (auto& name : r.pool) in >> name;
@@ -146,13 +146,8 @@ class Synthesizer {
   bool stopped() {
     if (result_.candidates >= opts_.max_candidates) result_.stop = SynthesisStop::CandidateLimit;
     if (++polls_ > static_cast<std::uint64_t>(opts_.max_steps)) result_.stop = SynthesisStop::StepLimit;
-    if (polls_ % 256 == 0 && elapsed_ms() > opts_.max_ms) result_.stop = SynthesisStop::TimeLimit;
     result_.steps = static_cast<std::int64_t>(polls_);
     return result_.stop != SynthesisStop::Exhausted;
-  }
-
-  double elapsed_ms() const {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   }
 
   // The op's parameters plus constant tiles that instructions may take as immediate operands:
@@ -345,7 +340,6 @@ class Synthesizer {
   std::size_t leaves_size_ = 0;
   int max_depth_ = 1;
   std::uint64_t polls_ = 0;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   SynthesisResult result_;
 };
 

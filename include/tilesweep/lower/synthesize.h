@@ -18,10 +18,10 @@ namespace ts::lower {
 struct SynthesisOptions {
   int max_depth = 2;               // instructions per sketch (isa_depth)
   int max_candidates = 20000;      // complete, well-shaped candidates examined
-  // Sketch steps explored: the budget that decides the result. It is deterministic, so every
-  // rank of a sweep (and every run) finds the same lowerings whatever the machine's load.
+  // Sketch steps explored: the budget that bounds the search. Every budget here counts work,
+  // never wall time, so every rank of a sweep (and every run) finds the same lowerings whatever
+  // the machine's load; the proofs' budget is ProveOptions' (the solver's).
   std::int64_t max_steps = 150000;
-  double max_ms = 120000;          // a safety net only: hitting it makes the result depend on load
   bool all_depths = false;         // keep searching deeper after the first depth with a lowering
   // Instruction fusion: the sketch reads the op's input tile once. Only the first instruction
   // reads values of that shape; later ones (two operands at most) fix up what it reduced.
@@ -44,7 +44,7 @@ struct Lowering {
   verify::Verdict proof;
 };
 
-enum class SynthesisStop { Exhausted, CandidateLimit, StepLimit, TimeLimit };
+enum class SynthesisStop { Exhausted, CandidateLimit, StepLimit };
 
 struct SynthesisResult {
   std::vector<Lowering> lowerings;  // proved, shallowest first, then by text
