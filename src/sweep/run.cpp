@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -21,11 +20,14 @@
 #include "tilesweep/store/archive.h"
 #include "tilesweep/store/journal.h"
 #include "tilesweep/sweep/check.h"
+#include "tilesweep/sweep/collective.h"
 #include "tilesweep/sweep/dry_run.h"
+#include "tilesweep/sweep/interrupt.h"
 #include "tilesweep/sweep/mpi_comm.h"
 #include "tilesweep/sweep/plan.h"
 #include "tilesweep/sweep/progress.h"
 #include "tilesweep/sweep/results.h"
+#include "tilesweep/sweep/run_identity.h"
 #include "tilesweep/sweep/scheduler.h"
 
 namespace ts::sweep {
@@ -34,18 +36,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-std::atomic<int> g_signal{0};
-
-extern "C" void on_signal(int s) { g_signal = s; }
-
-void install_signal_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -63,10 +53,12 @@ struct Setup {
   std::string archive;
 };
 
-// Rank 0: may this run write `archive`? Throws UserError when not.
+// Rank 0: may this run write `archive`? Throws UserError when not. An empty journal is the
+// trace of a run that could not write its header (a full disk): it holds nothing to resume.
 void check_archive(const RunOptions& o, const std::string& archive, const Job& job) {
   const std::string journal = store::journal_path(archive);
-  bool has_archive = fs::exists(archive), has_journal = fs::exists(journal);
+  std::error_code ec;
+  bool has_archive = fs::exists(archive), has_journal = fs::exists(journal) && fs::file_size(journal, ec) > 0;
   if (!o.resume && has_archive)
     throw UserError(fmt::format("error: archive '{}' already exists; use --resume to continue or redo its run, or "
                                 "--archive PATH to write a new one",
@@ -75,49 +67,46 @@ void check_archive(const RunOptions& o, const std::string& archive, const Job& j
     throw UserError(fmt::format("error: '{}' holds the journal of an unfinished run; use --resume to continue it, "
                                 "or delete it to start over",
                                 journal));
-  if (o.resume && has_journal) store::read_journal(journal, job.hash());  // refuses another job's journal
+  if (o.resume && has_journal) check_journal_job(journal, job.hash());  // refuses another job's journal
   if (o.resume && has_archive && !has_journal)
     throw UserError(fmt::format("error: cannot resume '{}': its journal '{}' is missing; use --archive PATH to "
                                 "write a new archive",
                                 archive, journal));
 }
 
+// Rank 0: "<job path>\n<archive>\n<job text>", after checking the job and the archive path.
 std::string setup_message(const RunOptions& o) {
-  try {
-    Job job = load_job(o.job_path);
-    std::string archive = o.archive.empty() ? job.archive : o.archive;
-    fs::path parent = fs::path(archive).parent_path();
-    std::error_code ec;
-    if (!parent.empty()) fs::create_directories(parent, ec);
-    if (ec) throw UserError(fmt::format("error: --archive: cannot create folder '{}': {}", parent.string(), ec.message()));
-    if (!o.archive.empty() && !o.dry_run) check_writable(archive, "--archive");  // the job checked its [output]
-    if (!o.dry_run) check_archive(o, archive, job);
-    return fmt::format("ok\n{}\n{}\n{}", o.job_path, archive, job.text);
-  } catch (const UserError& e) {
-    return std::string("error\n") + e.what();
-  }
+  Job job = load_job(o.job_path);
+  std::string archive = o.archive.empty() ? job.archive : o.archive;
+  if (o.dry_run) return fmt::format("{}\n{}\n{}", o.job_path, archive, job.text);
+  fs::path parent = fs::path(archive).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (ec) throw UserError(fmt::format("error: --archive: cannot create folder '{}': {}", parent.string(), ec.message()));
+  if (!o.archive.empty()) check_writable(archive, "--archive");  // the job checked its [output]
+  check_archive(o, archive, job);
+  return fmt::format("{}\n{}\n{}", o.job_path, archive, job.text);
 }
 
-// Every rank: the job as rank 0 read it, or nullopt (ranks > 0) after an error rank 0 throws.
-std::optional<Setup> setup_job(const Comm& comm, const RunOptions& o, std::ostream& err) {
-  std::string msg = comm.broadcast(comm.rank() == 0 ? setup_message(o) : std::string());
-  if (msg.rfind("error\n", 0) == 0) {
-    if (comm.rank() == 0) throw UserError(msg.substr(6));
-    return std::nullopt;
-  }
-  auto a = msg.find('\n', 3), b = msg.find('\n', a + 1);
-  std::string path = msg.substr(3, a - 3), archive = msg.substr(a + 1, b - a - 1);
-  try {
-    return Setup{parse_job(msg.substr(b + 1), path), archive};
-  } catch (const std::exception& e) {
-    err << fmt::format("error on rank {}: {}", comm.rank(), e.what()) << std::endl;
-    comm.abort(2);
-  }
+// Every rank: the job as rank 0 read it. Rank 0 reads and checks it, every rank parses its
+// text; a failure anywhere stops every rank (agree).
+Setup setup_job(const Comm& comm, const RunOptions& o) {
+  std::string msg;
+  agree(comm, [&] {
+    if (comm.rank() == 0) msg = setup_message(o);
+  });
+  msg = comm.broadcast(msg);
+  auto a = msg.find('\n'), b = msg.find('\n', a + 1);
+  std::string path = msg.substr(0, a), archive = msg.substr(a + 1, b - a - 1);
+  std::optional<Setup> s;
+  agree(comm, [&] { s = Setup{parse_job(msg.substr(b + 1), path), archive}; });
+  return std::move(*s);
 }
 
 // The ranks share the proofs: each proves its share of the (kernel, target) pairs, once per job,
 // and they exchange verdicts (ProofShare); rank 0's proof cache file is read by rank 0 and
-// handed to all first. Every rank's spaces must then agree with rank 0's.
+// handed to all first. A failure inside cannot be agreed on (the ranks meet in the exchanges):
+// it aborts the job. Every rank's plan must then have rank 0's digest.
 std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, std::ostream& err) {
   const std::string cache_file = s.archive + ".proofs";
   std::string cached;
@@ -136,21 +125,42 @@ std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, std::ostream&
     else
       plan = std::make_unique<Plan>(s.job, "", cached, share);
   } catch (const std::exception& e) {
-    err << fmt::format("error on rank {}: {}", comm.rank(), e.what()) << std::endl;
-    comm.abort(2);
-  }
-  std::string sizes;  // what must agree: every space's size and instruction choices
-  for (const auto& e : plan->spaces()) sizes += fmt::format("{},", e.space->size());
-  for (const auto& p : plan->proofs())
-    if (p.kind == "synthesis") sizes += p.text + ";";
-  if (comm.broadcast(sizes) != sizes) {
-    err << fmt::format("error on rank {}: its candidate spaces differ from rank 0's (a proof or synthesis budget "
-                       "ran out differently); run with fewer ranks per node or raise the budgets",
-                       comm.rank())
-        << std::endl;
-    comm.abort(2);
+    if (comm.size() == 1) throw;
+    abort_job(comm, err, e.what());
   }
   return plan;
+}
+
+// Every rank: the plan's digest, checked to be rank 0's.
+std::string agree_on_plan(const Comm& comm, const Plan& plan) {
+  std::string digest = plan_digest(plan), zero = comm.broadcast(digest);
+  agree(comm, [&] {
+    if (digest != zero)
+      throw UserError(fmt::format("its plan (digest {}) differs from rank 0's ({}): a proof or synthesis came out "
+                                  "differently on this rank; report it with the job",
+                                  digest, zero));
+  });
+  return digest;
+}
+
+struct OpenJournal {
+  store::Journal journal;
+  store::JournalContents recovered;
+};
+
+// Rank 0, once the plan is built: the journal, locked for this process, and what it recovered.
+// Another run on the same archive is refused here: its lock, or (once this run holds the lock)
+// the archive or units it wrote since the setup looked.
+OpenJournal open_journal(const RunOptions& o, const Setup& s, const std::string& digest) {
+  const std::string path = store::journal_path(s.archive);
+  if (o.resume) check_journal_plan(path, s.job.hash(), digest);
+  store::Journal journal = store::Journal::open(path, run_identity(s.job.hash(), digest));
+  store::JournalContents recovered = journal.take_recovered();
+  if (!o.resume && (fs::exists(s.archive) || !recovered.units.empty()))
+    throw UserError(fmt::format("error: another run wrote '{}' while this one prepared; use --resume to continue "
+                                "it, or --archive PATH to write a new archive",
+                                recovered.units.empty() ? s.archive : path));
+  return {std::move(journal), std::move(recovered)};
 }
 
 store::Meta make_meta(const Comm& comm, const Plan& plan, const RunOptions& o, int threads) {
@@ -175,15 +185,14 @@ struct Rank0Run {
   int threads;
   std::string start_time;
 
-  int operator()(std::ostream& out, std::ostream& err) const;
+  int operator()(OpenJournal& opened, std::ostream& out, std::ostream& err) const;
 };
 
-int Rank0Run::operator()(std::ostream& out, std::ostream& err) const {
+int Rank0Run::operator()(OpenJournal& opened, std::ostream& out, std::ostream& err) const {
   auto t0 = Clock::now();
-  store::Journal journal = store::Journal::open(store::journal_path(setup.archive), setup.job.hash());
-  store::JournalContents recovered = journal.take_recovered();
-  if (std::string note = store::recovery_note(journal.path(), recovered); !note.empty()) err << note << std::endl;
-  std::vector<store::UnitResult> units = std::move(recovered.units);
+  store::Journal& journal = opened.journal;
+  if (std::string note = store::recovery_note(journal.path(), opened.recovered); !note.empty()) err << note << std::endl;
+  std::vector<store::UnitResult> units = std::move(opened.recovered.units);
   std::set<std::int64_t> done;
   for (const auto& u : units) done.insert(u.progress.unit);
   std::vector<std::size_t> todo;
@@ -196,7 +205,7 @@ int Rank0Run::operator()(std::ostream& out, std::ostream& err) const {
                       progress.unit_done(r.progress.candidates);
                       units.push_back(std::move(r));
                     },
-                    [] { return g_signal.load() != 0; }};
+                    [] { return interrupt_signal() != 0; }};
   run_master(comm, plan, todo, hooks, err);
   progress.finish();
   double search_s = seconds_since(t0);
@@ -218,32 +227,53 @@ int Rank0Run::operator()(std::ostream& out, std::ostream& err) const {
   if (checked.failed > 0)
     err << fmt::format("warning: {} candidate(s) disagree with the reference interpreter (check = 0 in /candidates)\n",
                        checked.failed);
-  if (g_signal.load() == 0 || meta.status == "complete") return 0;  // a signal after the last unit lost nothing
-  err << fmt::format("interrupted by signal {}: the archive is partial; continue with --resume\n", g_signal.load());
-  return 128 + g_signal.load();
+  if (interrupt_signal() == 0 || meta.status == "complete") return 0;  // a signal after the last unit lost nothing
+  err << fmt::format("interrupted by signal {}: the archive is partial; continue with --resume\n", interrupt_signal());
+  return 128 + interrupt_signal();
+}
+
+// Every rank, after the Comm exists; a JobError leaves it on every rank at the same point.
+int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ostream& err) {
+  std::string start_time = now_iso();
+  Setup setup = setup_job(comm, o);
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = o.threads > 0 ? o.threads : std::max(1, hw / comm.local_size());
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  std::unique_ptr<Plan> plan = build_plan(comm, setup, err);
+  std::string digest = agree_on_plan(comm, *plan);
+  if (o.dry_run) {
+    if (comm.rank() == 0) print_dry_run(*plan, setup.archive, out);
+    return 0;
+  }
+  std::optional<OpenJournal> journal;
+  agree(comm, [&] {
+    if (comm.rank() == 0) journal.emplace(open_journal(o, setup, digest));
+  });
+  install_interrupt_handlers();
+  if (comm.rank() != 0) {
+    run_worker(comm, *plan, err);
+    return 0;
+  }
+  // The workers are done: what fails now fails on rank 0 alone.
+  try {
+    return Rank0Run{comm, *plan, setup, o, threads, start_time}(*journal, out, err);
+  } catch (const std::exception& e) {
+    if (comm.size() == 1) throw;
+    err << rank_error(0, e.what()) << std::endl;
+    return 2;
+  }
 }
 
 }  // namespace
 
 int run_sweep(const RunOptions& o, std::ostream& out, std::ostream& err) {
   Comm comm;
-  std::string start_time = now_iso();
-  std::optional<Setup> setup = setup_job(comm, o, err);
-  if (!setup) return 2;
-  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  int threads = o.threads > 0 ? o.threads : std::max(1, hw / comm.local_size());
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-  std::unique_ptr<Plan> plan = build_plan(comm, *setup, err);
-  if (o.dry_run) {
-    if (comm.rank() == 0) print_dry_run(*plan, setup->archive, out);
-    return 0;
+  try {
+    return run_ranks(comm, o, out, err);
+  } catch (const JobError& e) {
+    if (comm.rank() == 0) err << rank_error(e.rank(), e.what()) << std::endl;
+    return 2;
   }
-  install_signal_handlers();
-  if (comm.rank() != 0) {
-    run_worker(comm, *plan, err);
-    return 0;
-  }
-  return Rank0Run{comm, *plan, *setup, o, threads, start_time}(out, err);
 }
 
 }  // namespace ts::sweep

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "tilesweep/sweep/collective.h"
+#include "tilesweep/sweep/interrupt.h"
 #include "tilesweep/sweep/unit_work.h"
 #include "tilesweep/sweep/wire.h"
 
@@ -23,12 +25,7 @@ store::UnitResult score(const Plan& plan, std::size_t unit, int rank) {
   const WorkUnit& u = plan.units()[unit];
   if (u.id == injected_failure_unit())
     throw std::runtime_error(fmt::format("injected failure in unit {} (TILESWEEP_FAIL_UNIT)", u.id));
-  return score_unit(plan.spaces()[u.space], u, plan.job().search.keep_top, rank);
-}
-
-[[noreturn]] void fail_rank(const Comm& comm, std::ostream& err, const std::string& what) {
-  err << fmt::format("error on rank {}: {}", comm.rank(), what) << std::endl;
-  comm.abort(2);
+  return score_unit(plan.spaces()[u.space], u, plan.job().search.keep_top, rank, &interrupt_flag());
 }
 
 std::string encode_index(std::size_t i) {
@@ -78,6 +75,23 @@ class Queue {
   std::string error_;
 };
 
+// Rank 0's answer to one message: a unit (or stop) for a request, the result recorded; a worker
+// that stopped counted off; a worker's interrupt taken as this rank's own.
+void serve(const Comm& comm, Queue& queue, const Comm::Message& m, const MasterHooks& hooks, int& workers) {
+  if (m.tag == kTagInterrupt) {
+    request_interrupt(std::atoi(m.bytes.c_str()));
+    return;
+  }
+  // Recording syncs the journal to disk (~15 ms): the worker gets its next unit first.
+  if (m.tag == kTagRequest) {
+    auto u = queue.take();
+    comm.send(m.source, kTagAssign, u ? encode_index(*u) : std::string());
+  } else {
+    --workers;  // kTagFinal: its last result, if any
+  }
+  if (!m.bytes.empty()) hooks.done(decode_unit(m.bytes));
+}
+
 }  // namespace
 
 std::int64_t injected_failure_unit() {
@@ -91,6 +105,7 @@ void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_
   std::thread local([&] {
     try {
       while (auto u = queue.take()) queue.finish(score(plan, *u, 0));
+    } catch (const UnitInterrupted&) {  // the loop below stops handing out units
     } catch (const std::exception& e) {
       queue.fail(e.what());
     }
@@ -103,27 +118,17 @@ void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_
   while (workers > 0 || local_running) {
     bool idle = true;
     try {
-    while (auto m = comm.try_receive()) {
-      idle = false;
-      // Recording syncs the journal to disk (~15 ms): the worker gets its next unit first.
-      if (m->tag == kTagRequest) {
-        auto u = queue.take();
-        comm.send(m->source, kTagAssign, u ? encode_index(*u) : std::string());
-      } else {
-        --workers;  // kTagFinal: its last result, if any
+      while (auto m = comm.try_receive()) {
+        idle = false;
+        serve(comm, queue, *m, hooks, workers);
       }
-      if (!m->bytes.empty()) hooks.done(decode_unit(m->bytes));
-    }
-    local_running = queue.drain(finished, error);
-    if (!error.empty()) {
+      local_running = queue.drain(finished, error);
+      if (!error.empty()) throw std::runtime_error(error);
+      for (auto& r : finished) hooks.done(std::move(r)), idle = false;
+      finished.clear();
+    } catch (const std::exception& e) {  // a unit failed here, or recording failed (journal: disk full, ...)
       local.detach();
-      fail_rank(comm, err, error);
-    }
-    for (auto& r : finished) hooks.done(std::move(r)), idle = false;
-    finished.clear();
-    } catch (const std::exception& e) {  // recording failed (journal: disk full, ...)
-      local.detach();
-      fail_rank(comm, err, e.what());
+      abort_job(comm, err, e.what());
     }
     if (hooks.stop_requested()) queue.stop();
     if (idle) std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -142,12 +147,16 @@ void run_worker(const Comm& comm, const Plan& plan, std::ostream& err) {
   comm.post(0, kTagRequest, {});
   std::optional<std::uint64_t> unit = next_unit();
   comm.post(0, unit ? kTagRequest : kTagFinal, {});  // from now on one unit ahead
+  bool told = false;  // rank 0 knows this rank was interrupted
   while (unit) {
     std::string result;
     try {
       result = encode_unit(score(plan, *unit, comm.rank()));
+    } catch (const UnitInterrupted&) {  // no result; rank 0 stops the job and then this rank
+      if (!told) comm.post(0, kTagInterrupt, std::to_string(interrupt_signal()));
+      told = true;
     } catch (const std::exception& e) {
-      fail_rank(comm, err, e.what());
+      abort_job(comm, err, e.what());
     }
     unit = next_unit();
     comm.post(0, unit ? kTagRequest : kTagFinal, std::move(result));

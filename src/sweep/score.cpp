@@ -8,6 +8,7 @@
 
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/sim/capacity.h"
+#include "tilesweep/sweep/interrupt.h"
 
 namespace ts::sweep {
 
@@ -69,7 +70,7 @@ RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, 
 }
 
 RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample, std::int64_t first,
-                        std::int64_t last, const sim::Target& t, std::size_t keep) {
+                        std::int64_t last, const sim::Target& t, std::size_t keep, const std::atomic<int>* stop) {
   auto sections = space.sections();
   auto section_of = [&](std::int64_t i) {
     auto it = std::upper_bound(sections.begin(), sections.end(), i,
@@ -77,11 +78,16 @@ RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& s
     return *(it - 1);
   };
   tbb::enumerable_thread_specific<RangeResult> local;
+  std::atomic<bool> skipped{false};
   tbb::enumerable_thread_specific<lower::CandidateCursor> cursors([&] { return lower::CandidateCursor(space); });
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(first, last, 16), [&](const tbb::blocked_range<std::int64_t>& r) {
     RangeResult& mine = local.local();
     lower::CandidateCursor& cursor = cursors.local();
     for (std::int64_t pos = r.begin(); pos != r.end(); ++pos) {
+      if (stop && stop->load(std::memory_order_relaxed) != 0) {
+        skipped = true;
+        return;
+      }
       const std::int64_t i = sample.index(pos);
       CandidateScore s = score_candidate(cursor, i, t);
       ++mine.scored;
@@ -96,6 +102,7 @@ RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& s
       if (mine.top.size() > 4 * keep + 64) keep_best(mine.top, keep);
     }
   });
+  if (skipped) throw UnitInterrupted();
   RangeResult out;
   for (auto& l : local) merge(out, l, keep);
   return out;

@@ -49,7 +49,8 @@ store::CandidateRecord candidate_record(const SpaceEntry& e, const CandidateScor
   return r;
 }
 
-store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_t keep_top, int rank) {
+store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_t keep_top, int rank,
+                             const std::atomic<int>* stop) {
   auto t0 = std::chrono::steady_clock::now();
   const std::int64_t last = u.first + u.count;
   const auto keep = static_cast<std::size_t>(keep_top == kKeepAll ? u.count : std::min(keep_top, u.count));
@@ -58,7 +59,7 @@ store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_
   for (const auto& part : e.sample.parts()) {  // per section, in sample positions
     std::int64_t a = std::max(u.first, part.first), b = std::min(last, part.first + part.count);
     if (a >= b) continue;
-    RangeResult piece = score_range(*e.space, e.sample, a, b, *e.machine, keep);
+    RangeResult piece = score_range(*e.space, e.sample, a, b, *e.machine, keep, stop);
     if (!piece.top.empty()) section_bests.push_back(piece.top.front());
     merge(all, piece, keep);
   }

@@ -15,6 +15,7 @@
 #include "tilesweep/sim/roofline.h"
 #include "tilesweep/sweep/job.h"
 #include "tilesweep/sweep/plan.h"
+#include "tilesweep/sweep/run_identity.h"
 
 namespace ts::sweep {
 namespace {
@@ -46,6 +47,22 @@ TEST(Plan, SharedVerdictsReplaceEverySolverQuery) {
     EXPECT_EQ(second.proofs()[i].text, first.proofs()[i].text) << i;
     EXPECT_EQ(second.proofs()[i].verdict, first.proofs()[i].verdict) << i;
   }
+}
+
+// The plan digest: the same for the same plan however it was prepared (from another plan's
+// verdicts, as ranks > 0 do), different when what decides the unit ids differs.
+TEST(Plan, DigestFollowsWhatDecidesTheUnitIds) {
+  Job job = load_job(std::string(TS_SOURCE_DIR) + "/tests/sweep/data/other.toml");
+  Plan first(job);
+  const std::string digest = plan_digest(first);
+  EXPECT_EQ(digest.size(), 16u);
+  EXPECT_EQ(plan_digest(Plan(job, "", first.verdicts_text())), digest);
+  Job units = job;
+  units.search.unit_size = 7;
+  EXPECT_NE(plan_digest(Plan(units, "", first.verdicts_text())), digest);
+  Job lowerings = job;
+  lowerings.search.max_lowerings = 1;
+  EXPECT_NE(plan_digest(Plan(lowerings, "", first.verdicts_text())), digest);
 }
 
 // With [mesh] shapes ["1", "2"]: mesh "1" as without a mesh, then one space per sharding choice

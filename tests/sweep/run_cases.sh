@@ -8,13 +8,22 @@
 #   dry_run     the unit table and the total, no archive written
 #   sigint      SIGINT: exit 130, a partial archive; --resume completes it
 #   rank_error  a failure on one rank: "error on rank N: ...", the job aborts with code 2
+#   locked_journal  2 ranks, the journal locked by another process (flock -x): "error on rank 0:
+#               ... in use", exit 2 within the timeout (it used to hang: rank 0 in MPI_Finalize,
+#               the worker in MPI_Probe)
+#   concurrent  two 2-rank runs started together on one --archive: one completes (its /best is
+#               the reference), the other exits 2 naming the conflict; neither hangs
+#   full_disk   2 ranks, --archive on a full file system (a full 64 KiB tmpfs where mount works,
+#               else a path under /proc): exit 2 with the reason, no hang
+#   sigterm_unit  SIGTERM while a unit of seconds is in flight: the run stops within 5 s (exit
+#               143, a partial archive keeping the finished units); --resume completes it
+#   load        the same job with four CPU burners running: the identical /best
 #   mesh        data/mesh.toml (matmul on meshes "1" and "2x2"): a /best row per mesh, none
 #               beating its roofline, a sharded best paying its collectives; 1 and 2 ranks
 #               agree; dry run, read_archive.py, select and report show the mesh rows
 set -uo pipefail
 case_name=$1 ts=$2 dump=$3 data=$4
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 job=$data/small.toml
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -28,6 +37,12 @@ reference() {
   best "$tmp/ref.h5" > "$tmp/ref.txt"
   grep -q '^status complete$' "$tmp/ref.txt" || fail "status not complete"
 }
+
+# Runs a command under a time limit: a hang is a failure, never a stuck test.
+limited() { timeout -k 5 "$1" "${@:2}"; }
+burners=()
+stop_burners() { local p; for p in "${burners[@]}"; do kill "$p" 2>/dev/null; done; burners=(); }
+trap 'stop_burners; mountpoint -q "$tmp/full" 2>/dev/null && umount "$tmp/full"; rm -rf "$tmp"' EXIT
 
 expect_error() {  # expect_error MESSAGE_PART COMMAND...
   local want=$1; shift
@@ -156,6 +171,73 @@ rank_error)
   [[ $rc -ne 0 ]] || fail "a failing unit did not fail the run"
   grep -qE 'error on rank [01]: injected failure in unit 1' "$tmp/e.out" || fail "no rank error: $(cat "$tmp/e.out")"
   [[ ! -e $tmp/e.h5 ]] || fail "an aborted run wrote an archive"
+  ;;
+locked_journal)
+  # This shell holds the lock (on its own open file): the run opens the file anew and is refused.
+  exec 9>> "$tmp/l.h5.journal"
+  flock -x 9 || fail "cannot lock the journal"
+  expect_error "error on rank 0: journal '$tmp/l.h5.journal' is in use by another tilesweep process" \
+    limited 120 mpiexec -n 2 --oversubscribe "$ts" run "$job" --quiet --resume --archive "$tmp/l.h5"
+  exec 9>&-
+  [[ ! -e $tmp/l.h5 ]] || fail "a refused run wrote an archive"
+  ;;
+concurrent)
+  reference
+  a=$tmp/c.h5
+  limited 180 mpiexec -n 2 --oversubscribe "$ts" run "$job" --quiet --archive "$a" > "$tmp/c1.out" 2>&1 &
+  p1=$!
+  limited 180 mpiexec -n 2 --oversubscribe "$ts" run "$job" --quiet --archive "$a" > "$tmp/c2.out" 2>&1 &
+  p2=$!
+  wait $p1; r1=$?
+  wait $p2; r2=$?
+  [[ $(printf '%s\n' $r1 $r2 | sort | tr '\n' ' ') == "0 2 " ]] ||
+    fail "want one run to succeed and one to exit 2, got $r1 and $r2: $(cat "$tmp/c1.out" "$tmp/c2.out")"
+  cat "$tmp/c1.out" "$tmp/c2.out" | grep -qE "error on rank 0: (journal .* is in use by another tilesweep process|another run wrote|archive .* already exists)" ||
+    fail "the refused run does not say why: $(cat "$tmp/c1.out" "$tmp/c2.out")"
+  diff "$tmp/ref.txt" <(best "$a") || fail "/best of the run that went through differs from the reference"
+  ;;
+full_disk)
+  mkdir -p "$tmp/full"
+  if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
+    head -c 1M /dev/zero > "$tmp/full/filler" 2>/dev/null  # fills it: ENOSPC from here on
+    a=$tmp/full/out/a.h5 want="No space left on device"
+  else
+    echo "note: cannot mount a tmpfs here; an unwritable path under /proc stands in for a full disk"
+    a=/proc/self/tilesweep-test/a.h5 want="cannot create folder"
+  fi
+  expect_error "$want" limited 120 mpiexec -n 2 --oversubscribe "$ts" run "$job" --quiet --archive "$a"
+  grep -q "error on rank 0: --archive: " "$tmp/err.out" || fail "no rank error: $(cat "$tmp/err.out")"
+  ;;
+sigterm_unit)
+  job=$data/long_unit.toml
+  a=$tmp/t.h5
+  "$ts" run "$job" --quiet --archive "$a" > "$tmp/t.out" 2>&1 &
+  pid=$!
+  # The journal's header lands after the prepare; the two small units (~0.1 s) follow, then
+  # the long units (seconds each) are in flight.
+  while kill -0 $pid 2>/dev/null && [[ $(stat -c %s "$a.journal" 2>/dev/null || echo 0) -eq 0 ]]; do sleep 0.05; done
+  sleep 1.5
+  kill -0 $pid 2>/dev/null || fail "the run ended before the long unit: $(cat "$tmp/t.out")"
+  start=$(date +%s.%N)
+  kill -TERM $pid
+  wait $pid; rc=$?
+  took=$(echo "$(date +%s.%N) - $start" | bc)
+  [[ $rc -eq 143 ]] || fail "exit $rc after SIGTERM (want 143): $(cat "$tmp/t.out")"
+  (( $(echo "$took < 5" | bc) )) || fail "the run took $took s to stop after SIGTERM"
+  grep -q 'interrupted by signal 15' "$tmp/t.out" || fail "no interruption message: $(cat "$tmp/t.out")"
+  "$dump" "$a" > "$tmp/t.best" 2>&1
+  grep -q '^status partial$' "$tmp/t.best" || fail "the archive is not partial: $(cat "$tmp/t.best")"
+  grep -qE '^matmul trn1 M=256,K=256,N=256 1 idx=[0-9]+ ' "$tmp/t.best" || fail "the finished units were lost: $(cat "$tmp/t.best")"
+  "$ts" run "$job" --quiet --resume --archive "$a" > "$tmp/t2.out" 2>&1 || fail "resume: $(cat "$tmp/t2.out")"
+  grep -q ': 4 of 4 units' "$tmp/t2.out" || fail "resume did not complete: $(cat "$tmp/t2.out")"
+  ;;
+load)
+  job=$data/other.toml  # one small shape: the prepare, where budgets decide, is most of the run
+  reference
+  for i in 1 2 3 4; do yes > /dev/null & burners+=($!); done
+  sweep "$tmp/load.h5" > "$tmp/load.out" 2>&1 || fail "loaded run: $(cat "$tmp/load.out")"
+  stop_burners
+  diff "$tmp/ref.txt" <(best "$tmp/load.h5") || fail "/best under load differs from the idle run's"
   ;;
 mesh)
   job=$data/mesh.toml

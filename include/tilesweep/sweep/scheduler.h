@@ -10,7 +10,9 @@
 // 0 after its stop: its last UnitResult, or empty).
 //
 // A rank whose scoring throws prints `error on rank N: ...` and aborts the whole job with exit
-// code 2 (LAMMPS style); completed units are already in rank 0's journal.
+// code 2 (LAMMPS style); completed units are already in rank 0's journal. An interrupt
+// (interrupt.h) on any rank stops the units in flight, and rank 0 stops handing out units: the
+// interrupted units have no result; the others are recorded.
 #pragma once
 
 #include <functional>
@@ -26,6 +28,7 @@ namespace ts::sweep {
 inline constexpr int kTagRequest = 1;
 inline constexpr int kTagAssign = 2;
 inline constexpr int kTagFinal = 3;
+inline constexpr int kTagInterrupt = 4;  // worker -> 0: it was signalled (the signal, as text)
 
 struct MasterHooks {
   std::function<void(store::UnitResult&&)> done;  // on rank 0's main thread, in arrival order

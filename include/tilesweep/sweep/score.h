@@ -4,6 +4,7 @@
 // latency go to the lower index, and thread-local bests are merged in index order.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -44,9 +45,11 @@ struct RangeResult {
 // Scores candidates [first, last) in parallel; keeps the best `keep`.
 RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last, const sim::Target& t,
                         std::size_t keep);
-// The same over the candidates at `sample` positions [first, last).
+// The same over the candidates at `sample` positions [first, last). When `stop` turns nonzero,
+// the candidates not yet begun are skipped and it throws UnitInterrupted (interrupt.h).
 RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample, std::int64_t first,
-                        std::int64_t last, const sim::Target& t, std::size_t keep);
+                        std::int64_t last, const sim::Target& t, std::size_t keep,
+                        const std::atomic<int>* stop = nullptr);
 
 // Merges b into a (best `keep` kept).
 void merge(RangeResult& a, const RangeResult& b, std::size_t keep);
