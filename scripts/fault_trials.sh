@@ -21,11 +21,14 @@
 #               reference /best, the other exits 2 naming the conflict
 #   locked      the journal locked by another process (flock -x): 2 ranks exit 2, "in use"
 #   loaded      four CPU burners while a 2-rank run works: the reference /best
+#   corrupt_journal, corrupt_archive, corrupt_library, full_disk: see "storage trial kinds" below.
+# A trial function may return 77: it could not run here (no tmpfs without root); it is counted as
+# skipped, neither held nor failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 trials=5 kinds= job=$root/tests/sweep/data/small.toml
 ts=$root/build/tilesweep dump=$root/build/tests/sweep/sweep_dump_best
-KINDS=(sigkill concurrent locked loaded)
+KINDS=(sigkill concurrent locked loaded corrupt_journal corrupt_archive corrupt_library full_disk)
 while [[ $# -gt 0 ]]; do
   case $1 in
     --trials) trials=$2; shift 2 ;;
@@ -115,14 +118,107 @@ trial_loaded() {
   same_best "$a"
 }
 
+# ---- storage trial kinds (issue 23: damaged files, a full disk) ------------------------------
+#   corrupt_journal  one random byte of the reference run's journal flipped (trial 1: in the
+#                    header), then --resume (odd trials one rank, even two): the reference /best,
+#                    and the run says it dropped exactly one damaged frame
+#   corrupt_archive  one random byte of the reference archive flipped: `report` refuses it with
+#                    exit 2 naming the file, or (a byte HDF5 never reads) prints the reference's
+#                    report — never a crash, never another answer
+#   corrupt_library  the same for a shape library selected from the reference, read by
+#                    `lookup --nki` (the NKI source must never change silently)
+#   full_disk        a tmpfs (private mount namespace) that holds the journal and the old archive
+#                    but not a new one: --resume exits 2 "No space left on device" (writing the
+#                    archive, or already probing its folder), the old
+#                    archive unchanged, no partial file; merge -o into a full one the same.
+#                    Skipped (exit 77 from the trial) where a tmpfs cannot be mounted.
+random_offset() { echo $(( (RANDOM * 32768 + RANDOM) % $1 )); }
+flip_byte() {  # flip_byte FILE OFFSET
+  /usr/bin/python3 -c 'import sys
+p, o = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(p, "rb").read()); b[o] ^= 1 << (o % 8); open(p, "wb").write(b)' "$1" "$2"
+}
+# refused_or_same OUT RC REFERENCE_OUT FILE: exit 2 naming FILE, or exit 0 with the reference's output.
+refused_or_same() {
+  if [[ $2 -eq 2 ]]; then
+    grep -qE "^error: (damaged (archive|library)|truncated or corrupt HDF5 file|not a tilesweep (archive|shape library)):? '$4'" "$1" \
+      || { echo "exit 2 without naming the damaged file: $(head -c 400 "$1")"; return 1; }
+    return 0
+  fi
+  [[ $2 -eq 0 ]] || { echo "exit $2 (want 2, or 0 with the same answer): $(head -c 400 "$1")"; return 1; }
+  diff -q "$1" "$3" > /dev/null || { echo "a flipped byte changed the answer silently: $(diff "$1" "$3" | head -4)"; return 1; }
+}
+
+trial_corrupt_journal() {
+  local dir=$1 n=$2 a=$1/j.h5 size at rc
+  cp "$tmp/reference.h5.journal" "$a.journal"
+  cp "$tmp/reference.h5.proofs" "$a.proofs" 2> /dev/null
+  size=$(stat -c %s "$a.journal")
+  at=$(( n == 1 ? 30 : $(random_offset "$size") ))
+  flip_byte "$a.journal" "$at"
+  if (( n % 2 )); then one_rank "$a" --resume > "$dir/r.out" 2>&1; else two_ranks "$a" --resume > "$dir/r.out" 2>&1; fi
+  rc=$?
+  [[ $rc -eq 0 ]] || { echo "resume after a flip at byte $at: exit $rc: $(tail -3 "$dir/r.out")"; return 1; }
+  grep -qE "dropped (1 damaged frame\(s\)|a torn last frame)" "$dir/r.out" || { echo "flip at byte $at not reported: $(tail -3 "$dir/r.out")"; return 1; }
+  same_best "$a"
+}
+
+trial_corrupt_archive() {
+  local dir=$1 a=$1/a.h5 rc
+  cp "$tmp/reference.h5" "$a"
+  "$ts" report "$a" --format csv > "$dir/ref.out" 2>&1 || { echo "report of the intact copy failed"; return 1; }
+  local at; at=$(random_offset "$(stat -c %s "$a")")
+  flip_byte "$a" "$at"
+  run_limited "$ts" report "$a" --format csv > "$dir/bad.out" 2>&1; rc=$?
+  refused_or_same "$dir/bad.out" $rc "$dir/ref.out" "$a" || { echo "(byte $at)"; return 1; }
+}
+
+trial_corrupt_library() {
+  local dir=$1 lib=$1/lib.h5 rc key
+  "$ts" select "$tmp/reference.h5" -o "$lib" --json "$dir/lib.json" > "$dir/select.out" 2>&1 \
+    || { echo "select failed: $(tail -2 "$dir/select.out")"; return 1; }
+  key=$(/usr/bin/python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))["entries"][0]; print(e["kernel"], e["target"], e["shape"], e["mesh"])' "$dir/lib.json")
+  read -r k t s m <<< "$key"
+  local lookup=(lookup -k "$k" -t "$t" -s "$s" --mesh "$m" --nki)
+  "$ts" "${lookup[@]}" "$lib" > "$dir/ref.out" 2>&1 || { echo "lookup of the intact library failed: $(tail -2 "$dir/ref.out")"; return 1; }
+  local at; at=$(random_offset "$(stat -c %s "$lib")")
+  flip_byte "$lib" "$at"
+  run_limited "$ts" "${lookup[@]}" "$lib" > "$dir/bad.out" 2>&1; rc=$?
+  refused_or_same "$dir/bad.out" $rc "$dir/ref.out" "$lib" || { echo "(byte $at)"; return 1; }
+}
+
+trial_full_disk() {
+  local dir=$1
+  unshare -m true 2> /dev/null || return 77
+  cp "$tmp/reference.h5" "$dir/b.h5"
+  unshare -m bash -s "$ts" "$job" "$tmp/reference.h5" "$dir" <<'SH'
+ts=$1 job=$2 ref=$3 dir=$4 full=$4/full
+mkdir -p "$full"
+need=$(( $(stat -c %s "$ref.journal") + $(stat -c %s "$ref") + $(stat -c %s "$ref.proofs" 2> /dev/null || echo 0) ))
+mount -t tmpfs -o size=$(( (need / 4096 + 3) * 4096 )) tmpfs "$full" 2> /dev/null || exit 77
+cp "$ref" "$full/a.h5"; cp "$ref.journal" "$full/a.h5.journal"; cp "$ref.proofs" "$full/a.h5.proofs" 2> /dev/null
+timeout -k 5 300 "$ts" run "$job" --quiet --resume --archive "$full/a.h5" > "$dir/r.out" 2>&1; rc=$?
+[[ $rc -eq 2 ]] && grep -qE "^error: (cannot write archive '$full/a.h5'|--archive: cannot write in folder '$full'): No space left on device" "$dir/r.out" \
+  || { echo "resume on a full disk: exit $rc: $(tail -3 "$dir/r.out")"; exit 1; }
+cmp -s "$ref" "$full/a.h5" || { echo "the old archive changed"; exit 1; }
+dd if=/dev/zero of="$full/fill" bs=4k count=100000 2> /dev/null
+timeout 60 "$ts" merge "$ref" "$dir/b.h5" -o "$full/m.h5" > "$dir/m.out" 2>&1; rc=$?
+[[ $rc -eq 2 ]] && grep -q "No space left on device" "$dir/m.out" || { echo "merge on a full disk: exit $rc: $(tail -3 "$dir/m.out")"; exit 1; }
+left=$(ls "$full" | grep -v -x -e a.h5 -e a.h5.journal -e a.h5.proofs -e fill)
+[[ -z $left ]] || { echo "partial files left: $left"; exit 1; }
+SH
+}
+
 # ---- driver and table -------------------------------------------------------------------------
-declare -A held failed
+declare -A held failed skipped
 reasons=()
 print_table() {
-  printf '%-12s %7s %5s %7s\n' kind trials held failed
+  printf '%-16s %7s %5s %7s %8s\n' kind trials held failed skipped
   local k
   for k in "${KINDS[@]}"; do
-    printf '%-12s %7d %5d %7d\n' "$k" $((held[$k] + failed[$k])) "${held[$k]}" "${failed[$k]}"
+    printf '%-16s %7d %5d %7d %8d\n' "$k" $((held[$k] + failed[$k] + skipped[$k])) "${held[$k]}" "${failed[$k]}" \
+      "${skipped[$k]}"
   done
   for k in "${reasons[@]}"; do echo "failed: $k"; done
 }
@@ -131,12 +227,14 @@ one_rank "$tmp/reference.h5" > "$tmp/reference.out" 2>&1 || { echo "reference ru
 best_of "$tmp/reference.h5" > "$tmp/reference.best" || { echo "reference /best: $(cat "$tmp/reference.best")"; exit 1; }
 for k in "${KINDS[@]}"; do
   declare -F "trial_$k" > /dev/null || { echo "unknown kind '$k' (kinds: ${KINDS[*]})"; exit 2; }
-  held[$k]=0 failed[$k]=0
+  held[$k]=0 failed[$k]=0 skipped[$k]=0
   for ((n = 1; n <= trials; n++)); do
     dir=$tmp/$k-$n
     mkdir -p "$dir"
     if why=$("trial_$k" "$dir" "$n" 2>&1); then
       held[$k]=$((held[$k] + 1))
+    elif [[ $? -eq 77 ]]; then
+      skipped[$k]=$((skipped[$k] + 1))
     else
       failed[$k]=$((failed[$k] + 1))
       reasons+=("$k #$n: $why")
