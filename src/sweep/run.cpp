@@ -177,6 +177,19 @@ store::Meta make_meta(const Comm& comm, const Plan& plan, const RunOptions& o, i
   return m;
 }
 
+// Names the /best rows whose scored candidates were all infeasible (on-chip capacity, or the
+// simulator's work budget: sim::SimOptions::max_simulated), so no key is left empty silently.
+void warn_infeasible(const std::vector<store::BestRecord>& best, std::ostream& err) {
+  std::vector<std::string> keys;
+  for (const auto& b : best)
+    if (b.candidates > 0 && b.infeasible == b.candidates)
+      keys.push_back(fmt::format("{} {} {} mesh {}", b.kernel, b.target, b.shape, b.mesh));
+  if (keys.empty()) return;
+  err << fmt::format("warning: {} (kernel, target, shape, mesh) have no feasible candidate (each over the on-chip "
+                     "capacity or the simulator's work budget; `tilesweep score` says which): {}\n",
+                     keys.size(), fmt::join(keys, "; "));
+}
+
 struct Rank0Run {
   const Comm& comm;
   const Plan& plan;
@@ -224,6 +237,7 @@ int Rank0Run::operator()(OpenJournal& opened, std::ostream& out, std::ostream& e
   if (checked.passed + checked.failed > 0)
     out << fmt::format("checked {} candidates against the reference interpreter: {} pass, {} mismatch\n",
                        checked.passed + checked.failed, checked.passed, checked.failed);
+  warn_infeasible(rows.best, err);
   if (checked.failed > 0)
     err << fmt::format("warning: {} candidate(s) disagree with the reference interpreter (check = 0 in /candidates)\n",
                        checked.failed);
