@@ -480,7 +480,8 @@ void check_writable(const SourceLoc& loc, const std::string& archive) {
     fail(loc, "archive '{}' exists and is not writable: {}", archive, std::strerror(errno));
 }
 
-std::string parse_output(const Reader& r, const toml::table& doc, const fs::path& dir, const std::string& name) {
+std::string parse_output(const Reader& r, const toml::table& doc, const fs::path& dir, const std::string& name,
+                         OutputCheck check) {
   const toml::table* t = r.table(doc, "output");
   std::string archive = resolve(dir, name + ".h5");
   SourceLoc loc = r.at(*doc.get("name"));  // the default archive is named after the job
@@ -493,7 +494,7 @@ std::string parse_output(const Reader& r, const toml::table& doc, const fs::path
       loc = r.at(*n);
     }
   }
-  check_writable(loc, archive);
+  if (check == OutputCheck::Probe) check_writable(loc, archive);
   return archive;
 }
 
@@ -523,7 +524,7 @@ std::string Job::hash() const {
   return fmt::format("{:016x}", h);
 }
 
-Job parse_job(const std::string& text, const std::string& path) {
+Job parse_job(const std::string& text, const std::string& path, OutputCheck output) {
   check_text(path, text);
   Reader r(path);
   toml::table doc = parse_toml(text, path);
@@ -538,10 +539,10 @@ Job parse_job(const std::string& text, const std::string& path) {
   job.kernels = parse_kernels(r, doc, dir);
   job.search = parse_search(r, doc);
   job.mesh = parse_mesh(r, doc);
-  job.archive = parse_output(r, doc, dir, job.name);
+  job.archive = parse_output(r, doc, dir, job.name, output);
   return job;
 }
 
-Job load_job(const std::string& path) { return parse_job(read_text_file(path), path); }
+Job load_job(const std::string& path, OutputCheck output) { return parse_job(read_text_file(path), path, output); }
 
 }  // namespace ts::sweep

@@ -76,7 +76,10 @@ void check_archive(const RunOptions& o, const std::string& archive, const Job& j
 
 // Rank 0: "<job path>\n<archive>\n<job text>", after checking the job and the archive path.
 std::string setup_message(const RunOptions& o) {
-  Job job = load_job(o.job_path);
+  // The job's own [output] is probed only when the run writes there: with --archive the path
+  // actually used is probed below, and a dry run writes nothing.
+  bool writes_output = o.archive.empty() && !o.dry_run;
+  Job job = load_job(o.job_path, writes_output ? OutputCheck::Probe : OutputCheck::Skip);
   std::string archive = o.archive.empty() ? job.archive : o.archive;
   if (o.dry_run) return fmt::format("{}\n{}\n{}", o.job_path, archive, job.text);
   fs::path parent = fs::path(archive).parent_path();
@@ -99,7 +102,7 @@ Setup setup_job(const Comm& comm, const RunOptions& o) {
   auto a = msg.find('\n'), b = msg.find('\n', a + 1);
   std::string path = msg.substr(0, a), archive = msg.substr(a + 1, b - a - 1);
   std::optional<Setup> s;
-  agree(comm, [&] { s = Setup{parse_job(msg.substr(b + 1), path), archive}; });
+  agree(comm, [&] { s = Setup{parse_job(msg.substr(b + 1), path, OutputCheck::Skip), archive}; });  // rank 0 probed
   return std::move(*s);
 }
 

@@ -127,6 +127,13 @@ bad_inputs)
   expect_error "already exists; use --resume" sweep "$tmp/a.h5"
   expect_error "belongs to a different job" "$ts" run "$data/other.toml" --quiet --resume --archive "$tmp/a.h5"
   expect_error "already exists; use --resume" mpiexec -n 2 --oversubscribe "$ts" run "$job" --archive "$tmp/a.h5"
+  # A job whose [output] folder cannot be written still runs with --archive elsewhere, and its
+  # dry run writes nothing; without either the [output] folder is refused (regression).
+  unwritable=$data/../../jobs/unwritable_archive.toml
+  expect_error "cannot create its folder '/proc/tilesweep'" "$ts" run "$unwritable" --quiet
+  "$ts" run "$unwritable" --dry-run > "$tmp/u.out" 2>&1 || fail "dry run of a job with an unwritable [output]: $(cat "$tmp/u.out")"
+  "$ts" run "$unwritable" --quiet --archive "$tmp/u.h5" > "$tmp/u.out" 2>&1 || fail "--archive did not override [output]: $(cat "$tmp/u.out")"
+  [[ -s $tmp/u.h5 ]] || fail "no archive at --archive"
   ;;
 check)
   # check_samples: the best 2 kept rows of every (kernel, target, shape) run by the functional

@@ -123,12 +123,20 @@ struct Job {
   std::string hash() const;
 };
 
+// What parsing a job may touch on disk besides reading the kernel files.
+enum class OutputCheck {
+  Probe,  // create the [output] archive's folder if missing and probe that it is writable
+  Skip,   // resolve the path only: the run writes elsewhere (--archive), runs dry, or another
+          // rank already probed it
+};
+
 // Parses and validates a job; `path` names the file in messages and anchors relative paths.
-// Reads the kernel files and creates the archive's folder if it is missing (probing that it is
-// writable with a temporary file, removed again). Throws UserError on any mistake.
-Job parse_job(const std::string& text, const std::string& path);
+// Reads the kernel files and, with OutputCheck::Probe, creates the archive's folder if it is
+// missing (probing that it is writable with a temporary file, removed again). Throws UserError
+// on any mistake.
+Job parse_job(const std::string& text, const std::string& path, OutputCheck output = OutputCheck::Probe);
 
 // Reads the file (read_text_file's checks) and parses it.
-Job load_job(const std::string& path);
+Job load_job(const std::string& path, OutputCheck output = OutputCheck::Probe);
 
 }  // namespace ts::sweep
