@@ -6,7 +6,8 @@ inputs at several random shapes:
 
   true pairs   must agree to 1e-9 (relative) on every trial, with at least one trial whose
                outputs are all finite (NaN/inf must appear at the same places on both sides);
-  false pairs  must disagree (beyond that tolerance, on finite values) on at least one trial.
+  false pairs  must disagree (beyond that tolerance on finite values, or NaN/inf at different
+               places) on at least one trial.
 
 It also checks the files' conventions: both sides of every rule exist, with identical parameter
 lists and return annotations; a comment line above each pair; at least 45 true and 25 false
@@ -269,8 +270,10 @@ def check_rule(rule, ns, want_equal, seed):
                         return False, f"{what} at {_shape_str(dims)} ({dist} inputs)"
                     worst = max(worst, err)
                     any_finite |= finite
-                elif err > RTOL:
-                    return True, f"differs (rel err {err:.2e}) at {_shape_str(dims)}, {dist} inputs, " \
+                elif err > RTOL or not same_pattern:
+                    # NaN/inf on one side only: defined vs undefined, a difference (README, `prove`)
+                    what = f"rel err {err:.2e}" if err > RTOL else "NaN/inf at different places"
+                    return True, f"differs ({what}) at {_shape_str(dims)}, {dist} inputs, " \
                                  f"trial {trials}"
     if want_equal:
         if not any_finite:

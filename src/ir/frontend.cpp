@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "tilesweep/base/source.h"
@@ -13,6 +14,38 @@
 namespace ts::ir {
 
 namespace {
+
+// Dims (from a small grid, or a fixed sample of it when there are many dims) that satisfy the
+// kernel's preconditions but where `a != b`; nullopt when there are none.
+std::optional<sem::DimEnv> narrowing_example(const Kernel& k, const Dim& a, const Dim& b) {
+  constexpr std::int64_t kSide = 8, kTrials = 4096;
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (std::int64_t t = 0; t < kTrials; ++t) {
+    sem::DimEnv env;
+    std::int64_t rest = t;
+    bool grid = static_cast<double>(k.dims.size()) * std::log(static_cast<double>(kSide)) <= std::log(static_cast<double>(kTrials));
+    for (const auto& d : k.dims) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      env[d] = 1 + (grid ? rest % kSide : static_cast<std::int64_t>((state >> 33) % kSide));
+      rest /= kSide;
+    }
+    if (grid && rest > 0) break;
+    bool holds = true;
+    for (const auto& p : k.preconditions) {
+      auto h = p.holds(env);
+      holds = holds && h && *h;
+    }
+    auto x = a.evaluate(env), y = b.evaluate(env);
+    if (holds && x && y && *x != *y) return env;
+  }
+  return std::nullopt;
+}
+
+std::string describe(const sem::DimEnv& env) {
+  std::string s;
+  for (const auto& [k, v] : env) s += (s.empty() ? "" : ", ") + k + " = " + std::to_string(v);
+  return s;
+}
 
 constexpr int kMaxInlineDepth = 64;
 
@@ -131,12 +164,17 @@ class Elaborator {
       }
       case AstExpr::Binary: {
         Dim a = dim_expr(*e.args[0], declare), b = dim_expr(*e.args[1], declare);
-        if (e.name == "+") return a + b;
-        if (e.name == "-") return a - b;
-        if (e.name == "*") return a * b;
-        if (e.name == "//") {
-          if (b.is_const() && b.value() <= 0) fail(e.loc, "division of a dim by {}", b.str());
-          return floordiv(a, b);
+        try {
+          if (e.name == "+") return a + b;
+          if (e.name == "-") return a - b;
+          if (e.name == "*") return a * b;
+          if (e.name == "//") {
+            if (b.is_const() && b.value() <= 0) fail(e.loc, "division of a dim by {}", b.str());
+            return floordiv(a, b);
+          }
+        } catch (const UserError& x) {
+          if (x.loc().known()) throw;
+          fail(e.loc, "{}", x.message());  // dim arithmetic overflow: say where
         }
         fail(e.loc, "'{}' is not allowed in a dim (use + - * //)", e.name);
       }
@@ -455,10 +493,13 @@ class Elaborator {
   int add_node(const std::string& name, std::vector<int> inputs, const sem::AttrMap& attrs, const SourceLoc& loc) {
     const sem::OpSpec* spec = ops_.find(name);
     TS_CHECK(spec, "op '{}' missing from the table", name);
-    return add_op(k_, *spec, std::move(inputs), attrs, loc);
+    try {
+      return add_op(k_, *spec, std::move(inputs), attrs, loc);
+    } catch (const UserError& x) {
+      if (x.loc().known()) throw;
+      fail(loc, "'{}': {}", name, x.message());  // dim arithmetic overflow: say where
+    }
   }
-
-  void add_precondition(sem::Precondition p) { ir::add_precondition(k_, std::move(p)); }
 
   Value subscript(const AstExpr& e, Scope& scope) {
     Value base = eval(*e.args[0], scope);
@@ -543,11 +584,19 @@ class Elaborator {
       bool ok = want.size() == n.shape.size();
       for (std::size_t j = 0; ok && j < want.size(); ++j) {
         if (want[j] == n.shape[j]) continue;
-        if (want[j].has_floordiv() || n.shape[j].has_floordiv()) {
-          add_precondition({n.shape[j], sem::BinOp::Eq, want[j], fmt::format("the declared return shape at line {}", anns[i]->loc.line)});
-          continue;
+        // A declared shape that differs from the inferred one is an error, never a silent
+        // restriction of the dims: `-> f32[M, N // 2]` on `x[:, ::2]` (width (N + 1) // 2)
+        // would otherwise make the kernel one of even N only. It is kept (as a precondition
+        // the prover checks) only where the kernel's own preconditions already imply it, as
+        // in a 2x2 max pool whose halves must match.
+        if (!(want[j].has_floordiv() || n.shape[j].has_floordiv())) {
+          ok = false;
+          break;
         }
-        ok = false;
+        if (auto env = narrowing_example(k_, n.shape[j], want[j]))
+          fail(anns[i]->loc, "'{}' returns {}{} but its annotation declares {}{}: they differ at {}; write the inferred shape (or constrain the parameters' shapes)",
+               f.name, dtype_name(n.dtype), format_shape(n.shape), dtype_name(t.dtype), format_shape(want), describe(*env));
+        ir::add_precondition(k_, {n.shape[j], sem::BinOp::Eq, want[j], fmt::format("the declared return shape at line {}", anns[i]->loc.line)});
       }
       if (!ok)
         fail(anns[i]->loc, "'{}' returns {}{} but its annotation declares {}{}", f.name,

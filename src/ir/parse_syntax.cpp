@@ -326,7 +326,11 @@ class SyntaxParser {
         return make(std::move(e));
       case Token::Float:
         e.kind = AstExpr::Float;
-        e.float_value = std::stod(tok.text);
+        try {
+          e.float_value = std::stod(tok.text);
+        } catch (const std::exception&) {
+          fail(tok.loc, "number literal {} is out of the range of a 64-bit float (magnitudes from about 2.2e-308 to 1.8e308); write a smaller exponent, or 0.0", tok.text);
+        }
         next();
         return make(std::move(e));
       case Token::String:

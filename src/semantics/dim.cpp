@@ -17,6 +17,20 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
   return q;
 }
 
+std::int64_t checked_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    throw UserError(fmt::format("dim arithmetic overflows 64-bit integers ({} + {}); use smaller sizes", a, b));
+  return r;
+}
+
+std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    throw UserError(fmt::format("dim arithmetic overflows 64-bit integers ({} * {}); use smaller sizes", a, b));
+  return r;
+}
+
 bool needs_parens(const Dim& d) { return d.str().find_first_of("+-*/ ") != std::string::npos; }
 
 }  // namespace
@@ -48,7 +62,7 @@ std::string Dim::mono_key(const std::vector<AtomPtr>& atoms) {
 void Dim::add_term(const std::vector<AtomPtr>& atoms, std::int64_t coeff) {
   std::string k = mono_key(atoms);
   auto [it, inserted] = terms_.try_emplace(k, Term{atoms, 0});
-  it->second.coeff += coeff;
+  it->second.coeff = checked_add(it->second.coeff, coeff);
   if (it->second.coeff == 0) terms_.erase(it);
 }
 
@@ -95,7 +109,7 @@ Dim Dim::operator-() const { return Dim(0) - *this; }
 
 Dim operator-(const Dim& a, const Dim& b) {
   Dim r = a;
-  for (auto& [k, t] : b.terms_) r.add_term(t.atoms, -t.coeff);
+  for (auto& [k, t] : b.terms_) r.add_term(t.atoms, checked_mul(t.coeff, -1));
   r.finish();
   return r;
 }
@@ -107,7 +121,7 @@ Dim operator*(const Dim& a, const Dim& b) {
       std::vector<Dim::AtomPtr> atoms = ta.atoms;
       atoms.insert(atoms.end(), tb.atoms.begin(), tb.atoms.end());
       std::sort(atoms.begin(), atoms.end(), [](auto& x, auto& y) { return x->key < y->key; });
-      r.add_term(atoms, ta.coeff * tb.coeff);
+      r.add_term(atoms, checked_mul(ta.coeff, tb.coeff));
     }
   }
   r.finish();
@@ -125,7 +139,7 @@ Dim floordiv(const Dim& a, const Dim& b) {
       for (auto& [k, t] : a.terms_) {
         std::int64_t cq = floor_div(t.coeff, d);
         q.add_term(t.atoms, cq);
-        r.add_term(t.atoms, t.coeff - cq * d);
+        r.add_term(t.atoms, checked_add(t.coeff, -checked_mul(cq, d)));
       }
       q.finish();
       r.finish();

@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "tilesweep/base/durable_file.h"
@@ -13,43 +14,106 @@ namespace ts::verify {
 
 namespace {
 
-// Replaces whole-word dim names by d0, d1, ... in order of first appearance in `order`.
-std::string rename_dims(const std::string& text, const std::vector<std::string>& order) {
-  std::string out = text;
-  for (std::size_t i = 0; i < order.size(); ++i)
-    out = std::regex_replace(out, std::regex("\\b" + order[i] + "\\b"), fmt::format("$d{}", i));
+// Bumped whenever the encoding or the key changes meaning: a cache file of another version is
+// ignored as a whole (its verdicts may have been decided under other rules).
+constexpr const char* kCacheVersion = "tilesweep-proof-cache v2";
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Replaces every whole identifier of `text` found in `names` by its position `$d<i>`; the text is
+// a dim expression (a shape, a size, an attribute value), never an op name.
+std::string rename_dims(const std::string& text, const std::map<std::string, int>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!ident_char(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && ident_char(text[j])) ++j;
+    std::string word = text.substr(i, j - i);
+    auto it = names.find(word);
+    out += it == names.end() ? word : fmt::format("$d{}", it->second);
+    i = j;
+  }
   return out;
 }
 
-std::string body_text(const ir::Kernel& k) {
+// The element expression exactly as the encoder reads it: every term's operator, constant (as a
+// hexadecimal float: no rounding), variable, operand and size. Two nodes with equal text compute
+// the same function, whatever op (or --ops file) they came from.
+std::string term_text(const sem::TermGraph& g, const std::map<std::string, int>& dims) {
+  std::string s = fmt::format("r{}:", g.root);
+  for (const auto& t : g.nodes) {
+    s += fmt::format("{}.{}.{}.{}.{:a}.{}.{}", static_cast<int>(t.op), static_cast<int>(t.func),
+                     static_cast<int>(t.reducer), t.integer ? 1 : 0, t.value, t.var, t.operand);
+    if (t.op == sem::TermOp::Size) s += "[" + rename_dims(t.size.str(), dims) + "]";
+    for (int a : t.args) s += fmt::format(",{}", a);
+    s += ";";
+  }
+  return s;
+}
+
+std::string shape_text(const std::vector<sem::Dim>& shape, const std::map<std::string, int>& dims) {
+  return rename_dims(sem::format_shape(shape), dims);
+}
+
+// `param_of[i]` is the position parameter i of `k` is matched to (identity for a lone kernel).
+std::string body_text(const ir::Kernel& k, const std::map<std::string, int>& dims, const std::vector<int>& param_of) {
   std::string s;
-  for (const auto& p : k.params) s += (p.scalar ? "scalar " : "tensor ") + sem::format_shape(p.shape) + ";";
+  std::vector<std::string> params(k.params.size());
+  for (std::size_t i = 0; i < k.params.size(); ++i) {
+    const auto& p = k.params[i];
+    params[param_of[i]] = (p.scalar ? "scalar " : "tensor ") + shape_text(p.shape, dims) + ";";
+  }
+  for (const auto& p : params) s += p;
+  for (const auto& p : k.preconditions)
+    s += fmt::format("pre {} {} {};", rename_dims(p.lhs.str(), dims), sem::to_string(p.cmp), rename_dims(p.rhs.str(), dims));
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
     const auto& n = k.nodes[i];
+    s += fmt::format("%{}{}=", i, shape_text(n.shape, dims));
     if (n.param >= 0) {
-      s += fmt::format("%{}=param{};", i, n.param);
+      s += fmt::format("param{};", param_of[n.param]);
       continue;
     }
-    s += fmt::format("%{}={}(", i, n.op);
+    s += n.op + "(";
     for (int in : n.inputs) s += fmt::format("%{},", in);
-    for (const auto& [name, v] : n.attrs) s += name + "=" + sem::to_string(v) + ",";
-    s += ");";
+    for (const auto& [name, v] : n.attrs) s += name + "=" + rename_dims(sem::to_string(v), dims) + ",";
+    s += ")" + term_text(n.body, dims) + ";";
   }
   s += "out";
   for (int o : k.outputs) s += fmt::format(",%{}", o);
   return s;
 }
 
+std::map<std::string, int> positions(const std::vector<std::string>& order) {
+  std::map<std::string, int> m;
+  for (const auto& d : order) m.emplace(d, static_cast<int>(m.size()));
+  return m;
+}
+
+std::vector<int> identity(std::size_t n) {
+  std::vector<int> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<int>(i);
+  return v;
+}
+
 }  // namespace
 
-std::string canonical_text(const ir::Kernel& k) { return rename_dims(body_text(k), k.dims); }
+std::string canonical_text(const ir::Kernel& k) {
+  return body_text(k, positions(k.dims), identity(k.params.size()));
+}
 
-std::string VerdictCache::key(const ir::Kernel& a, const ir::Kernel& b) {
+std::string VerdictCache::key(const ir::Kernel& a, const ir::Kernel& b, const std::vector<int>& b_positions) {
+  // Dims by position of first appearance (in a, then in b), never by their text; b's
+  // parameters by the position of the parameter of a they are matched to (by name).
   std::vector<std::string> order = a.dims;
   for (const auto& d : b.dims)
     if (std::find(order.begin(), order.end(), d) == order.end()) order.push_back(d);
-  std::string text = rename_dims(body_text(a), order) + " == " + rename_dims(body_text(b), order);
-  return fmt::format("{:016x}", hash_bytes(text));
+  auto dims = positions(order);
+  std::string text = std::string(kCacheVersion) + "\n" + body_text(a, dims, identity(a.params.size())) + " == " +
+                     body_text(b, dims, b_positions);
+  return fmt::format("{:016x}{:016x}", hash_bytes(text), hash_bytes(text, 0x9e3779b97f4a7c15ull));
 }
 
 VerdictCache::VerdictCache(std::string path) : path_(std::move(path)) {
@@ -63,6 +127,8 @@ void VerdictCache::absorb(const std::string& text) {
   std::istringstream in(text);
   std::string line;
   std::lock_guard<std::mutex> lock(mu_);
+  // The first line names the version; a file of another version (or none) is ignored whole.
+  if (!std::getline(in, line) || line != std::string("# ") + kCacheVersion) return;
   while (std::getline(in, line)) {
     std::istringstream ss(line);
     std::string key, kind;
@@ -132,7 +198,7 @@ std::string one_line(std::string s) {
 void VerdictCache::save() const {
   if (path_.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
-  std::string out;
+  std::string out = std::string("# ") + kCacheVersion + "\n";
   for (const auto& [key, v] : verdicts_)
     if (v.kind != VerdictKind::Unknown) out += key + ' ' + kind_word(v.kind) + ' ' + one_line(v.reason) + '\n';
   write_file_durably(path_, out, "the proof cache");
@@ -140,7 +206,7 @@ void VerdictCache::save() const {
 
 std::string VerdictCache::text() const {
   std::lock_guard<std::mutex> lock(mu_);
-  std::string out;
+  std::string out = std::string("# ") + kCacheVersion + "\n";
   for (const auto& [key, v] : verdicts_) out += fmt::format("{} {} {}\n", key, kind_word(v.kind), one_line(v.reason));
   return out;
 }

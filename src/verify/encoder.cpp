@@ -8,9 +8,21 @@
 
 namespace ts::verify {
 
+namespace {
+
+z3::expr conjunction(z3::context& c, const std::vector<z3::expr>& xs) {
+  z3::expr all = c.bool_val(true);
+  for (const auto& x : xs) all = all && x;
+  return all.simplify();
+}
+
+}  // namespace
+
 z3::expr Symbols::dim(const std::string& name) {
   auto it = dims_.find(name);
-  if (it == dims_.end()) it = dims_.emplace(name, ctx_.int_const(name.c_str())).first;
+  // Internal names carry a '!', which no kernel-language identifier can: a dim never meets an
+  // output index, a reduction variable or a binder of the same spelling.
+  if (it == dims_.end()) it = dims_.emplace(name, ctx_.int_const((kDimPrefix + name).c_str())).first;
   return it->second;
 }
 
@@ -36,9 +48,12 @@ z3::func_decl Symbols::input(int position, int rank) {
   if (it != inputs_.end()) return it->second;
   z3::sort_vector dom(ctx_);
   for (int i = 0; i < rank; ++i) dom.push_back(ctx_.int_sort());
-  std::string name = fmt::format("in{}", position);
+  std::string name = fmt::format("in!{}", position);
   return inputs_.emplace(key, ctx_.function(name.c_str(), dom, ctx_.real_sort())).first->second;
 }
+
+Encoder::Encoder(const ir::Kernel& k, Symbols& symbols, NormalForm& nf, std::string prefix, std::vector<int> param_position)
+    : k_(k), sym_(symbols), nf_(nf), prefix_(std::move(prefix)), param_position_(std::move(param_position)) {}
 
 z3::expr Encoder::numeral(double v) {
   // The exact rational of the shortest decimal that prints v.
@@ -61,25 +76,44 @@ z3::expr Encoder::numeral(double v) {
   return sym_.ctx().real_val(text.c_str());
 }
 
+Element Encoder::element(int id, const std::vector<z3::expr>& index) {
+  std::vector<z3::expr> conditions;
+  conditions_ = &conditions;
+  Poly p = node(id, index);
+  conditions_ = nullptr;
+  return Element{std::move(p), conjunction(sym_.ctx(), conditions)};
+}
+
+void Encoder::require(const z3::expr& condition) {
+  z3::expr c = condition.simplify();
+  if (!c.is_true()) conditions_->push_back(c);
+}
+
 Poly Encoder::node(int id, const std::vector<z3::expr>& index) {
   std::string key = std::to_string(id);
   for (const auto& e : index) key += "," + std::to_string(Z3_get_ast_id(sym_.ctx(), e));
-  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  if (auto it = memo_.find(key); it != memo_.end()) {
+    for (const auto& c : it->second.conditions) conditions_->push_back(c);
+    return it->second.p;
+  }
   const ir::Node& n = k_.nodes[id];
+  std::vector<z3::expr> mine, *outer = conditions_;
+  conditions_ = &mine;
   Poly result;
   if (n.param >= 0) {
-    z3::func_decl f = sym_.input(n.param, static_cast<int>(index.size()));
+    z3::func_decl f = sym_.input(param_position_[n.param], static_cast<int>(index.size()));
     z3::expr_vector args(sym_.ctx());
     for (const auto& e : index) args.push_back(e);
     result = nf_.factor(f(args));
   } else {
-    std::vector<z3::expr> vars;
-    for (const auto& e : index) vars.push_back(e);
+    Vars vars(index.begin(), index.end());
     for (std::size_t v = index.size(); v < n.body.var_names.size(); ++v)
       vars.push_back(sym_.ctx().int_val(0));  // reduction variables are bound when reached
     result = as_real(term(n, n.body.root, vars, index));
   }
-  memo_.emplace(key, result);
+  conditions_ = outer;
+  for (const auto& c : mine) conditions_->push_back(c);
+  memo_.emplace(key, Memo{result, std::move(mine)});
   return result;
 }
 
@@ -91,120 +125,108 @@ z3::expr Encoder::as_int(const Val& v, const ir::Node& n) {
 Poly Encoder::as_real(const Val& v) {
   if (v.is_real) return v.p;
   z3::expr i = v.i;
-  if (i.is_bool()) return nf_.bracket(i);
+  if (i.is_bool()) return nf_.bracket(settle(i));
   z3::expr s = i.simplify();
   if (s.is_numeral()) return nf_.constant(z3::to_real(s).simplify());
   return nf_.factor(z3::to_real(s));
 }
 
-Encoder::Val Encoder::term(const ir::Node& n, int t, std::vector<z3::expr>& vars, const std::vector<z3::expr>& index) {
+Encoder::Val Encoder::real(Poly p) {
+  Val v(sym_.ctx().bool_val(true));
+  v.is_real = true;
+  v.p = std::move(p);
+  return v;
+}
+
+Encoder::Val Encoder::term(const ir::Node& n, int t, Vars& vars, const std::vector<z3::expr>& index) {
   const sem::TermNode& tn = n.body.nodes[t];
   z3::context& c = sym_.ctx();
-  auto real = [&](Poly p) {
-    Val v(c.bool_val(true));
-    v.is_real = true;
-    v.p = std::move(p);
-    return v;
-  };
-  auto integer = [](z3::expr e) { return Val(std::move(e)); };
   auto arg = [&](int k) { return term(n, tn.args[k], vars, index); };
   using sem::TermOp;
   switch (tn.op) {
     case TermOp::Const:
-      if (tn.integer) return integer(c.int_val(static_cast<std::int64_t>(tn.value)));
+      if (tn.integer) return Val(c.int_val(static_cast<std::int64_t>(tn.value)));
       return real(nf_.constant(numeral(tn.value)));
-    case TermOp::Index: return integer(vars[tn.var]);
-    case TermOp::Size: return integer(sym_.dim_expr(tn.size));
+    case TermOp::Index: return Val(vars[tn.var]);
+    case TermOp::Size: return Val(sym_.dim_expr(tn.size));
     case TermOp::Neg: {
       Val a = arg(0);
-      if (!a.is_real && !a.i.is_bool()) return integer(-a.i);
+      if (!a.is_real && !a.i.is_bool()) return Val(-a.i);
       return real(nf_.neg(as_real(a)));
     }
-    case TermOp::Add: case TermOp::Sub: case TermOp::Mul: {
-      Val a = arg(0), b = arg(1);
-      if (!a.is_real && !b.is_real && !a.i.is_bool() && !b.i.is_bool()) {
-        if (tn.op == TermOp::Add) return integer(a.i + b.i);
-        if (tn.op == TermOp::Sub) return integer(a.i - b.i);
-        return integer(a.i * b.i);
-      }
-      Poly pa = as_real(a), pb = as_real(b);
-      if (tn.op == TermOp::Add) return real(nf_.add(pa, pb));
-      if (tn.op == TermOp::Sub) return real(nf_.add(pa, nf_.neg(pb)));
-      return real(nf_.mul(pa, pb));
-    }
-    case TermOp::Div: {
-      Poly num = as_real(arg(0));
-      z3::expr den = nf_.to_z3(as_real(arg(1))).simplify();
-      return real(nf_.mul(num, nf_.factor((c.real_val(1) / den).simplify())));
-    }
-    case TermOp::FloorDiv: return integer(z3::expr(c, Z3_mk_div(c, as_int(arg(0), n), as_int(arg(1), n))));
-    case TermOp::Mod: return integer(z3::mod(as_int(arg(0), n), as_int(arg(1), n)));
-    case TermOp::Lt: case TermOp::Le: case TermOp::Gt: case TermOp::Ge: case TermOp::Eq: case TermOp::Ne: {
-      Val a = arg(0), b = arg(1);
-      z3::expr x = a.is_real ? nf_.to_z3(a.p) : a.i;
-      z3::expr y = b.is_real ? nf_.to_z3(b.p) : b.i;
-      if (x.is_int() != y.is_int()) {
-        if (x.is_int()) x = z3::to_real(x);
-        if (y.is_int()) y = z3::to_real(y);
-      }
-      switch (tn.op) {
-        case TermOp::Lt: return integer(x < y);
-        case TermOp::Le: return integer(x <= y);
-        case TermOp::Gt: return integer(x > y);
-        case TermOp::Ge: return integer(x >= y);
-        case TermOp::Eq: return integer(x == y);
-        default: return integer(x != y);
-      }
-    }
-    case TermOp::Select: {
-      Val cnd = arg(0), a = arg(1), b = arg(2);
-      z3::expr cond = cnd.is_real ? nf_.to_z3(cnd.p) != c.real_val(0)
-                                  : (cnd.i.is_bool() ? cnd.i : cnd.i != c.int_val(0));
-      if (!a.is_real && !b.is_real && !a.i.is_bool() && !b.i.is_bool()) return integer(z3::ite(cond, a.i, b.i));
-      return real(nf_.select(cond, as_real(a), as_real(b)));
-    }
-    case TermOp::Call: {
-      std::vector<z3::expr> xs;
-      for (std::size_t k = 0; k < tn.args.size(); ++k) xs.push_back(nf_.to_z3(as_real(arg(static_cast<int>(k)))).simplify());
-      switch (tn.func) {
-        case sem::Func::Maximum: return real(nf_.factor(z3::ite(xs[0] >= xs[1], xs[0], xs[1])));
-        case sem::Func::Minimum: return real(nf_.factor(z3::ite(xs[0] <= xs[1], xs[0], xs[1])));
-        case sem::Func::Abs: return real(nf_.factor(z3::ite(xs[0] < 0, -xs[0], xs[0])));
-        default: break;
-      }
-      std::string name = sem::func_name(tn.func);
-      auto it = funcs_.find(name);
-      if (it == funcs_.end()) it = funcs_.emplace(name, c.function(name.c_str(), c.real_sort(), c.real_sort())).first;
-      return real(nf_.factor(it->second(xs[0])));
-    }
-    case TermOp::Reduce: {
-      z3::expr extent = as_int(arg(0), n);
-      z3::expr var = c.int_const(fmt::format("{}r{}", prefix_, next_var_++).c_str());
-      z3::expr saved = vars[tn.var];
-      vars[tn.var] = var;
-      Poly body = as_real(term(n, tn.args[1], vars, index));
-      vars[tn.var] = saved;
-      switch (tn.reducer) {
-        case sem::Reducer::Sum: return real(nf_.sum(var, extent, body));
-        case sem::Reducer::Prod: return real(nf_.reduce_atom("prod", var, extent, body));
-        case sem::Reducer::Max: return real(nf_.reduce_atom("max", var, extent, body));
-        case sem::Reducer::Min: return real(nf_.reduce_atom("min", var, extent, body));
-      }
-      return real(body);
-    }
+    case TermOp::Add: case TermOp::Sub: case TermOp::Mul: case TermOp::Div: return arith(n, tn, vars, index);
+    case TermOp::FloorDiv: return Val(z3::expr(c, Z3_mk_div(c, as_int(arg(0), n), as_int(arg(1), n))));
+    case TermOp::Mod: return Val(z3::mod(as_int(arg(0), n), as_int(arg(1), n)));
+    case TermOp::Lt: case TermOp::Le: case TermOp::Gt: case TermOp::Ge: case TermOp::Eq: case TermOp::Ne:
+      return compare(n, tn, vars, index);
+    case TermOp::Select: return select(n, tn, vars, index);
+    case TermOp::Call: return call(n, tn, vars, index);
+    case TermOp::Reduce: return reduce(n, tn, vars, index);
     case TermOp::Load: return load(n, tn, vars, index);
   }
   TS_CHECK(false, "unhandled term in op '{}'", n.op);
 }
 
-Encoder::Val Encoder::load(const ir::Node& n, const sem::TermNode& t, std::vector<z3::expr>& vars,
-                           const std::vector<z3::expr>& index) {
+Encoder::Val Encoder::arith(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index) {
+  z3::context& c = sym_.ctx();
+  Val a = term(n, tn.args[0], vars, index), b = term(n, tn.args[1], vars, index);
+  using sem::TermOp;
+  if (tn.op == TermOp::Div) {
+    // Division by zero leaves the element undefined (NaN or an infinity in IEEE arithmetic).
+    z3::expr den = nf_.to_z3(as_real(b)).simplify();
+    require(den != c.real_val(0));
+    return real(nf_.mul(as_real(a), nf_.factor((c.real_val(1) / den).simplify())));
+  }
+  if (!a.is_real && !b.is_real && !a.i.is_bool() && !b.i.is_bool()) {
+    if (tn.op == TermOp::Add) return Val(a.i + b.i);
+    if (tn.op == TermOp::Sub) return Val(a.i - b.i);
+    return Val(a.i * b.i);
+  }
+  Poly pa = as_real(a), pb = as_real(b);
+  if (tn.op == TermOp::Add) return real(nf_.add(pa, pb));
+  if (tn.op == TermOp::Sub) return real(nf_.add(pa, nf_.neg(pb)));
+  return real(nf_.mul(pa, pb));
+}
+
+Encoder::Val Encoder::compare(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index) {
+  Val a = term(n, tn.args[0], vars, index), b = term(n, tn.args[1], vars, index);
+  z3::expr x = a.is_real ? nf_.to_z3(a.p) : a.i;
+  z3::expr y = b.is_real ? nf_.to_z3(b.p) : b.i;
+  if (x.is_int() != y.is_int()) {
+    if (x.is_int()) x = z3::to_real(x);
+    if (y.is_int()) y = z3::to_real(y);
+  }
+  switch (tn.op) {
+    case sem::TermOp::Lt: return Val(x < y);
+    case sem::TermOp::Le: return Val(x <= y);
+    case sem::TermOp::Gt: return Val(x > y);
+    case sem::TermOp::Ge: return Val(x >= y);
+    case sem::TermOp::Eq: return Val(x == y);
+    default: return Val(x != y);
+  }
+}
+
+Encoder::Val Encoder::select(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index) {
+  z3::context& c = sym_.ctx();
+  Val cnd = term(n, tn.args[0], vars, index);
+  z3::expr cond = cnd.is_real ? nf_.to_z3(cnd.p) != c.real_val(0) : (cnd.i.is_bool() ? cnd.i : cnd.i != c.int_val(0));
+  cond = settle(cond);
+  // Both branches are computed; the element is defined when the chosen one is.
+  std::vector<z3::expr> ca, cb, *outer = conditions_;
+  conditions_ = &ca;
+  Val a = term(n, tn.args[1], vars, index);
+  conditions_ = &cb;
+  Val b = term(n, tn.args[2], vars, index);
+  conditions_ = outer;
+  if (!ca.empty() || !cb.empty()) require((cond && conjunction(c, ca)) || (!cond && conjunction(c, cb)));
+  if (!a.is_real && !b.is_real && !a.i.is_bool() && !b.i.is_bool()) return Val(z3::ite(cond, a.i, b.i));
+  return real(nf_.select(cond, as_real(a), as_real(b)));
+}
+
+Encoder::Val Encoder::load(const ir::Node& n, const sem::TermNode& t, Vars& vars, const std::vector<z3::expr>& index) {
   std::vector<z3::expr> at;
   for (int a : t.args) at.push_back(as_int(term(n, a, vars, index), n).simplify());
-  Val v(sym_.ctx().bool_val(true));
-  v.is_real = true;
-  v.p = node(n.inputs[t.operand], at);
-  return v;
+  return real(node(n.inputs[t.operand], at));
 }
 
 }  // namespace ts::verify

@@ -20,6 +20,13 @@ void collect_vars(const z3::expr& e, std::set<std::string>& out) {
   for (unsigned i = 0; i < e.num_args(); ++i) collect_vars(e.arg(i), out);
 }
 
+// Simplified with the arguments of sums in a fixed order, so that `k + N` and `N + k` meet.
+z3::expr canonical(const z3::expr& e) {
+  z3::params p(e.ctx());
+  p.set("sort_sums", true);
+  return e.simplify(p);
+}
+
 bool mono_mentions(const Mono& m, const std::string& var) {
   for (const auto& f : m.factors)
     if (NormalForm::mentions(f, var)) return true;
@@ -29,6 +36,10 @@ bool mono_mentions(const Mono& m, const std::string& var) {
 }
 
 }  // namespace
+
+bool is_shared_name(const std::string& name) {
+  return name.rfind(kDimPrefix, 0) == 0 || name.rfind(kIndexPrefix, 0) == 0;
+}
 
 bool NormalForm::mentions(const z3::expr& e, const std::string& var) {
   if (!e.is_app()) return false;
@@ -151,13 +162,28 @@ Poly NormalForm::reduce_atom(const char* kind, const z3::expr& var, const z3::ex
     z3::expr value = to_z3(inner).simplify();
     if (!varies && value.is_numeral() && value.get_decimal_string(0) == "1") return constant(ctx_.real_val(1));
   }
+  // max(s a) = s max(a) for s > 0: the largest coefficient magnitude is taken out, so that
+  // max(2 x) and 2 max(x) meet.
+  z3::expr scale = ctx_.real_val(1);
+  if (k == "max") {
+    bool first = true;
+    for (const auto& m : inner.monos) {
+      z3::expr magnitude = z3::abs(m.coeff).simplify();
+      if (first || (magnitude > scale).simplify().is_true()) scale = magnitude;
+      first = false;
+    }
+    if (!(scale > 0).simplify().is_true()) scale = ctx_.real_val(1);
+    for (auto& m : inner.monos) m.coeff = (m.coeff / scale).simplify();
+  }
   z3::expr b = fresh_binder();
   z3::expr_vector from(ctx_), to(ctx_);
   from.push_back(var);
   to.push_back(b);
   z3::expr body_term = to_z3(inner).substitute(from, to);
   z3::expr a = atom(k, {Binder{b.decl().name().str(), extent.simplify()}}, {body_term});
-  return add(factor(a), outer);
+  Poly scaled = factor(a);
+  scaled.monos[0].coeff = scale;
+  return add(scaled, outer);
 }
 
 std::string NormalForm::canonical_key(const std::string& kind, const std::vector<Binder>& binders,
@@ -174,10 +200,10 @@ std::string NormalForm::canonical_key(const std::string& kind, const std::vector
   }
   std::string key = kind + "[";
   for (std::size_t i = 0; i < order.size(); ++i)
-    key += (i ? "," : "") + z3::expr(binders[order[i]].extent).substitute(from, to).simplify().to_string();
+    key += (i ? "," : "") + canonical(z3::expr(binders[order[i]].extent).substitute(from, to)).to_string();
   key += "](";
   std::vector<std::string> fs;
-  for (z3::expr f : factors) fs.push_back(f.substitute(from, to).simplify().to_string());
+  for (z3::expr f : factors) fs.push_back(canonical(f.substitute(from, to)).to_string());
   std::sort(fs.begin(), fs.end());
   for (std::size_t i = 0; i < fs.size(); ++i) key += (i ? " * " : "") + fs[i];
   return key + ")";
@@ -197,7 +223,7 @@ z3::expr NormalForm::atom(const std::string& kind, const std::vector<Binder>& bi
   std::vector<std::string> shared, locals;
   for (const auto& v : vars) {
     if (bound.count(v)) continue;
-    (v.find('!') != std::string::npos ? locals : shared).push_back(v);
+    (is_shared_name(v) ? shared : locals).push_back(v);
   }
   std::vector<int> order(binders.size()), local_order(locals.size());
   std::iota(order.begin(), order.end(), 0);

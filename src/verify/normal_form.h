@@ -6,6 +6,7 @@
 //   sum(c) = n * c                      (sum_k a)(sum_j b) = sum_k sum_j a * b   (j, k fresh)
 //   ite(c, a, b) = [c] a + [not c] b    sums over one element: sum_{k<1} a = a[k := 0]
 //   max(c + a) = c + max(a)  (non-empty range)     min(a) = -max(-a)     prod(1) = 1
+//   max(s a) = s max(a)      (s > 0 the largest coefficient magnitude of the body)
 // A monomial with binders is finally abstracted by its canonical form (binders renamed in the
 // order that gives the smallest text), so equal sums written differently meet.
 #pragma once
@@ -18,6 +19,13 @@
 #include <vector>
 
 namespace ts::verify {
+
+// Names of the Z3 constants shared by both sides of a query. Every internal name carries a '!'
+// (no kernel-language identifier can), so a user's dim named `i0` or `b` never meets an output
+// index, a reduction variable or a binder.
+inline constexpr const char* kDimPrefix = "dim!";
+inline constexpr const char* kIndexPrefix = "idx!";
+bool is_shared_name(const std::string& name);  // a dim or an output index
 
 struct Binder {
   std::string var;

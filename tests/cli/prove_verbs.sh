@@ -14,8 +14,17 @@ expect() {
 }
 expect 0 "equivalent" prove "$dir/row_scale_a.py" "$dir/row_scale_b.py"
 expect 1 "not equivalent" prove "$dir/col_scale_a.py" "$dir/col_scale_b.py"
-expect 3 "unknown" prove "$dir/exp_add_a.py" "$dir/exp_add_b.py"
-expect 2 "error: parameter 3 is s: [1, K] in 'scaled' but s: [M, 1] in 'scaled'" prove "$dir/col_scale_a.py" "$dir/row_scale_b.py"
+expect 3 "unknown" prove "$dir/tanh_odd_a.py" "$dir/tanh_odd_b.py"
+expect 0 "equivalent" prove "$dir/exp_add_a.py" "$dir/exp_add_b.py"
+expect 2 "error: parameter 's' is s: [1, K] in 'scaled' but s: [M, 1] in 'scaled'" prove "$dir/col_scale_a.py" "$dir/row_scale_b.py"
+# Issue 18: parameters by name, literal and dim overflow as file:line:col errors, undefined
+# elements, the deterministic budget.
+expect 0 "equivalent" prove "$dir/swapped_params_a.py" "$dir/swapped_params_b.py"
+expect 2 "error: parameter 'z' of 'f' has no namesake in 'f'" prove "$dir/swapped_params_a.py" "$dir/renamed_params_b.py"
+expect 2 "$dir/huge_literal.py:2:16: error: number literal 1e400 is out of the range" prove "$dir/huge_literal.py" "$dir/huge_literal.py"
+expect 2 "$dir/huge_dim.py:1:" prove "$dir/huge_dim.py" "$dir/huge_dim.py"
+expect 1 "not equivalent" prove "$dir/zero_row_a.py" "$dir/zero_row_b.py"
+expect 3 "unknown: resource limit exhausted (rlimit 1)" prove --rlimit 1 "$dir/row_scale_a.py" "$dir/row_scale_b.py"
 out=$("$bin" prove "$dir/col_scale_a.py" "$dir/col_scale_b.py")
 [[ "$out" == *"counterexample: at "* ]] || { echo "FAIL: no counterexample in: $out"; failed=$((failed + 1)); }
 out=$("$bin" variants "$root/jobs/kernels/axon/rmsnorm_matmul.py")

@@ -251,3 +251,86 @@ def reshape_vs_transpose_lhs(x: f32[M, N]) -> f32[N, M]:
     return reshape(x, (N, M))
 def reshape_vs_transpose_rhs(x: f32[M, N]) -> f32[N, M]:
     return x.T
+
+# ---------------------------------------------------------------- exp, log and split reductions
+
+# exp turns sums into products, not products into products.
+def exp_of_product_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a * b)
+def exp_of_product_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a) * exp(b)
+
+# exp of a sum is not the sum of the exps.
+def exp_of_sum_as_sum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a + b)
+def exp_of_sum_as_sum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a) + exp(b)
+
+# exp(2 x) is not 2 exp(x).
+def exp_double_as_scale_lhs(x: f32[M, N]) -> f32[M, N]:
+    return exp(2.0 * x)
+def exp_double_as_scale_rhs(x: f32[M, N]) -> f32[M, N]:
+    return 2.0 * exp(x)
+
+# log(a b) = log a + log b only for positive a, b: with both negative the right side is undefined.
+def log_of_product_any_sign_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return log(a * b)
+def log_of_product_any_sign_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return log(a) + log(b)
+
+# log of a sum of exps is not the sum of the exponents.
+def log_of_sum_of_exps_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return log(exp(a) + exp(b))
+def log_of_sum_of_exps_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return a + b
+
+# A max over a split range combines with maximum, not with +.
+def max_split_with_plus_lhs(x: f32[M, 2 * N]) -> f32[M]:
+    return max(x, axis=1)
+def max_split_with_plus_rhs(x: f32[M, 2 * N]) -> f32[M]:
+    return max(x[:, :N], axis=1) + max(x[:, N:], axis=1)
+
+# A sum over a split range combines with +, not with maximum.
+def sum_split_with_max_lhs(x: f32[M, 2 * N]) -> f32[M]:
+    return sum(x, axis=1)
+def sum_split_with_max_rhs(x: f32[M, 2 * N]) -> f32[M]:
+    return maximum(sum(x[:, :N], axis=1), sum(x[:, N:], axis=1))
+
+# The second part of a split range starts at N: counting the first part twice is wrong.
+def sum_split_same_half_twice_lhs(x: f32[M, 2 * N]) -> f32[M]:
+    return sum(x, axis=1)
+def sum_split_same_half_twice_rhs(x: f32[M, 2 * N]) -> f32[M]:
+    return sum(x[:, :N], axis=1) + sum(x[:, :N], axis=1)
+
+# A sum over a concat counts each part once.
+def sum_past_concat_wrong_part_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, 1]:
+    return sum(concat((a, b), axis=1), axis=1, keepdims=True)
+def sum_past_concat_wrong_part_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, 1]:
+    return sum(a, axis=1, keepdims=True) + sum(a, axis=1, keepdims=True)
+
+# The online softmax step without rescaling the partial sums to the running max.
+def online_sum_without_rescale_lhs(x: f32[M, 2 * T]) -> f32[M, 1]:
+    m = max(x, axis=1, keepdims=True)
+    return sum(exp(x - m), axis=1, keepdims=True)
+def online_sum_without_rescale_rhs(x: f32[M, 2 * T]) -> f32[M, 1]:
+    m1 = max(x[:, :T], axis=1, keepdims=True)
+    m2 = max(x[:, T:], axis=1, keepdims=True)
+    return sum(exp(x[:, :T] - m1), axis=1, keepdims=True) + sum(exp(x[:, T:] - m2), axis=1, keepdims=True)
+
+# Online softmax normalised by the last tile's sum only.
+def online_softmax_last_tile_only_lhs(x: f32[M, 2 * T]) -> f32[M, 2 * T]:
+    e = exp(x - max(x, axis=1, keepdims=True))
+    return e / sum(e, axis=1, keepdims=True)
+def online_softmax_last_tile_only_rhs(x: f32[M, 2 * T]) -> f32[M, 2 * T]:
+    m1 = max(x[:, :T], axis=1, keepdims=True)
+    m2 = maximum(m1, max(x[:, T:], axis=1, keepdims=True))
+    s2 = sum(exp(x[:, T:] - m2), axis=1, keepdims=True)
+    return exp(x - m2) / s2
+
+# Softmax is not invariant under scaling.
+def softmax_scale_invariance_lhs(x: f32[M, N]) -> f32[M, N]:
+    e = exp(2.0 * x)
+    return e / sum(e, axis=1, keepdims=True)
+def softmax_scale_invariance_rhs(x: f32[M, N]) -> f32[M, N]:
+    e = exp(x)
+    return e / sum(e, axis=1, keepdims=True)

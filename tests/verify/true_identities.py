@@ -1,7 +1,8 @@
 # True identities over the reals, for all dim values: every pair `<rule>_lhs`, `<rule>_rhs`
 # must be proved equivalent (tests/verify/rules_test.cpp). Both sides of a pair have identical
-# parameter lists and the same output shape. A pair marked `needs: exp-add` holds over the
-# reals only with exp(a + b) = exp(a) * exp(b), which the encoding does not assume.
+# parameter lists and the same output shape. Pairs under "exp, log and split reductions" need
+# the laws of exponents and reductions over split ranges (issue 18); the online softmax pairs
+# are timed in bench/RESULTS.md.
 # scripts/check_identities.py checks every pair numerically with NumPy.
 
 # ---------------------------------------------------------------- matmul algebra
@@ -464,4 +465,143 @@ def concat_assoc_lhs(a: f32[M, N], b: f32[M, P], c: f32[M, Q]) -> f32[M, N + P +
 def concat_assoc_rhs(a: f32[M, N], b: f32[M, P], c: f32[M, Q]) -> f32[M, N + P + Q]:
     return concat((a, concat((b, c), axis=1)), axis=1)
 
-# ---------------------------------------------------------------- exp axioms
+# ---------------------------------------------------------------- exp, log and split reductions
+
+# Exponential law: exp(a + b) = exp(a) * exp(b).
+def exp_add_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a + b)
+def exp_add_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a) * exp(b)
+
+# Exponential law: exp(a - b) = exp(a) / exp(b).
+def exp_sub_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a - b)
+def exp_sub_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return exp(a) / exp(b)
+
+# Exponential law: exp(2 a) = exp(a) ** 2, written as a product.
+def exp_double_lhs(a: f32[M, N]) -> f32[M, N]:
+    return exp(a + a)
+def exp_double_rhs(a: f32[M, N]) -> f32[M, N]:
+    return exp(a) * exp(a)
+
+# exp is positive: a ReLU of exp is exp.
+def exp_positive_lhs(x: f32[M, N]) -> f32[M, N]:
+    return relu(exp(x))
+def exp_positive_rhs(x: f32[M, N]) -> f32[M, N]:
+    return exp(x)
+
+# exp(-x) is the reciprocal of exp(x).
+def exp_neg_reciprocal_lhs(x: f32[M, N]) -> f32[M, N]:
+    return exp(-x) * exp(x)
+def exp_neg_reciprocal_rhs(x: f32[M, N]) -> f32[M, N]:
+    return x * 0.0 + 1.0
+
+# log inverts exp.
+def log_of_exp_lhs(x: f32[M, N]) -> f32[M, N]:
+    return log(exp(x))
+def log_of_exp_rhs(x: f32[M, N]) -> f32[M, N]:
+    return x
+
+# log of a product of positive numbers (exps) is the sum of the logs.
+def log_of_product_of_exps_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return log(exp(a) * exp(b))
+def log_of_product_of_exps_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return log(exp(a)) + log(exp(b))
+
+# Softmax: shift invariance, the stabilising row max does not change the result.
+def softmax_shift_invariance_lhs(x: f32[M, N]) -> f32[M, N]:
+    e = exp(x - max(x, axis=1, keepdims=True))
+    return e / sum(e, axis=1, keepdims=True)
+def softmax_shift_invariance_rhs(x: f32[M, N]) -> f32[M, N]:
+    e = exp(x)
+    return e / sum(e, axis=1, keepdims=True)
+
+# Softmax is invariant under any per-row shift, not only the max.
+def softmax_any_shift_lhs(x: f32[M, N], c: f32[M, 1]) -> f32[M, N]:
+    e = exp(x - c)
+    return e / sum(e, axis=1, keepdims=True)
+def softmax_any_shift_rhs(x: f32[M, N], c: f32[M, 1]) -> f32[M, N]:
+    e = exp(x)
+    return e / sum(e, axis=1, keepdims=True)
+
+# Log-sum-exp: the stabilised form equals the plain one.
+def logsumexp_stabilised_lhs(x: f32[M, N]) -> f32[M, 1]:
+    m = max(x, axis=1, keepdims=True)
+    return m + log(sum(exp(x - m), axis=1, keepdims=True))
+def logsumexp_stabilised_rhs(x: f32[M, N]) -> f32[M, 1]:
+    return log(sum(exp(x), axis=1, keepdims=True))
+
+# Tiling (split-K): a product is the sum of the products of the two halves of the contracted axis.
+def split_k_matmul_lhs(a: f32[M, 2 * K], b: f32[2 * K, N]) -> f32[M, N]:
+    return a @ b
+def split_k_matmul_rhs(a: f32[M, 2 * K], b: f32[2 * K, N]) -> f32[M, N]:
+    return a[:, :K] @ b[:K, :] + a[:, K:] @ b[K:, :]
+
+# A sum over [0, 2N) is the sum over [0, N) plus the sum over [N, 2N).
+def sum_split_range_lhs(x: f32[M, 2 * N]) -> f32[M]:
+    return sum(x, axis=1)
+def sum_split_range_rhs(x: f32[M, 2 * N]) -> f32[M]:
+    return sum(x[:, :N], axis=1) + sum(x[:, N:], axis=1)
+
+# A max over [0, 2N) is the larger of the maxima over [0, N) and [N, 2N).
+def max_split_range_lhs(x: f32[M, 2 * N]) -> f32[M]:
+    return max(x, axis=1)
+def max_split_range_rhs(x: f32[M, 2 * N]) -> f32[M]:
+    return maximum(max(x[:, :N], axis=1), max(x[:, N:], axis=1))
+
+# A min over split ranges, three parts.
+def min_split_range_three_lhs(x: f32[M, 3 * N]) -> f32[M]:
+    return min(x, axis=1)
+def min_split_range_three_rhs(x: f32[M, 3 * N]) -> f32[M]:
+    return minimum(minimum(min(x[:, :N], axis=1), min(x[:, N : 2 * N], axis=1)), min(x[:, 2 * N :], axis=1))
+
+# Axon §4.2: a row sum over a concat is the sum of the row sums of the parts.
+def sum_past_concat_lhs(a: f32[M, N], b: f32[M, P]) -> f32[M, 1]:
+    return sum(concat((a, b), axis=1), axis=1, keepdims=True)
+def sum_past_concat_rhs(a: f32[M, N], b: f32[M, P]) -> f32[M, 1]:
+    return sum(a, axis=1, keepdims=True) + sum(b, axis=1, keepdims=True)
+
+# A row max over a concat is the larger of the parts' row maxima.
+def max_past_concat_lhs(a: f32[M, N], b: f32[M, P]) -> f32[M, 1]:
+    return max(concat((a, b), axis=1), axis=1, keepdims=True)
+def max_past_concat_rhs(a: f32[M, N], b: f32[M, P]) -> f32[M, 1]:
+    return maximum(max(a, axis=1, keepdims=True), max(b, axis=1, keepdims=True))
+
+# The online softmax step: partial sums of exps rescaled to the running max add up.
+def rescaled_sum_of_exps_lhs(x: f32[M, 2 * T]) -> f32[M, 1]:
+    m = max(x, axis=1, keepdims=True)
+    return sum(exp(x - m), axis=1, keepdims=True)
+def rescaled_sum_of_exps_rhs(x: f32[M, 2 * T]) -> f32[M, 1]:
+    m1 = max(x[:, :T], axis=1, keepdims=True)
+    m2 = max(x[:, T:], axis=1, keepdims=True)
+    m = maximum(m1, m2)
+    s1 = sum(exp(x[:, :T] - m1), axis=1, keepdims=True)
+    s2 = sum(exp(x[:, T:] - m2), axis=1, keepdims=True)
+    return s1 * exp(m1 - m) + s2 * exp(m2 - m)
+
+# FlashAttention's online softmax over two tiles equals the safe softmax.
+def online_softmax_two_tiles_lhs(x: f32[M, 2 * T]) -> f32[M, 2 * T]:
+    e = exp(x - max(x, axis=1, keepdims=True))
+    return e / sum(e, axis=1, keepdims=True)
+def online_softmax_two_tiles_rhs(x: f32[M, 2 * T]) -> f32[M, 2 * T]:
+    m1 = max(x[:, :T], axis=1, keepdims=True)
+    s1 = sum(exp(x[:, :T] - m1), axis=1, keepdims=True)
+    m2 = maximum(m1, max(x[:, T:], axis=1, keepdims=True))
+    s2 = s1 * exp(m1 - m2) + sum(exp(x[:, T:] - m2), axis=1, keepdims=True)
+    return exp(x - m2) / s2
+
+# Online softmax over four tiles (the running max and rescaled sum carried tile by tile).
+def online_softmax_four_tiles_lhs(x: f32[M, 4 * T]) -> f32[M, 4 * T]:
+    e = exp(x - max(x, axis=1, keepdims=True))
+    return e / sum(e, axis=1, keepdims=True)
+def online_softmax_four_tiles_rhs(x: f32[M, 4 * T]) -> f32[M, 4 * T]:
+    m1 = max(x[:, :T], axis=1, keepdims=True)
+    s1 = sum(exp(x[:, :T] - m1), axis=1, keepdims=True)
+    m2 = maximum(m1, max(x[:, T : 2 * T], axis=1, keepdims=True))
+    s2 = s1 * exp(m1 - m2) + sum(exp(x[:, T : 2 * T] - m2), axis=1, keepdims=True)
+    m3 = maximum(m2, max(x[:, 2 * T : 3 * T], axis=1, keepdims=True))
+    s3 = s2 * exp(m2 - m3) + sum(exp(x[:, 2 * T : 3 * T] - m3), axis=1, keepdims=True)
+    m4 = maximum(m3, max(x[:, 3 * T :], axis=1, keepdims=True))
+    s4 = s3 * exp(m3 - m4) + sum(exp(x[:, 3 * T :] - m4), axis=1, keepdims=True)
+    return exp(x - m4) / s4

@@ -1,5 +1,5 @@
-// Verdicts keyed by a canonical form of the query (parameters by position, dims by order of
-// first appearance, node ids by topological position), so the same question is never solved
+// Verdicts keyed by a canonical form of the query (parameters by matched position, dims by order
+// of first appearance, node ids by topological position, element expressions in full), so the same question is never solved
 // twice in one process; optionally persisted to a file and reused across runs.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tilesweep/ir/graph.h"
 #include "tilesweep/verify/verdict.h"
@@ -37,7 +38,11 @@ class VerdictCache {
   std::string text() const;
   void absorb(const std::string& text);
 
-  static std::string key(const ir::Kernel& a, const ir::Kernel& b);
+  // Built from the canonical query structure: dims renamed by position, b's parameters by the
+  // position of the parameter of a they match (`b_positions`), every node's instantiated element
+  // expression (so two --ops files that define an op differently give different keys), and the
+  // cache version.
+  static std::string key(const ir::Kernel& a, const ir::Kernel& b, const std::vector<int>& b_positions);
 
  private:
   mutable std::mutex mu_;

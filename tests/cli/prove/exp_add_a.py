@@ -1,4 +1,3 @@
-# True over the reals, but only with exp(a + b) = exp(a) exp(b), which tilesweep's encoding does
-# not assume (exp is uninterpreted): the answer must be `unknown`, never a wrong verdict.
+# exp(a + b) = exp(a) exp(b): a law of exponents the normal form applies.
 def f(a: f32[N], b: f32[N]) -> f32[N]:
     return exp(a + b)

@@ -1,0 +1,2 @@
+def f(a: f32[N]) -> f32[N]:
+    return -tanh(a)
