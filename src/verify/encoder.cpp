@@ -173,8 +173,11 @@ Encoder::Val Encoder::arith(const ir::Node& n, const sem::TermNode& tn, Vars& va
   using sem::TermOp;
   if (tn.op == TermOp::Div) {
     // Division by zero leaves the element undefined (NaN or an infinity in IEEE arithmetic).
-    z3::expr den = nf_.to_z3(as_real(b)).simplify();
-    require(den != c.real_val(0));
+    Poly divisor = as_real(b);
+    z3::expr den = nf_.to_z3(divisor).simplify();
+    // A divisor positive by its form (a sum of exps) is a fact, not a condition.
+    if (positive(divisor)) facts_.push_back(den > c.real_val(0));
+    else require(den != c.real_val(0));
     return real(nf_.mul(as_real(a), nf_.factor((c.real_val(1) / den).simplify())));
   }
   if (!a.is_real && !b.is_real && !a.i.is_bool() && !b.i.is_bool()) {

@@ -83,6 +83,7 @@ class Encoder {
   Poly exp_of(const Poly& arg);
   Poly log_of(const Poly& arg);
   z3::func_decl func(const std::string& name);
+  bool positive(const Poly& p);
   // A condition for the current element to be defined.
   void require(const z3::expr& condition);
   // Decides `c` from the ranges of split reductions (0 <= var < extent), when they settle it.

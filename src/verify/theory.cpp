@@ -25,6 +25,36 @@ bool rational(const z3::expr& e, std::int64_t& p, std::int64_t& q) {
 
 }  // namespace
 
+// Positive by its form: a sum of monomials with positive coefficients, each a product of exps,
+// reciprocals of exps and sums of such over non-empty ranges (extents that are products of dims).
+// A divisor of this form needs no definedness condition.
+bool Encoder::positive(const Poly& p) {
+  z3::func_decl exp = func("exp");
+  auto positive_factor = [&](const z3::expr& f) {
+    if (is_app_of(f, exp)) return true;
+    return f.is_app() && f.decl().decl_kind() == Z3_OP_DIV && f.arg(0).is_numeral() &&
+           (f.arg(0) > 0).simplify().is_true() && is_app_of(f.arg(1), exp);
+  };
+  auto nonempty = [](const z3::expr& extent) {
+    std::int64_t n = 0;
+    if (extent.is_numeral_i64(n)) return n >= 1;
+    if (extent.is_app() && extent.num_args() == 0) return is_shared_name(extent.decl().name().str());
+    if (!extent.is_app() || extent.decl().decl_kind() != Z3_OP_MUL) return false;
+    for (unsigned i = 0; i < extent.num_args(); ++i)
+      if (!(extent.arg(i).num_args() == 0 && is_shared_name(extent.arg(i).decl().name().str()))) return false;
+    return true;
+  };
+  if (p.monos.empty()) return false;
+  for (const auto& m : p.monos) {
+    if (!(m.coeff > 0).simplify().is_true()) return false;
+    for (const auto& b : m.binders)
+      if (!nonempty(b.extent)) return false;
+    for (const auto& f : m.factors)
+      if (!positive_factor(f)) return false;
+  }
+  return true;
+}
+
 z3::func_decl Encoder::func(const std::string& name) {
   auto it = funcs_.find(name);
   z3::context& c = sym_.ctx();
