@@ -6,6 +6,7 @@
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/graph_printer.h"
 #include "tilesweep/mutate/propagate.h"
+#include "tilesweep/verify/prove.h"
 #include "verbs.h"
 
 namespace ts::cli {
@@ -14,7 +15,7 @@ VerbRun add_variants(CLI::App& app) {
   auto* cmd = app.add_subcommand("variants", "list the proved algebraic variants of a kernel (operator propagation) with proof times");
   struct Opts {
     std::string file, kernel, cache;
-    unsigned timeout_ms = 10000;
+    unsigned timeout_ms = verify::ProveOptions{}.timeout_ms;  // a safety net: the rlimit decides
     int max_variants = 64;
     bool show = false, log = false;
     std::vector<std::string> ops;
@@ -22,7 +23,7 @@ VerbRun add_variants(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("file", o->file, "kernel file")->required();
   cmd->add_option("-k,--kernel", o->kernel, "kernel name (optional when the file has one kernel)");
-  cmd->add_option("--timeout", o->timeout_ms, "solver timeout per query, ms")->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", o->timeout_ms, "wall-clock safety net per solver check, ms (default 60000; the deterministic rlimit budget decides verdicts)")->check(CLI::PositiveNumber);
   cmd->add_option("--max-variants", o->max_variants, "stop after this many variants")->check(CLI::PositiveNumber);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--show", o->show, "print each variant's full graph");
