@@ -12,8 +12,8 @@
 
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/instruction_choices.h"
-#include "tilesweep/sim/instr_cost.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/instr_cost.h"
+#include "tilesweep/target/target.h"
 
 namespace fs = std::filesystem;
 

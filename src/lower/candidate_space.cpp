@@ -5,7 +5,7 @@
 #include <set>
 
 #include "tilesweep/lower/fusion.h"
-#include "tilesweep/sim/instr_cost.h"
+#include "tilesweep/target/instr_cost.h"
 
 namespace ts::lower {
 
@@ -218,7 +218,7 @@ void CandidateSpace::add_pairs(Sec& s, const KernelChoices& kc) const {
 
 // Drops the lowerings that have no program at this shape (an instruction whose limits the
 // tile exceeds in a way that cannot be split, like a 32 x 32 transpose of a 128-row tile).
-void CandidateSpace::drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) const {
+void CandidateSpace::drop_unplaceable(Sec& s, const ir::Kernel& k, ProgramPlan& plan) const {
   auto op_of = [&](int node) {
     for (std::size_t j = 0; j < s.ops.size(); ++j)
       if (s.ops[j] == node) return static_cast<int>(j);
@@ -241,7 +241,7 @@ void CandidateSpace::drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) c
   for (std::size_t j = 0; j < s.ops.size(); ++j) {
     std::vector<const Lowering*> ok = {s.lowerings[j][0]};
     for (std::size_t l = 1; l < s.lowerings[j].size(); ++l) {
-      Plan p = plan;
+      ProgramPlan p = plan;
       p.picks[s.ops[j]] = s.pick(j, l);
       try {
         lower::materialize(k, dims_, target_, p);
@@ -290,7 +290,7 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
         else if (s.groups == unfused) continue;  // nothing to fuse: the same programs again
         if (form == 2 && !apply_swaps(s, kc)) continue;
         s.prefix = make_prefix(k, dims_, target_, s.groups, s.programs());
-        Plan plan;
+        ProgramPlan plan;
         plan.groups = s.groups;
         plan.cores = options_.cores;
         plan.prefix = s.prefix.get();
@@ -306,7 +306,7 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
           configs = fused ? configs * static_cast<double>(all[g].size()) : std::max(configs, static_cast<double>(all[g].size()));
           std::vector<GroupTiling> ok;
           for (const auto& t : all[g]) {
-            Plan p = plan;
+            ProgramPlan p = plan;
             p.tiling[g] = t;
             if (fits(lower::materialize(k, dims_, target_, p), target_)) {
               ok.push_back(t);
@@ -434,13 +434,13 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   return text;
 }
 
-Plan CandidateSpace::plan(const Candidate& c) const {
-  Plan p;
+ProgramPlan CandidateSpace::plan(const Candidate& c) const {
+  ProgramPlan p;
   plan(c, p);
   return p;
 }
 
-void CandidateSpace::plan(const Candidate& c, Plan& plan) const {
+void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
   const Sec& s = secs_.at(static_cast<std::size_t>(c.section));
   if (plan.prefix != s.prefix.get()) {  // another section's ops and loop nests
     plan.picks.clear();
@@ -464,7 +464,7 @@ void CandidateSpace::plan(const Candidate& c, Plan& plan) const {
 
 Program CandidateSpace::materialize(const Candidate& c) const { return materialize(c, plan(c)); }
 
-Program CandidateSpace::materialize(const Candidate& c, const Plan& plan) const {
+Program CandidateSpace::materialize(const Candidate& c, const ProgramPlan& plan) const {
   return lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel, dims_, target_, plan);
 }
 

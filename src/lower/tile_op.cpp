@@ -6,7 +6,7 @@
 #include <set>
 
 #include "tilesweep/ir/graph_edit.h"
-#include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/frame.h"
 #include "tilesweep/verify/cache.h"
 
 namespace ts::lower {

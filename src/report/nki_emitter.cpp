@@ -14,7 +14,7 @@
 #include "tilesweep/report/job_view.h"
 #include "tilesweep/report/select.h"
 #include "tilesweep/semantics/op_spec.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 #include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tilesweep/sim/instr_cost.h"
+#include "tilesweep/target/instr_cost.h"
 
 namespace ts::sim {
 

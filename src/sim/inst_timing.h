@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "tilesweep/lower/program.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sim {
 

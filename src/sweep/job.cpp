@@ -16,7 +16,7 @@
 #include "tilesweep/base/source.h"
 #include "tilesweep/base/suggest.h"
 #include "tilesweep/ir/frontend.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sweep {
 

@@ -12,7 +12,7 @@
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/semantics/op_spec.h"
 #include "tilesweep/sim/roofline.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sweep {
 

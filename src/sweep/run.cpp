@@ -16,7 +16,7 @@
 #include <tbb/global_control.h>
 
 #include "tilesweep/base/durable_file.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 #include "tilesweep/store/archive.h"
 #include "tilesweep/store/journal.h"
 #include "tilesweep/sweep/check.h"

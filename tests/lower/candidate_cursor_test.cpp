@@ -11,7 +11,7 @@
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/lower/program_printer.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::lower {
 namespace {
@@ -75,7 +75,7 @@ TEST_P(CursorCase, EqualsMaterializeAtEveryIndex) {
   // The section's prefix (HBM views, lowering programs prepared once) changes nothing: a plan
   // without it derives everything on the spot.
   for (std::int64_t j = n; j < static_cast<std::int64_t>(order.size()); j += 7) {
-    Plan alone = space.plan(space.decode(order[j]));
+    ProgramPlan alone = space.plan(space.decode(order[j]));
     alone.prefix = nullptr;
     std::string want = fingerprint_or_none([&] { return space.materialize(order[j]); });
     ASSERT_EQ(fingerprint_or_none([&] { return materialize(k, c.dims, t, alone); }), want) << c.kernel << " candidate " << order[j];

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "tilesweep/ir/frontend.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::lower {
 namespace {

@@ -166,7 +166,7 @@ TEST(Functional, SpilledMatmulResultsMatchTheReference) {
     for (const auto& sec : space.sections()) {
       if (!sec.fused) continue;
       lower::Candidate c = space.decode(sec.first);
-      lower::Plan plan = space.plan(c);
+      lower::ProgramPlan plan = space.plan(c);
       for (auto& g : plan.tiling) g.spill = true;
       lower::Program p = lower::materialize(*variants[c.variant].kernel, dims, t, plan);
       if (std::none_of(p.buffers.begin(), p.buffers.end(), [](const lower::Buffer& b) { return b.spill; })) continue;

@@ -10,7 +10,7 @@
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/graph_printer.h"
 #include "tilesweep/lower/instruction_choices.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 #include "tilesweep/verify/prove.h"
 
 namespace ts::lower {

@@ -22,7 +22,7 @@ TEST(Materialize, NodeWithoutFrameIsUnsupported) {
   const ir::Kernel& k = m.kernels.front();
   int node = k.outputs.front();
   ASSERT_THROW(frame_of(k, node), Unsupported);
-  Plan plan;
+  ProgramPlan plan;
   plan.groups = {{node}};
   plan.tiling = {GroupTiling{}};
   sem::DimEnv dims{{"B", 4}, {"M", 256}, {"N", 512}};

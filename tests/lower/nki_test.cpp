@@ -11,7 +11,7 @@
 
 #include "tilesweep/base/source.h"
 #include "tilesweep/lower/program_builder.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::lower {
 namespace {

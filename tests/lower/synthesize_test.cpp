@@ -135,7 +135,7 @@ TEST(InstructionChoices, EveryComputeOpOfAKernel) {
 }  // namespace
 }  // namespace ts::lower
 
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::lower {
 namespace {

@@ -9,7 +9,7 @@
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/program_builder.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "tilesweep/sim/instr_cost.h"
+#include "tilesweep/target/instr_cost.h"
 
 #include <gtest/gtest.h>
 
@@ -65,9 +65,9 @@ TEST(InstrCost, EveryBundledFormulaEvaluates) {
         if (!it.group && !it.name.empty()) vars[it.name] = 64;
       for (const auto& a : in.op.attrs) vars[a.name] = 64;
       double v = -1;
-      lower::CostVars cv;  // views of the map's keys, which outlive it
-      for (const auto& [k, x] : vars) cv.set(k, x);
-      EXPECT_NO_THROW(v = formula_value(in, cv)) << name << " " << instr;
+      CostVars vars_of;  // views of the map's keys, which outlive it
+      for (const auto& [k, x] : vars) vars_of.set(k, x);
+      EXPECT_NO_THROW(v = formula_value(in, vars_of)) << name << " " << instr;
       EXPECT_GT(v, 0) << name << " " << instr;
     }
   }

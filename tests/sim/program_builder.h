@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tilesweep/lower/program_builder.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sim::test {
 

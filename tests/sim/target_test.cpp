@@ -1,4 +1,4 @@
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 #include <gtest/gtest.h>
 

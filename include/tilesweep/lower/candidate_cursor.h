@@ -27,7 +27,7 @@ class CandidateCursor {
  private:
   const CandidateSpace& space_;
   Candidate last_, next_;  // the program's candidate; the one being decoded (storage reused)
-  Plan plan_;
+  ProgramPlan plan_;
   bool valid_ = false;
   Program program_;
   std::int64_t built_ = 0;

@@ -75,10 +75,10 @@ class CandidateSpace {
   // Throws Unsupported when this combination has no program at the shape.
   Program materialize(std::int64_t index) const;
   Program materialize(const Candidate& c) const;
-  Program materialize(const Candidate& c, const Plan& plan) const;  // from plan(c), perhaps edited
+  Program materialize(const Candidate& c, const ProgramPlan& plan) const;  // from plan(c), perhaps edited
   // What materialize(c) builds the program from; the second form overwrites `into` in place.
-  Plan plan(const Candidate& c) const;
-  void plan(const Candidate& c, Plan& into) const;
+  ProgramPlan plan(const Candidate& c) const;
+  void plan(const Candidate& c, ProgramPlan& into) const;
 
   // What a fixed-heuristic compiler builds: the original kernel, unfused, the cheapest
   // lowering per op, default engines, 128 x 512 tiles, block 1, double buffering. nullopt
@@ -97,7 +97,7 @@ class CandidateSpace {
 
  private:
   struct Sec;
-  void drop_unplaceable(Sec& s, const ir::Kernel& k, Plan& plan) const;
+  void drop_unplaceable(Sec& s, const ir::Kernel& k, ProgramPlan& plan) const;
   void add_pairs(Sec& s, const KernelChoices& kc) const;
   static std::int64_t tiling_radix(const Sec& s);
   static std::int64_t choice_radix(const Sec& s);

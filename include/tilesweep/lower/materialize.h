@@ -10,7 +10,7 @@
 // K tiles of 128, reusing each loaded right-hand-side tile for the `block` row tiles of the
 // strip and accumulating in PSUM. Values used outside the group go to HBM.
 //
-// A swap site's values (Plan::transposed) are computed on transposed tiles: the strip's x^T is
+// A swap site's values (ProgramPlan::transposed) are computed on transposed tiles: the strip's x^T is
 // built once per K tile (the producers' `pre`), each producer writes [128 of N, strip rows]
 // chunks with the fused root instruction, the chain works chunk by chunk, and the consumer
 // reads the chunks as its K tiles, no transpose left.
@@ -23,7 +23,7 @@
 
 #include "tilesweep/ir/graph.h"
 #include "tilesweep/lower/program.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::lower {
 
@@ -58,7 +58,7 @@ std::shared_ptr<const Prefix> make_prefix(const ir::Kernel& k, const sem::DimEnv
                                           const std::vector<std::vector<int>>& groups,
                                           std::vector<const ir::Kernel*> lowerings = {});
 
-struct Plan {
+struct ProgramPlan {
   std::vector<std::vector<int>> groups;  // fusion_groups()
   std::vector<GroupTiling> tiling;       // per group
   std::map<int, OpPick> picks;           // per compute node
@@ -71,12 +71,12 @@ struct Plan {
 
 // Throws Unsupported when a layout op or an op form has no program yet, UserError when the dims
 // do not satisfy the kernel. The result passes validate().
-Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan);
+Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan);
 
 // The engines and multi-buffering depths of `p` (materialized from a plan that differs from
 // `plan` at most in the picks' engines and the tilings' `bufs`) re-evaluated for `plan`: the
 // program materialize(k, dims, t, plan) builds, without building it.
-void rebind(Program& p, const Plan& plan);
+void rebind(Program& p, const ProgramPlan& plan);
 
 // The concrete row count of a group (the strip loop's extent) and its free extent, for tiling.
 struct GroupExtent {

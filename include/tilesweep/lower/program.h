@@ -15,11 +15,13 @@
 
 #include "tilesweep/base/small_vector.h"
 #include "tilesweep/ir/dtype.h"
-#include "tilesweep/lower/cost_vars.h"
+#include "tilesweep/target/cost_vars.h"
 #include "tilesweep/semantics/attr.h"
 #include "tilesweep/semantics/instr_spec.h"
 
 namespace ts::lower {
+
+using sim::CostVars;  // the cost variables belong to the target description
 
 // Loop terms of an affine start: sum over (block b, step s) of iter(b) * s.
 using Terms = SmallVector<std::pair<int, std::int64_t>, 3>;

@@ -18,7 +18,7 @@
 #include <string_view>
 
 #include "tilesweep/mesh/group.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::mesh {
 

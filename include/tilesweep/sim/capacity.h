@@ -7,7 +7,7 @@
 #include <string>
 
 #include "tilesweep/lower/program.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sim {
 

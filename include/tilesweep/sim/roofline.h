@@ -6,7 +6,7 @@
 
 #include "tilesweep/ir/graph.h"
 #include "tilesweep/semantics/dim.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sim {
 

@@ -17,7 +17,7 @@
 #include "tilesweep/mesh/mesh_shape.h"
 #include "tilesweep/mesh/topology.h"
 #include "tilesweep/sim/roofline.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sweep {
 

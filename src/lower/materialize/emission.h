@@ -27,7 +27,7 @@
 #include "prefix.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/program_builder.h"
-#include "tilesweep/sim/instr_cost.h"
+#include "tilesweep/target/instr_cost.h"
 
 namespace ts::lower {
 
@@ -60,7 +60,7 @@ struct EngineOf {
   int node = -1;
   bool copies = false;
 };
-int engine_index(const Plan& plan, EngineOf e);
+int engine_index(const ProgramPlan& plan, EngineOf e);
 sem::Engine engine_of(const sem::InstrSpec& spec, int index);
 
 // The loop nest of one fused group as it is emitted.
@@ -96,13 +96,13 @@ struct Nest {
 
 // What the passes append to: the program being built and what they remember between ops.
 struct Emission {
-  Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan, const Prefix& prefix,
+  Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan, const Prefix& prefix,
            Program start);
 
   const ir::Kernel& kernel;
   const sem::DimEnv& dims;
   const sim::Target& target;
-  const Plan& plan;
+  const ProgramPlan& plan;
   const Prefix& prefix;
   ProgramBuilder builder;
   using ConstKey = std::tuple<std::uint64_t, std::int64_t, std::int64_t>;  // (value bits, rows, cols)

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/frame.h"
 #include "tilesweep/lower/materialize.h"
 
 namespace ts::lower {

@@ -25,7 +25,7 @@ bool moves_across_partitions(const sem::InstrSpec& in) {
 
 }  // namespace
 
-int engine_index(const Plan& plan, EngineOf e) {
+int engine_index(const ProgramPlan& plan, EngineOf e) {
   if (e.node < 0) return 0;
   const OpPick& pick = plan.picks.at(e.node);
   return e.copies ? pick.copies() % 2 : pick.engine;
@@ -41,7 +41,7 @@ std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
   return 1;
 }
 
-Emission::Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan,
+Emission::Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan,
                    const Prefix& prefix, Program start)
     : kernel(k), dims(dims), target(t), plan(plan), prefix(prefix), builder(std::move(start)) {
   std::size_t n = k.nodes.size();

@@ -15,7 +15,7 @@ GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group, con
                    [&](int n) { return frame_of(k, n); });
 }
 
-Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const Plan& plan) {
+Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan) {
   std::optional<Prefix> own;
   if (!plan.prefix) own = lay_out_hbm(k, dims, plan.groups);
   const Prefix& prefix = plan.prefix ? *plan.prefix : *own;
@@ -25,7 +25,7 @@ Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Tar
   return std::move(e.builder).build();
 }
 
-void rebind(Program& p, const Plan& plan) {
+void rebind(Program& p, const ProgramPlan& plan) {
   for (auto& in : p.insts)
     if (in.engine_node >= 0) in.engine = engine_of(*in.spec, engine_index(plan, {in.engine_node, in.engine_copies}));
   for (auto& b : p.buffers)

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/frame.h"
 #include "tilesweep/lower/materialize.h"
 
 namespace ts::lower {

@@ -1,4 +1,4 @@
-#include "tilesweep/sim/instr_cost.h"
+#include "tilesweep/target/instr_cost.h"
 
 #include <array>
 #include <cmath>
@@ -8,7 +8,7 @@ namespace ts::sim {
 
 namespace {
 
-double eval(const sem::Expr& e, const sem::InstrSpec& in, const lower::CostVars& vars) {
+double eval(const sem::Expr& e, const sem::InstrSpec& in, const CostVars& vars) {
   switch (e.kind) {
     case sem::Expr::Number: return e.number;
     case sem::Expr::Name: {
@@ -61,7 +61,7 @@ double eval(const sem::Expr& e, const sem::InstrSpec& in, const lower::CostVars&
 
 }  // namespace
 
-double formula_value(const sem::InstrSpec& in, const lower::CostVars& vars) {
+double formula_value(const sem::InstrSpec& in, const CostVars& vars) {
   return eval(*in.cost, in, vars);
 }
 
@@ -69,7 +69,7 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, std::span<const 
                      std::span<const std::int64_t> out, ir::DType dtype) {
   InstrVars r;
   // Clip a named pattern dim to its limit (0: none); the copies multiply, once per name.
-  lower::CostVars clipped;  // the names clipped so far (values unused)
+  CostVars clipped;  // the names clipped so far (values unused)
   auto clip = [&](const std::string& name, std::int64_t limit, std::int64_t v) {
     if (limit == 0 || v <= limit) return v;
     if (!clipped.find(name)) r.repeat *= static_cast<int>((v + limit - 1) / limit);
@@ -107,7 +107,7 @@ double instr_ns(const Target& t, const ir::Kernel& program, int id, const sem::D
   const ir::Node& n = program.nodes[id];
   const sem::InstrSpec* in = t.isa.find(n.op);
   if (!in) return 0;  // constants and broadcasts of immediates cost nothing here
-  lower::CostVars vars;
+  CostVars vars;
   for (std::size_t k = 0; k < n.inputs.size() && k < in->op.shapes.size(); ++k) {
     const auto& items = in->op.shapes[k].items;
     const auto& shape = program.nodes[n.inputs[k]].shape;

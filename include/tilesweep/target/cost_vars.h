@@ -13,7 +13,7 @@
 
 #include "tilesweep/base/error.h"
 
-namespace ts::lower {
+namespace ts::sim {
 
 class CostVars {
  public:
@@ -63,4 +63,4 @@ class CostVars {
   std::size_t size_ = 0;
 };
 
-}  // namespace ts::lower
+}  // namespace ts::sim

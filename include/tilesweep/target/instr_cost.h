@@ -10,23 +10,23 @@
 
 #include "tilesweep/base/small_vector.h"
 #include "tilesweep/ir/graph.h"
-#include "tilesweep/lower/cost_vars.h"
+#include "tilesweep/target/cost_vars.h"
 #include "tilesweep/semantics/instr_spec.h"
-#include "tilesweep/sim/target.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sim {
 
 // Evaluates a cost formula. Variables: the instruction's pattern dims (by name), N (free
 // elements per partition of the output), P (partitions of the output), MIN_II, fp32 (1 or 0),
 // bytes (bytes moved, for DMA). UserError naming the instruction for an unknown variable.
-double formula_value(const sem::InstrSpec& in, const lower::CostVars& vars);
+double formula_value(const sem::InstrSpec& in, const CostVars& vars);
 
 // The formula variables of one instruction on concrete tiles, and how many copies it is issued
 // as: a tile dim over the instruction's limit (e.g. 32 x 32 for the Vector transpose) is split
 // into ceil(size / limit) pieces, each costed at the clipped size. `operands` are the operand
 // tile shapes in the instruction's operand order, `out` the result tile.
 struct InstrVars {
-  lower::CostVars vars;
+  CostVars vars;
   int repeat = 1;
 };
 using TileShape = SmallVector<std::int64_t, 4>;
