@@ -9,50 +9,68 @@
 
 namespace ts::lower {
 
-struct CandidateSpace::Sec {
+// A section's parts, each a small value: which programs' structure (the form), the
+// instruction programs kept per op, the instruction-fusion pairs, the engine axes.
+struct CandidateSpace::SectionForm {
   int variant = 0;
   bool fused = false;
-  std::vector<std::vector<int>> groups;
-  std::shared_ptr<const Prefix> prefix;                // what every program of the section starts with
-  std::vector<int> ops;                                // compute node per op
-  std::vector<std::string> labels;                     // per op
-  std::vector<std::vector<const Lowering*>> lowerings; // per op, cheapest first
-  std::vector<int> engines;                            // per op: engine options
-  int engine_policies = 1;                             // default engines, or the alternates too
-  // Engine choice per op (SpaceOptions::engines_per_op): per op, its (lowering, engine) pairs —
-  // each kept lowering with each engine its instructions allow; one digit per op over them.
-  bool per_op = false;
-  std::vector<std::vector<std::pair<int, int>>> op_choices;
-  std::vector<std::pair<int, int>> pairs;              // (producer, consumer) fusable by instruction
-  std::vector<const Lowering*> pair_lowering;          // per pair, the cheapest single instruction
-  std::vector<std::string> pair_labels;
-  std::vector<std::vector<GroupTiling>> tilings;       // per group, feasible
-  // The fused form with swap sites computed transposed (layout_swap.h): those nodes, and for
-  // each fused producer lowering kept, its pre and fused root programs.
-  bool swapped = false;
-  std::vector<int> transposed;
+  bool swapped = false;                  // fused, with swap sites computed transposed (layout_swap.h)
+  std::vector<std::vector<int>> groups;  // fusion_groups()
+  std::vector<int> transposed;           // the swap sites' nodes computed transposed, sorted
+  std::shared_ptr<const Prefix> prefix;  // what every program of the section starts with
+};
+
+struct CandidateSpace::OpLowerings {
+  std::vector<int> nodes;                             // compute node per op
+  std::vector<std::string> labels;                    // per op
+  std::vector<std::vector<const Lowering*>> kept;     // per op, cheapest first
+  std::vector<int> engines;                           // per op: engine options
+  // A fused producer's kept lowering -> its pre and fused root programs (a swapped form).
   std::map<const Lowering*, std::pair<const ir::Kernel*, const ir::Kernel*>> split;
-  std::int64_t first = 0, size = 0;
 
   // Every lowering program a pick of the section may name.
   std::vector<const ir::Kernel*> programs() const {
     std::vector<const ir::Kernel*> out;
-    for (std::size_t j = 0; j < lowerings.size(); ++j)
-      for (std::size_t l = 0; l < lowerings[j].size(); ++l) {
+    for (std::size_t j = 0; j < kept.size(); ++j)
+      for (std::size_t l = 0; l < kept[j].size(); ++l) {
         OpPick p = pick(j, l);
         out.push_back(p.lowering);
         out.push_back(p.pre);
       }
-    for (const Lowering* l : pair_lowering) out.push_back(&l->program);
     return out;
   }
 
   // The pick of op j with its lowering l.
   OpPick pick(std::size_t j, std::size_t l, int engine = 0, int copies = -1) const {
-    const Lowering* low = lowerings[j][l];
+    const Lowering* low = kept[j][l];
     if (auto it = split.find(low); it != split.end()) return {it->second.second, engine, copies, it->second.first};
     return {&low->program, engine, copies};
   }
+};
+
+// The (producer, consumer) pairs fusable by one instruction, each with its cheapest one.
+struct CandidateSpace::InstructionPairs {
+  std::vector<std::pair<int, int>> nodes;
+  std::vector<const Lowering*> lowering;
+  std::vector<std::string> labels;
+};
+
+// The engine digits: default engines or the alternates too, and with engines chosen per op
+// (SpaceOptions::engines_per_op) per op its (lowering, engine) pairs — each kept lowering with
+// each engine its instructions allow; one digit per op over them.
+struct CandidateSpace::EngineAxes {
+  int policies = 1;
+  bool per_op = false;
+  std::vector<std::vector<std::pair<int, int>>> op_choices;
+};
+
+struct CandidateSpace::SpaceSection {
+  SectionForm form;
+  OpLowerings ops;
+  InstructionPairs pairs;
+  EngineAxes engine;
+  std::vector<std::vector<GroupTiling>> tilings;  // per group, feasible
+  std::int64_t first = 0, size = 0;
 };
 
 CandidateSpace::~CandidateSpace() = default;
@@ -141,15 +159,39 @@ bool fits(const Program& p, const sim::Target& t) {
 
 }  // namespace
 
-const char* CandidateSpace::form_name(const Sec& s) { return s.swapped ? "fused transposed" : s.fused ? "fused" : "unfused"; }
+const char* CandidateSpace::form_name(const SpaceSection& s) {
+  return s.form.swapped ? "fused transposed" : s.form.fused ? "fused" : "unfused";
+}
+
+// Stage 1, per variant: every op's kept lowerings and engine options; nullopt (the reason
+// recorded) when an op has none.
+std::optional<CandidateSpace::OpLowerings> CandidateSpace::op_lowerings(int variant) {
+  const KernelChoices& kc = *variants_[static_cast<std::size_t>(variant)].choices;
+  OpLowerings ops;
+  for (const auto& op : kc.ops) {
+    if (!op.synthesis || op.synthesis->lowerings.empty()) {
+      counts_.unsupported.push_back(
+          fmt::format("variant {}: {} has no lowering{}", variant, op.label, op.note.empty() ? "" : " (" + op.note + ")"));
+      return std::nullopt;
+    }
+    ops.nodes.push_back(op.node);
+    ops.labels.push_back(op.label);
+    ops.kept.push_back(kept_lowerings(*op.synthesis, target_, options_.max_lowerings));
+    ops.engines.push_back(engine_options(ops.kept.back(), target_));
+  }
+  return ops;
+}
 
 // The swap sites whose values all run in one loop nest, with the consumer: their producers take
 // their fused lowerings, the consumer its lowerings of a transposed left operand. False when none.
-bool CandidateSpace::apply_swaps(Sec& s, const KernelChoices& kc) const {
+bool CandidateSpace::apply_swaps(SpaceSection& s, const KernelChoices& kc) const {
   std::map<int, int> group;
-  for (std::size_t g = 0; g < s.groups.size(); ++g)
-    for (int n : s.groups[g]) group[n] = static_cast<int>(g);
-  auto op_of = [&](int node) { return static_cast<std::size_t>(std::find(s.ops.begin(), s.ops.end(), node) - s.ops.begin()); };
+  for (std::size_t g = 0; g < s.form.groups.size(); ++g)
+    for (int n : s.form.groups[g]) group[n] = static_cast<int>(g);
+  const auto& nodes_of_ops = s.ops.nodes;
+  auto op_of = [&](int node) {
+    return static_cast<std::size_t>(std::find(nodes_of_ops.begin(), nodes_of_ops.end(), node) - nodes_of_ops.begin());
+  };
   for (const auto& sc : kc.swaps) {
     std::vector<int> nodes = sc.site.transposed();
     nodes.push_back(sc.site.consumer);
@@ -157,44 +199,46 @@ bool CandidateSpace::apply_swaps(Sec& s, const KernelChoices& kc) const {
       continue;
     for (const auto& fp : sc.producers) {
       std::size_t j = op_of(fp->node);
-      s.lowerings[j] = kept_lowerings(fp->fused, target_, options_.max_lowerings);
-      for (const Lowering* l : s.lowerings[j]) {
+      s.ops.kept[j] = kept_lowerings(fp->fused, target_, options_.max_lowerings);
+      for (const Lowering* l : s.ops.kept[j]) {
         auto i = static_cast<std::size_t>(l - fp->fused.lowerings.data());
-        s.split[l] = {&fp->pre[i], fp->root[i]};
+        s.ops.split[l] = {&fp->pre[i], fp->root[i]};
       }
-      s.engines[j] = engine_options(s.lowerings[j], target_);
+      s.ops.engines[j] = engine_options(s.ops.kept[j], target_);
     }
     std::size_t q = op_of(sc.site.consumer);
-    s.lowerings[q] = kept_lowerings(*sc.use, target_, options_.max_lowerings);
-    s.engines[q] = engine_options(s.lowerings[q], target_);
-    s.transposed.insert(s.transposed.end(), nodes.begin(), nodes.end() - 1);
+    s.ops.kept[q] = kept_lowerings(*sc.use, target_, options_.max_lowerings);
+    s.ops.engines[q] = engine_options(s.ops.kept[q], target_);
+    s.form.transposed.insert(s.form.transposed.end(), nodes.begin(), nodes.end() - 1);
   }
-  std::sort(s.transposed.begin(), s.transposed.end());
-  s.swapped = !s.transposed.empty();
-  return s.swapped;
+  std::sort(s.form.transposed.begin(), s.form.transposed.end());
+  s.form.swapped = !s.form.transposed.empty();
+  return s.form.swapped;
 }
 
 // Keeps the product of lowering counts within options_.max_instruction_choices: the op with
 // the most lowerings gives up its costliest one until it fits (a kernel of 15 ops would
 // otherwise multiply its choices into the millions).
-void CandidateSpace::cap_lowerings(Sec& s) const {
+void CandidateSpace::cap_lowerings(SpaceSection& s) const {
+  auto& kept = s.ops.kept;
   for (;;) {
     double product = 1;
     std::size_t widest = 0;
-    for (std::size_t j = 0; j < s.lowerings.size(); ++j) {
-      product *= static_cast<double>(s.lowerings[j].size());
-      if (s.lowerings[j].size() > s.lowerings[widest].size()) widest = j;
+    for (std::size_t j = 0; j < kept.size(); ++j) {
+      product *= static_cast<double>(kept[j].size());
+      if (kept[j].size() > kept[widest].size()) widest = j;
     }
-    if (product <= options_.max_instruction_choices || s.lowerings.empty() || s.lowerings[widest].size() <= 1) return;
-    s.lowerings[widest].pop_back();
+    if (product <= options_.max_instruction_choices || kept.empty() || kept[widest].size() <= 1) return;
+    kept[widest].pop_back();
   }
 }
 
 // Tile configurations of a section: the product over fused nests, the most options of any one
 // nest when unfused (independent nests share one policy digit instead of multiplying).
-std::int64_t CandidateSpace::tiling_radix(const Sec& s) {
+std::int64_t CandidateSpace::tiling_radix(const SpaceSection& s) {
   std::int64_t r = 1;
-  for (const auto& t : s.tilings) r = s.fused ? r * static_cast<std::int64_t>(t.size()) : std::max<std::int64_t>(r, t.size());
+  for (const auto& t : s.tilings)
+    r = s.form.fused ? r * static_cast<std::int64_t>(t.size()) : std::max<std::int64_t>(r, t.size());
   for (const auto& t : s.tilings)
     if (t.empty()) return 0;
   return r;
@@ -202,26 +246,28 @@ std::int64_t CandidateSpace::tiling_radix(const Sec& s) {
 
 // The pairs an instruction can fuse inside one loop nest, each with its cheapest proved
 // instruction that has a program at this shape.
-void CandidateSpace::add_pairs(Sec& s, const KernelChoices& kc) const {
+CandidateSpace::InstructionPairs CandidateSpace::instruction_pairs(const SpaceSection& s, const KernelChoices& kc) const {
   std::map<int, int> group;
-  for (std::size_t g = 0; g < s.groups.size(); ++g)
-    for (int n : s.groups[g]) group[n] = static_cast<int>(g);
+  for (std::size_t g = 0; g < s.form.groups.size(); ++g)
+    for (int n : s.form.groups[g]) group[n] = static_cast<int>(g);
+  InstructionPairs pairs;
   for (const auto& pc : kc.pairs) {
     if (group.at(pc.producer) != group.at(pc.consumer)) continue;
     auto kept = kept_lowerings(*pc.synthesis, target_, 1);
     if (kept.empty()) continue;
-    s.pairs.push_back({pc.producer, pc.consumer});
-    s.pair_lowering.push_back(kept.front());
-    s.pair_labels.push_back(pc.label);
+    pairs.nodes.push_back({pc.producer, pc.consumer});
+    pairs.lowering.push_back(kept.front());
+    pairs.labels.push_back(pc.label);
   }
+  return pairs;
 }
 
 // Drops the lowerings that have no program at this shape (an instruction whose limits the
 // tile exceeds in a way that cannot be split, like a 32 x 32 transpose of a 128-row tile).
-void CandidateSpace::drop_unplaceable(Sec& s, const ir::Kernel& k, ProgramPlan& plan) const {
+void CandidateSpace::drop_unplaceable(SpaceSection& s, const ir::Kernel& k, ProgramPlan& plan) const {
   auto op_of = [&](int node) {
-    for (std::size_t j = 0; j < s.ops.size(); ++j)
-      if (s.ops[j] == node) return static_cast<int>(j);
+    for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
+      if (s.ops.nodes[j] == node) return static_cast<int>(j);
     return -1;
   };
   // First a working pick for every op: drop the lowering of whichever op fails until none does.
@@ -232,25 +278,112 @@ void CandidateSpace::drop_unplaceable(Sec& s, const ir::Kernel& k, ProgramPlan& 
     } catch (const Unsupported& e) {
       int j = op_of(e.node);
       if (j < 0) throw;
-      s.lowerings[j].erase(s.lowerings[j].begin());
-      if (s.lowerings[j].empty()) throw Unsupported(fmt::format("{}: {}", s.labels[j], e.what()));
-      plan.picks[s.ops[j]] = s.pick(static_cast<std::size_t>(j), 0);
+      auto& kept = s.ops.kept[static_cast<std::size_t>(j)];
+      kept.erase(kept.begin());
+      if (kept.empty()) throw Unsupported(fmt::format("{}: {}", s.ops.labels[j], e.what()));
+      plan.picks[s.ops.nodes[j]] = s.ops.pick(static_cast<std::size_t>(j), 0);
     }
   }
   // Then every other lowering of each op beside the working picks.
-  for (std::size_t j = 0; j < s.ops.size(); ++j) {
-    std::vector<const Lowering*> ok = {s.lowerings[j][0]};
-    for (std::size_t l = 1; l < s.lowerings[j].size(); ++l) {
+  for (std::size_t j = 0; j < s.ops.nodes.size(); ++j) {
+    std::vector<const Lowering*> ok = {s.ops.kept[j][0]};
+    for (std::size_t l = 1; l < s.ops.kept[j].size(); ++l) {
       ProgramPlan p = plan;
-      p.picks[s.ops[j]] = s.pick(j, l);
+      p.picks[s.ops.nodes[j]] = s.ops.pick(j, l);
       try {
         lower::materialize(k, dims_, target_, p);
-        ok.push_back(s.lowerings[j][l]);
+        ok.push_back(s.ops.kept[j][l]);
       } catch (const Unsupported&) {
       }
     }
-    s.lowerings[j] = ok;
+    s.ops.kept[j] = ok;
   }
+}
+
+// The tilings of each group that fit on chip with the plan's other choices: as they are, or in
+// a fused form with the nest's matmul results spilled to HBM.
+std::vector<std::vector<GroupTiling>> CandidateSpace::feasible_tilings(const ir::Kernel& k, bool fused, const ProgramPlan& plan,
+                                                                       const std::vector<std::vector<GroupTiling>>& all) const {
+  std::vector<std::vector<GroupTiling>> feasible;
+  for (std::size_t g = 0; g < all.size(); ++g) {
+    std::vector<GroupTiling> ok;
+    for (const auto& t : all[g]) {
+      ProgramPlan p = plan;
+      p.tiling[g] = t;
+      if (fits(lower::materialize(k, dims_, target_, p), target_)) {
+        ok.push_back(t);
+      } else if (fused) {  // spilling the nest's matmul results to HBM may make it fit
+        p.tiling[g].spill = true;
+        Program spilled = lower::materialize(k, dims_, target_, p);
+        bool spills = std::any_of(spilled.buffers.begin(), spilled.buffers.end(), [](const Buffer& b) { return b.spill; });
+        if (spills && fits(spilled, target_)) ok.push_back(p.tiling[g]);
+      }
+    }
+    feasible.push_back(std::move(ok));
+  }
+  return feasible;
+}
+
+// The alternate policy moves the ops' instructions and the copies around them (PSUM
+// evacuations, moves to SBUF) to their second engines: offered when either can move.
+CandidateSpace::EngineAxes CandidateSpace::engine_axes(const SpaceSection& s, const ir::Kernel& k, const ProgramPlan& plan) const {
+  EngineAxes axes;
+  axes.policies = *std::max_element(s.ops.engines.begin(), s.ops.engines.end());
+  if (axes.policies < 2 && copies_can_move(lower::materialize(k, dims_, target_, plan))) axes.policies = 2;
+  axes.per_op = options_.engines_per_op;
+  if (axes.per_op)
+    for (const auto& kept : s.ops.kept) {
+      axes.op_choices.emplace_back();
+      for (std::size_t l = 0; l < kept.size(); ++l)
+        for (int e = 0; e < engine_options({kept[l]}, target_); ++e) axes.op_choices.back().emplace_back(l, e);
+    }
+  return axes;
+}
+
+// Stage 2, per variant and form (0 unfused, 1 fused, 2 fused with swap sites transposed): the
+// section's groups and prefix -> lowerings kept (placeable, capped) -> feasible tilings ->
+// instruction pairs -> engine axes. nullopt when the form adds nothing to the earlier ones, or
+// has no program (the reason recorded).
+std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(int variant, int form, const OpLowerings& ops,
+                                                           std::vector<std::vector<int>>& unfused) {
+  const ir::Kernel& k = *variants_[static_cast<std::size_t>(variant)].kernel;
+  const KernelChoices& kc = *variants_[static_cast<std::size_t>(variant)].choices;
+  SpaceSection s;
+  s.form.variant = variant;
+  s.form.fused = form > 0;
+  s.ops = ops;
+  try {
+    s.form.groups = fusion_groups(k, s.form.fused);
+    if (!s.form.fused) unfused = s.form.groups;
+    else if (s.form.groups == unfused) return std::nullopt;  // nothing to fuse: the same programs again
+    if (form == 2 && !apply_swaps(s, kc)) return std::nullopt;
+    s.form.prefix = make_prefix(k, dims_, target_, s.form.groups, s.ops.programs());
+    ProgramPlan plan;
+    plan.groups = s.form.groups;
+    plan.cores = options_.cores;
+    plan.prefix = s.form.prefix.get();
+    plan.transposed = s.form.transposed;
+    for (std::size_t j = 0; j < s.ops.nodes.size(); ++j) plan.picks[s.ops.nodes[j]] = s.ops.pick(j, 0);
+    std::vector<std::vector<GroupTiling>> all;
+    for (const auto& g : s.form.groups) all.push_back(group_tilings(group_extent(k, g, dims_), options_));
+    for (auto& a : all) plan.tiling.push_back(a.front());
+    drop_unplaceable(s, k, plan);
+    cap_lowerings(s);
+    double configs = 1;
+    for (const auto& a : all)
+      configs = s.form.fused ? configs * static_cast<double>(a.size()) : std::max(configs, static_cast<double>(a.size()));
+    s.tilings = feasible_tilings(k, s.form.fused, plan, all);
+    if (s.form.fused) s.pairs = instruction_pairs(s, kc);
+    s.engine = engine_axes(s, k, plan);
+    counts_.instruction_choices += static_cast<double>(choice_radix(s));
+    counts_.tile_configs += configs * static_cast<double>(options_.bufs.size());
+  } catch (const Unsupported& e) {
+    counts_.unsupported.push_back(fmt::format("variant {} ({}): {}", variant, form_name(s), e.what()));
+    return std::nullopt;
+  }
+  s.size = choice_radix(s) * static_cast<std::int64_t>(options_.bufs.size()) * (s.pairs.nodes.empty() ? 1 : 2);
+  s.size *= tiling_radix(s);
+  return s;
 }
 
 CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Target& target, sem::DimEnv dims,
@@ -258,90 +391,18 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
     : variants_(std::move(variants)), target_(target), dims_(std::move(dims)), options_(options) {
   counts_.variants = static_cast<std::int64_t>(variants_.size());
   for (std::size_t v = 0; v < variants_.size(); ++v) {
-    const ir::Kernel& k = *variants_[v].kernel;
-    const KernelChoices& kc = *variants_[v].choices;
-    Sec base;
-    base.variant = static_cast<int>(v);
-    bool lowered = true;
-    for (const auto& op : kc.ops) {
-      if (!op.synthesis || op.synthesis->lowerings.empty()) {
-        counts_.unsupported.push_back(fmt::format("variant {}: {} has no lowering{}", v, op.label, op.note.empty() ? "" : " (" + op.note + ")"));
-        lowered = false;
-        break;
-      }
-      base.ops.push_back(op.node);
-      base.labels.push_back(op.label);
-      base.lowerings.push_back(kept_lowerings(*op.synthesis, target_, options_.max_lowerings));
-      base.engines.push_back(engine_options(base.lowerings.back(), target_));
-    }
-    if (!lowered) continue;
+    std::optional<OpLowerings> ops = op_lowerings(static_cast<int>(v));
+    if (!ops) continue;
     ++counts_.lowered_variants;
     std::vector<std::vector<int>> unfused;
-    // Forms: unfused, fused, fused with the swap sites computed transposed.
     for (int form : {0, 1, 2}) {
-      bool fused = form > 0;
-      if (fused && !options_.fusion) continue;
-      if (form == 2 && kc.swaps.empty()) continue;
-      Sec s = base;
-      s.fused = fused;
-      try {
-        s.groups = fusion_groups(k, fused);
-        if (!fused) unfused = s.groups;
-        else if (s.groups == unfused) continue;  // nothing to fuse: the same programs again
-        if (form == 2 && !apply_swaps(s, kc)) continue;
-        s.prefix = make_prefix(k, dims_, target_, s.groups, s.programs());
-        ProgramPlan plan;
-        plan.groups = s.groups;
-        plan.cores = options_.cores;
-        plan.prefix = s.prefix.get();
-        plan.transposed = s.transposed;
-        for (std::size_t j = 0; j < s.ops.size(); ++j) plan.picks[s.ops[j]] = s.pick(j, 0);
-        std::vector<std::vector<GroupTiling>> all;
-        for (const auto& g : s.groups) all.push_back(group_tilings(group_extent(k, g, dims_), options_));
-        for (auto& a : all) plan.tiling.push_back(a.front());
-        drop_unplaceable(s, k, plan);
-        cap_lowerings(s);
-        double configs = 1;
-        for (std::size_t g = 0; g < all.size(); ++g) {
-          configs = fused ? configs * static_cast<double>(all[g].size()) : std::max(configs, static_cast<double>(all[g].size()));
-          std::vector<GroupTiling> ok;
-          for (const auto& t : all[g]) {
-            ProgramPlan p = plan;
-            p.tiling[g] = t;
-            if (fits(lower::materialize(k, dims_, target_, p), target_)) {
-              ok.push_back(t);
-            } else if (fused) {  // spilling the nest's matmul results to HBM may make it fit
-              p.tiling[g].spill = true;
-              Program spilled = lower::materialize(k, dims_, target_, p);
-              bool spills = std::any_of(spilled.buffers.begin(), spilled.buffers.end(), [](const Buffer& b) { return b.spill; });
-              if (spills && fits(spilled, target_)) ok.push_back(p.tiling[g]);
-            }
-          }
-          s.tilings.push_back(std::move(ok));
-        }
-        if (fused) add_pairs(s, kc);
-        // The alternate policy moves the ops' instructions and the copies around them (PSUM
-        // evacuations, moves to SBUF) to their second engines: offered when either can move.
-        s.engine_policies = *std::max_element(s.engines.begin(), s.engines.end());
-        if (s.engine_policies < 2 && copies_can_move(lower::materialize(k, dims_, target_, plan))) s.engine_policies = 2;
-        s.per_op = options_.engines_per_op;
-        if (s.per_op)
-          for (const auto& kept : s.lowerings) {
-            s.op_choices.emplace_back();
-            for (std::size_t l = 0; l < kept.size(); ++l)
-              for (int e = 0; e < engine_options({kept[l]}, target_); ++e) s.op_choices.back().emplace_back(l, e);
-          }
-        counts_.instruction_choices += static_cast<double>(choice_radix(s));
-        counts_.tile_configs += configs * static_cast<double>(options_.bufs.size());
-      } catch (const Unsupported& e) {
-        counts_.unsupported.push_back(fmt::format("variant {} ({}): {}", v, form_name(s), e.what()));
-        continue;
-      }
-      s.size = choice_radix(s) * static_cast<std::int64_t>(options_.bufs.size()) * (s.pairs.empty() ? 1 : 2);
-      s.size *= tiling_radix(s);
-      s.first = size_;
-      size_ += s.size;
-      if (s.size > 0) secs_.push_back(std::move(s));
+      if (form > 0 && !options_.fusion) continue;
+      if (form == 2 && variants_[v].choices->swaps.empty()) continue;
+      std::optional<SpaceSection> s = section(static_cast<int>(v), form, *ops, unfused);
+      if (!s) continue;
+      s->first = size_;
+      size_ += s->size;
+      if (s->size > 0) sections_.push_back(std::move(*s));
     }
   }
   counts_.candidates = size_;
@@ -349,14 +410,14 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Ta
 
 // The instruction-choice digits' combined radix: lowerings per op x engine policies, or per
 // op its (lowering, engine) pairs.
-std::int64_t CandidateSpace::choice_radix(const Sec& s) {
+std::int64_t CandidateSpace::choice_radix(const SpaceSection& s) {
   std::int64_t r = 1;
-  if (s.per_op) {  // and the policy for the copies around the ops
-    for (const auto& pairs : s.op_choices) r *= static_cast<std::int64_t>(pairs.size());
-    return r * s.engine_policies;
+  if (s.engine.per_op) {  // and the policy for the copies around the ops
+    for (const auto& pairs : s.engine.op_choices) r *= static_cast<std::int64_t>(pairs.size());
+    return r * s.engine.policies;
   }
-  for (const auto& kept : s.lowerings) r *= static_cast<std::int64_t>(kept.size());
-  return r * s.engine_policies;
+  for (const auto& kept : s.ops.kept) r *= static_cast<std::int64_t>(kept.size());
+  return r * s.engine.policies;
 }
 
 Candidate CandidateSpace::decode(std::int64_t index) const {
@@ -367,15 +428,15 @@ Candidate CandidateSpace::decode(std::int64_t index) const {
 
 void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
   TS_CHECK(index >= 0 && index < size_, "candidate {} of {}", index, size_);
-  auto it = std::upper_bound(secs_.begin(), secs_.end(), index, [](std::int64_t i, const Sec& s) { return i < s.first; });
-  const Sec& s = *(it - 1);
+  auto it = std::upper_bound(sections_.begin(), sections_.end(), index, [](std::int64_t i, const SpaceSection& s) { return i < s.first; });
+  const SpaceSection& s = *(it - 1);
   std::int64_t r = index - s.first;
   c.lowering.clear();
   c.op_engines.clear();
   c.tiling.clear();
-  c.variant = s.variant;
-  c.fused = s.fused;
-  c.section = static_cast<int>(it - 1 - secs_.begin());
+  c.variant = s.form.variant;
+  c.fused = s.form.fused;
+  c.section = static_cast<int>(it - 1 - sections_.begin());
   auto digit = [&](std::size_t radix) {
     auto d = static_cast<int>(r % static_cast<std::int64_t>(radix));
     r /= static_cast<std::int64_t>(radix);
@@ -383,19 +444,19 @@ void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
   };
   // Innermost the digits that leave the program's structure alone (engines, buffering depth),
   // so that neighbouring candidates are one program rebound (CandidateCursor).
-  c.engines = digit(static_cast<std::size_t>(s.engine_policies));  // per op: the copies' policy
+  c.engines = digit(static_cast<std::size_t>(s.engine.policies));  // per op: the copies' policy
   c.bufs = options_.bufs[digit(options_.bufs.size())];
-  if (s.per_op) {
-    for (const auto& pairs : s.op_choices) {
+  if (s.engine.per_op) {
+    for (const auto& pairs : s.engine.op_choices) {
       auto [l, e] = pairs[static_cast<std::size_t>(digit(pairs.size()))];
       c.lowering.push_back(l);
       c.op_engines.push_back(e);
     }
   } else {
-    for (const auto& l : s.lowerings) c.lowering.push_back(digit(l.size()));
+    for (const auto& l : s.ops.kept) c.lowering.push_back(digit(l.size()));
   }
-  c.instruction_fusion = !s.pairs.empty() && digit(2) == 1;
-  if (s.fused) {
+  c.instruction_fusion = !s.pairs.nodes.empty() && digit(2) == 1;
+  if (s.form.fused) {
     for (const auto& t : s.tilings) c.tiling.push_back(t[digit(t.size())]);
   } else {
     // Unfused loop nests do not interact: one tiling policy scales over every nest's options.
@@ -408,24 +469,24 @@ void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
 
 std::string CandidateSpace::describe(std::int64_t index) const {
   Candidate c = decode(index);
-  const Sec& s = secs_[c.section];
+  const SpaceSection& s = sections_[c.section];
   std::string text = fmt::format("v{} {} engines={} bufs={}", c.variant, form_name(s),
-                                 s.per_op ? (c.engines ? "per-op+alternate-copies" : "per-op")
+                                 s.engine.per_op ? (c.engines ? "per-op+alternate-copies" : "per-op")
                                  : c.engines ? "alternate" : "default",
                                  c.bufs);
   // Per op: its lowering, marked when it runs on its instructions' second engines.
-  auto alternate = [&](std::size_t j) { return s.per_op && c.op_engines[j] == 1 ? " (alternate engines)" : ""; };
+  auto alternate = [&](std::size_t j) { return s.engine.per_op && c.op_engines[j] == 1 ? " (alternate engines)" : ""; };
   if (c.instruction_fusion) text += " instruction-fusion";
-  for (std::size_t j = 0; j < s.ops.size(); ++j) {
+  for (std::size_t j = 0; j < s.ops.nodes.size(); ++j) {
     bool absorbed = false;
-    for (std::size_t q = 0; q < s.pairs.size() && c.instruction_fusion; ++q) {
-      if (s.pairs[q].first == s.ops[j]) absorbed = true;
-      if (s.pairs[q].second == s.ops[j]) {
-        text += fmt::format(" | {}: {}{}", s.pair_labels[q], s.pair_lowering[q]->text, alternate(j));
+    for (std::size_t q = 0; q < s.pairs.nodes.size() && c.instruction_fusion; ++q) {
+      if (s.pairs.nodes[q].first == s.ops.nodes[j]) absorbed = true;
+      if (s.pairs.nodes[q].second == s.ops.nodes[j]) {
+        text += fmt::format(" | {}: {}{}", s.pairs.labels[q], s.pairs.lowering[q]->text, alternate(j));
         absorbed = true;
       }
     }
-    if (!absorbed) text += fmt::format(" | {}: {}{}", s.labels[j], s.lowerings[j][c.lowering[j]]->text, alternate(j));
+    if (!absorbed) text += fmt::format(" | {}: {}{}", s.ops.labels[j], s.ops.kept[j][c.lowering[j]]->text, alternate(j));
   }
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
@@ -441,24 +502,24 @@ ProgramPlan CandidateSpace::plan(const Candidate& c) const {
 }
 
 void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
-  const Sec& s = secs_.at(static_cast<std::size_t>(c.section));
-  if (plan.prefix != s.prefix.get()) {  // another section's ops and loop nests
+  const SpaceSection& s = sections_.at(static_cast<std::size_t>(c.section));
+  if (plan.prefix != s.form.prefix.get()) {  // another section's ops and loop nests
     plan.picks.clear();
-    plan.groups = s.groups;
-    plan.transposed = s.transposed;
-    plan.prefix = s.prefix.get();
+    plan.groups = s.form.groups;
+    plan.transposed = s.form.transposed;
+    plan.prefix = s.form.prefix.get();
   }
   plan.absorbed.clear();
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
   // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op digits.
   auto engine = [&](std::size_t j) { return c.op_engines.empty() ? c.engines : c.op_engines[j]; };
-  for (std::size_t j = 0; j < s.ops.size(); ++j)
-    plan.picks[s.ops[j]] = s.pick(j, static_cast<std::size_t>(c.lowering[j]), engine(j), c.engines);
-  for (std::size_t q = 0; q < s.pairs.size() && c.instruction_fusion; ++q) {
-    plan.absorbed[s.pairs[q].first] = s.pairs[q].second;
-    auto j = static_cast<std::size_t>(std::find(s.ops.begin(), s.ops.end(), s.pairs[q].second) - s.ops.begin());
-    plan.picks[s.pairs[q].second] = {&s.pair_lowering[q]->program, j < s.ops.size() ? engine(j) : c.engines, c.engines};
+  for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
+    plan.picks[s.ops.nodes[j]] = s.ops.pick(j, static_cast<std::size_t>(c.lowering[j]), engine(j), c.engines);
+  for (std::size_t q = 0; q < s.pairs.nodes.size() && c.instruction_fusion; ++q) {
+    plan.absorbed[s.pairs.nodes[q].first] = s.pairs.nodes[q].second;
+    auto j = static_cast<std::size_t>(std::find(s.ops.nodes.begin(), s.ops.nodes.end(), s.pairs.nodes[q].second) - s.ops.nodes.begin());
+    plan.picks[s.pairs.nodes[q].second] = {&s.pairs.lowering[q]->program, j < s.ops.nodes.size() ? engine(j) : c.engines, c.engines};
   }
 }
 
@@ -471,14 +532,14 @@ Program CandidateSpace::materialize(const Candidate& c, const ProgramPlan& plan)
 Program CandidateSpace::materialize(std::int64_t index) const { return materialize(decode(index)); }
 
 std::optional<Program> CandidateSpace::heuristic() const {
-  for (const auto& s : secs_) {
-    if (s.variant != 0 || s.fused) continue;
+  for (const auto& s : sections_) {
+    if (s.form.variant != 0 || s.form.fused) continue;
     Candidate c;
-    c.variant = s.variant;
-    c.section = static_cast<int>(&s - secs_.data());
-    c.lowering.assign(s.ops.size(), 0);
+    c.variant = s.form.variant;
+    c.section = static_cast<int>(&s - sections_.data());
+    c.lowering.assign(s.ops.nodes.size(), 0);
     const ir::Kernel& k = *variants_[0].kernel;
-    for (const auto& g : s.groups) {
+    for (const auto& g : s.form.groups) {
       GroupExtent e = group_extent(k, g, dims_);
       std::int64_t free = e.has_matmul || e.elementwise ? largest_divisor(e.has_matmul ? e.matmul_n.front() : e.cols, 512) : 0;
       c.tiling.push_back({largest_divisor(e.rows, 128), 1, free, 2});
@@ -492,7 +553,7 @@ std::optional<Program> CandidateSpace::heuristic() const {
 
 std::vector<CandidateSpace::Section> CandidateSpace::sections() const {
   std::vector<Section> out;
-  for (const auto& s : secs_) out.push_back({s.variant, s.fused, s.first, s.size, s.swapped});
+  for (const auto& s : sections_) out.push_back({s.form.variant, s.form.fused, s.first, s.size, s.form.swapped});
   return out;
 }
 

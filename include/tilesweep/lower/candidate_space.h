@@ -96,20 +96,32 @@ class CandidateSpace {
   std::vector<Section> sections() const;
 
  private:
-  struct Sec;
-  void drop_unplaceable(Sec& s, const ir::Kernel& k, ProgramPlan& plan) const;
-  void add_pairs(Sec& s, const KernelChoices& kc) const;
-  static std::int64_t tiling_radix(const Sec& s);
-  static std::int64_t choice_radix(const Sec& s);
-  void cap_lowerings(Sec& s) const;
-  bool apply_swaps(Sec& s, const KernelChoices& kc) const;
-  static const char* form_name(const Sec& s);
+  // A section (one variant in one form) and its parts, built by the stages of the constructor:
+  // op_lowerings (per variant) -> section (groups, prefix, lowerings kept, feasible tilings,
+  // instruction pairs, engine axes).
+  struct SectionForm;
+  struct OpLowerings;
+  struct InstructionPairs;
+  struct EngineAxes;
+  struct SpaceSection;
+  std::optional<OpLowerings> op_lowerings(int variant);
+  std::optional<SpaceSection> section(int variant, int form, const OpLowerings& ops, std::vector<std::vector<int>>& unfused);
+  bool apply_swaps(SpaceSection& s, const KernelChoices& kc) const;
+  void drop_unplaceable(SpaceSection& s, const ir::Kernel& k, ProgramPlan& plan) const;
+  void cap_lowerings(SpaceSection& s) const;
+  std::vector<std::vector<GroupTiling>> feasible_tilings(const ir::Kernel& k, bool fused, const ProgramPlan& plan,
+                                                         const std::vector<std::vector<GroupTiling>>& all) const;
+  InstructionPairs instruction_pairs(const SpaceSection& s, const KernelChoices& kc) const;
+  EngineAxes engine_axes(const SpaceSection& s, const ir::Kernel& k, const ProgramPlan& plan) const;
+  static std::int64_t tiling_radix(const SpaceSection& s);
+  static std::int64_t choice_radix(const SpaceSection& s);
+  static const char* form_name(const SpaceSection& s);
 
   std::vector<SpaceVariant> variants_;
   const sim::Target& target_;
   sem::DimEnv dims_;
   SpaceOptions options_;
-  std::vector<Sec> secs_;
+  std::vector<SpaceSection> sections_;
   std::int64_t size_ = 0;
   SpaceCounts counts_;
 
