@@ -48,6 +48,9 @@ std::string describe(const sem::DimEnv& env) {
 }
 
 constexpr int kMaxInlineDepth = 64;
+// Each expression's tree is at most kMaxExpressionHeight deep, but inlined helpers stack their
+// evaluations: this bounds the total, so `eval` never recurses past the stack.
+constexpr int kMaxEvalDepth = 2 * kMaxExpressionHeight;
 
 // A value during elaboration: a tensor (graph node) or a compile-time constant.
 struct Value {
@@ -143,6 +146,8 @@ class Elaborator {
       for (const auto& s : a.slices) {
         if (s.is_slice) fail(a.loc, "a shape lists dims separated by commas, like f32[M, N]");
         t.shape.push_back(dim_expr(*s.index, declare_dims));
+        if (t.shape.back().is_const() && t.shape.back().value() <= 0)
+          fail(s.index->loc, "a dim must be positive, not {}: a tensor needs at least one element along every dim", t.shape.back().value());
       }
     }
     return t;
@@ -264,7 +269,19 @@ class Elaborator {
   }
 
   // ---- expressions ----
+  struct EvalDepth {
+    int& depth;
+    EvalDepth(int& d, const SourceLoc& loc) : depth(d) {
+      if (++depth > kMaxEvalDepth) {
+        --depth;  // the destructor does not run when the constructor throws
+        fail(loc, "expression nested too deeply (more than {} levels, counting inlined helper calls); split it into named steps", kMaxEvalDepth);
+      }
+    }
+    ~EvalDepth() { --depth; }
+  };
+
   Value eval(const AstExpr& e, Scope& scope) {
+    EvalDepth guard(eval_depth_, e.loc);
     switch (e.kind) {
       case AstExpr::Name: return name(e, scope);
       case AstExpr::Int: return Value::num(static_cast<double>(e.int_value), true);
@@ -611,6 +628,7 @@ class Elaborator {
   Kernel k_;
   std::vector<std::string> stack_;
   Scope empty_;
+  int eval_depth_ = 0;
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Recursive-descent parser from tokens to the syntax tree.
+#include <algorithm>
 #include <set>
 
 #include "tilesweep/ir/ast.h"
@@ -145,7 +146,19 @@ class SyntaxParser {
     return s;
   }
 
-  AstPtr make(AstExpr e) { return std::make_shared<const AstExpr>(std::move(e)); }
+  // Every node is built here, so the tree's height is known and bounded: long left-associative
+  // chains (`x + x + ... + x`, `x.T.T...`) are parsed in loops but still make deep trees.
+  AstPtr make(AstExpr e) {
+    auto grow = [&](const AstPtr& c) {
+      if (c) e.height = std::max(e.height, c->height + 1);
+    };
+    for (const auto& a : e.args) grow(a);
+    for (const auto& k : e.keywords) grow(k.value);
+    for (const auto& s : e.slices) grow(s.index), grow(s.lo), grow(s.hi), grow(s.step);
+    if (e.height > kMaxExpressionHeight)
+      fail(e.loc, "expression nested too deeply (more than {} levels; a chain of operators counts one level per operator); split it into named steps", kMaxExpressionHeight);
+    return std::make_shared<const AstExpr>(std::move(e));
+  }
 
   AstPtr expr_list() {
     SourceLoc loc = peek().loc;

@@ -33,6 +33,7 @@ struct AstExpr {
                              // Attribute/Subscript base
   std::vector<AstKeyword> keywords;
   std::vector<AstSlice> slices;
+  int height = 1;  // levels in this expression's tree: 1 for a leaf, `a + b + c` is 3
 };
 
 struct AstParam {
@@ -61,6 +62,10 @@ struct AstModule {
   std::string file;
   std::vector<AstFunction> functions;
 };
+
+// Expressions deeper than this (nested, or long operator chains like a 600-term sum) are a
+// UserError, so that no later pass over the tree can recurse past the stack.
+constexpr int kMaxExpressionHeight = 500;
 
 // Parses a kernel file. Throws UserError `file:line:col: error: ...` on a syntax error.
 AstModule parse_syntax(const std::string& text, const std::string& file);
