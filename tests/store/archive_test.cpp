@@ -10,6 +10,7 @@
 
 #include "sample.h"
 #include "tilesweep/base/error.h"
+#include "temp_dir_test.h"
 
 namespace ts::store {
 namespace {
@@ -18,20 +19,7 @@ namespace fs = std::filesystem;
 using test::dump;
 using test::dump_all;
 
-// A fresh folder per test, removed afterwards.
-class ArchiveTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ts_store_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  fs::path dir_;
-};
+class ArchiveTest : public test::TempDirTest {};
 
 void expect_same(const Archive& want, const Archive& got) {
   EXPECT_EQ(dump(want.meta), dump(got.meta));

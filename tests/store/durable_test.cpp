@@ -9,30 +9,18 @@
 #include <functional>
 
 #include "tilesweep/base/error.h"
+#include "temp_dir_test.h"
 
 namespace ts {
 namespace {
 
 namespace fs = std::filesystem;
 
-class DurableTest : public ::testing::Test {
+class DurableTest : public store::test::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ts_durable_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), {})); }
-  fs::path dir_;
 };
 
-std::string read_all(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -47,7 +35,7 @@ TEST_F(DurableTest, ReplacesTheWholeFileAndLeavesNoTemporary) {
   std::string p = path("cache");
   write_file_durably(p, std::string(100000, 'a'), "the proof cache");
   write_file_durably(p, "short", "the proof cache");
-  EXPECT_EQ(read_all(p), "short");  // never the old file's tail
+  EXPECT_EQ(store::test::read_bytes(p), "short");  // never the old file's tail
   EXPECT_EQ(entries(), 1u);
   write_file_durably(p, "", "the proof cache");
   EXPECT_EQ(fs::file_size(p), 0u);
@@ -62,7 +50,7 @@ TEST_F(DurableTest, FailuresAreErrorsAndLeaveTheOldFile) {
   fs::create_directories(path("dir.json"));
   EXPECT_EQ(error_of([&] { write_file_durably(path("dir.json"), "x", "--json file"); }).rfind(
                 "error: cannot write --json file '" + path("dir.json") + "': cannot rename", 0), 0u);
-  EXPECT_EQ(read_all(p), "old");
+  EXPECT_EQ(store::test::read_bytes(p), "old");
   EXPECT_EQ(entries(), 2u) << "no temporary left behind";
 }
 

@@ -12,6 +12,7 @@
 #include "tilesweep/base/error.h"
 #include "tilesweep/store/archive.h"
 #include "tilesweep/store/library.h"
+#include "temp_dir_test.h"
 
 namespace ts::store {
 namespace {
@@ -20,23 +21,8 @@ namespace fs = std::filesystem;
 using test::dump;
 using test::dump_all;
 
-class IntegrityTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ts_integrity_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+class IntegrityTest : public test::TempDirTest {};
 
-std::string read_bytes(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 void write_bytes(const std::string& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
@@ -73,7 +59,7 @@ struct FlipCounts {
 // turn and reads the copy.
 FlipCounts flip_each(const std::string& good, const std::string& copy, std::size_t step,
                      const std::function<std::string(const std::string&)>& read_dump) {
-  const std::string bytes = read_bytes(good), want = read_dump(good);
+  const std::string bytes = test::read_bytes(good), want = read_dump(good);
   FlipCounts n;
   for (std::size_t at = 0; at < bytes.size(); at += at < 512 ? 3 : step) {
     std::string bad = bytes;
@@ -122,7 +108,7 @@ TEST_F(IntegrityTest, DamageNamesThePart) {
   std::string p = path("a.h5");
   Archive a = varied_archive();
   write_archive(p, a);
-  std::string bytes = read_bytes(p);
+  std::string bytes = test::read_bytes(p);
   auto at = bytes.find(std::string(2000, '#'));  // the job text
   ASSERT_NE(at, std::string::npos);
   bytes[at + 1000] = '%';

@@ -12,6 +12,7 @@
 #include "sample.h"
 #include "tilesweep/base/error.h"
 #include "tilesweep/base/hash.h"
+#include "temp_dir_test.h"
 
 namespace ts::store {
 namespace {
@@ -20,19 +21,7 @@ namespace fs = std::filesystem;
 using test::dump;
 using test::dump_all;
 
-class JournalTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("ts_journal_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  fs::path dir_;
-};
+class JournalTest : public test::TempDirTest {};
 
 std::string expect_error(const std::function<void()>& f) {
   try {
