@@ -41,6 +41,15 @@ VerbRun add_lookup(CLI::App& app) {
                              e.latency_ns, e.roofline_ns, e.roofline_pct, e.heuristic_ns);
     std::cout << fmt::format("  candidate {} (variant {}, choice {}): {}\n", e.index, e.variant, e.choice, e.config);
     std::cout << fmt::format("  from {} (job {}, tilesweep {})\n", e.archive, e.job_name, e.tool_version);
+    if (!a.exact) {
+      // The entry's kernel is built for its own shape (sizes, trip counts, its asserts): never
+      // hand it out for another.
+      std::cout << fmt::format("  note: {} was not swept; the entry above is the nearest, its configuration is a "
+                               "suggestion, and its NKI kernel is built for {} only (not printed). For NKI at this "
+                               "shape run: tilesweep score KERNEL_FILE --kernel {} --target {} --shape {} --emit-nki DIR\n",
+                               o->shape, e.shape, o->kernel, o->target, o->shape);
+      return 0;
+    }
     if (!e.nki_error.empty()) std::cout << "  no NKI source: " << e.nki_error << "\n";
     if (o->nki && !e.nki.empty()) std::cout << "\n" << e.nki;
     return 0;

@@ -21,7 +21,7 @@ namespace ts::cli {
 namespace {
 
 struct LowerOpts {
-  std::string file, kernel, target = "trn1", shape, nki_dir, cache;
+  std::string file, kernel, target = "trn1", shape, nki_dir, cache, nki_api = "current";
   int show = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
   unsigned seed = 1;
   std::vector<std::string> ops;
@@ -84,7 +84,11 @@ VerbRun add_lower(CLI::App& app) {
   cmd->add_option("--show", o->show, "print this many candidates (the first, the last, and random ones by --seed)");
   cmd->add_option("--index", o->index, "print these candidates (by index)");
   cmd->add_option("--seed", o->seed, "seed for the sampled candidates");
-  cmd->add_option("--emit-nki", o->nki_dir, "write the NKI source of the shown candidates to this folder");
+  cmd->add_option("--emit-nki", o->nki_dir,
+                  "write the NKI source of the shown candidates to this folder (without --show / --index: the "
+                  "heuristic candidate)");
+  cmd->add_option("--nki-api", o->nki_api, "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
+      ->check(CLI::IsMember({"current", "legacy"}));
   cmd->add_option("--max-variants", o->max_variants, "algebraic variants kept")->check(CLI::PositiveNumber);
   cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")->check(CLI::PositiveNumber);
   cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")->check(CLI::PositiveNumber);
@@ -129,19 +133,34 @@ VerbRun add_lower(CLI::App& app) {
     std::mt19937_64 rng(o->seed);
     for (int i = 0; i < o->show && space.size() > 0; ++i)
       pick.push_back(i == 0 ? 0 : i == 1 ? space.size() - 1 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size())));
-    std::vector<std::string> names;
-    for (const auto& p : k.params) names.push_back(p.name);
+    lower::NkiApi api = lower::parse_nki_api(o->nki_api);
+    auto write_nki = [&](const lower::Program& p, const std::string& stem) {
+      std::error_code ec;
+      std::filesystem::create_directories(o->nki_dir, ec);
+      if (ec) throw UserError(fmt::format("error: --emit-nki: cannot create folder '{}': {}", o->nki_dir, ec.message()));
+      std::string path = fmt::format("{}/{}_{}.py", o->nki_dir, k.name, stem);
+      try {
+        write_file_durably(path, lower::emit_nki(p, lower::nki_params(k), api), "--emit-nki file");
+        std::cout << fmt::format("  NKI ({} API): {}\n", o->nki_api, path);
+      } catch (const UserError& e) {
+        std::cout << fmt::format("  NKI not written for {}: {}\n", stem, e.what());
+      }
+    };
     for (auto i : pick) {
       lower::Program p = space.materialize(i);
       p.config = space.describe(i);
       std::cout << fmt::format("\ncandidate {}:\n", i) << lower::print_program(p);
-      if (o->nki_dir.empty()) continue;
-      std::error_code ec;
-      std::filesystem::create_directories(o->nki_dir, ec);
-      if (ec) throw UserError(fmt::format("error: --nki-dir: cannot create folder '{}': {}", o->nki_dir, ec.message()));
-      std::string path = fmt::format("{}/{}_{}.py", o->nki_dir, k.name, i);
-      write_file_durably(path, lower::emit_nki(p, names), "--nki-dir file");
-      std::cout << "  NKI: " << path << "\n";
+      if (!o->nki_dir.empty()) write_nki(p, std::to_string(i));
+    }
+    // --emit-nki alone: the heuristic candidate (what a fixed-heuristic compiler builds).
+    if (!o->nki_dir.empty() && pick.empty()) {
+      auto h = space.heuristic();
+      if (!h)
+        throw UserError(fmt::format("error: --emit-nki: kernel '{}' has no heuristic candidate at {} on {} (see 'no "
+                                    "program' above); add --show N or --index I to write sampled candidates",
+                                    k.name, o->shape, t.name));
+      std::cout << "\nheuristic candidate (no --show / --index given):\n" << lower::print_program(*h);
+      write_nki(*h, "heuristic");
     }
     return 0;
   };

@@ -3,12 +3,16 @@
 // with simulated latency, roofline bound, % of roofline, per-engine busy time and the baselines.
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
 #include <tbb/global_control.h>
 
 #include "args.h"
+#include "tilesweep/base/durable_file.h"
+#include "tilesweep/base/error.h"
 #include "tilesweep/ir/frontend.h"
+#include "tilesweep/lower/nki.h"
 #include "tilesweep/mesh/mesh_shape.h"
 #include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
@@ -20,7 +24,7 @@ namespace ts::cli {
 namespace {
 
 struct ScoreOpts {
-  std::string file, kernel, target = "trn1", shape, mesh = "1", cache;
+  std::string file, kernel, target = "trn1", shape, mesh = "1", cache, nki_dir, nki_api = "current";
   int top = 5, threads = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
   bool json = false, engines_per_op = false;
   std::vector<std::string> ops;
@@ -33,6 +37,8 @@ struct Outcome {
   sweep::RangeResult range;
   double heuristic_ns = NAN, best_ns = INFINITY;
   std::vector<std::string> configs;  // per top entry
+  std::vector<std::string> nki;      // per top entry with --emit-nki: the source, or "" (nki_error says why)
+  std::vector<std::string> nki_error;
 
   std::string sharding() const { return setting.sharding.empty() ? "none" : setting.sharding; }
   // A local latency (a baseline, infinite when none) on the mesh.
@@ -64,8 +70,45 @@ std::string json_subject(const ir::Kernel& k, const ScoreOpts& o, const sem::Dim
                      json_string(k.name), json_string(o.file), json_string(o.target), shape, json_string(o.mesh));
 }
 
+// The NKI source of each top candidate (--emit-nki).
+void emit_top(Outcome& out, const lower::CandidateSpace& space, const ir::Kernel& k, const ScoreOpts& o) {
+  lower::NkiApi api = lower::parse_nki_api(o.nki_api);
+  for (const auto& c : out.range.top) {
+    lower::Program p = space.materialize(c.index);
+    p.config = space.describe(c.index);
+    try {
+      out.nki.push_back(lower::emit_nki(p, lower::nki_params(k), api));
+      out.nki_error.emplace_back();
+    } catch (const UserError& e) {
+      out.nki.emplace_back();
+      out.nki_error.push_back(e.what());
+    }
+  }
+}
+
+// Writes the emitted top candidates as DIR/KERNEL_TARGET_rankN.py; the paths (or why not) to `log`.
+void write_top(const Outcome& r, const ir::Kernel& k, const ScoreOpts& o, std::ostream& log) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.nki_dir, ec);
+  if (ec) throw UserError(fmt::format("error: --emit-nki: cannot create folder '{}': {}", o.nki_dir, ec.message()));
+  for (std::size_t i = 0; i < r.nki.size(); ++i) {
+    if (r.nki[i].empty()) {
+      log << fmt::format("NKI of rank {} (candidate {}) not written: {}\n", i + 1, r.range.top[i].index, r.nki_error[i]);
+      continue;
+    }
+    std::string path = fmt::format("{}/{}_{}_rank{}.py", o.nki_dir, k.name, o.target, i + 1);
+    std::string head = r.setting.sharding.empty()
+                           ? ""
+                           : fmt::format("# The per-device kernel of sharding {} on mesh {}; the collectives are not part of it.\n",
+                                         r.setting.sharding, o.mesh);
+    write_file_durably(path, head + r.nki[i], "--emit-nki file");
+    log << fmt::format("NKI ({} API) of rank {} (candidate {}): {}\n", o.nki_api, i + 1, r.range.top[i].index, path);
+  }
+}
+
 // Searches the local shape of `setting`.
-Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::MeshSetting setting, const ScoreOpts& o) {
+Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::MeshSetting setting, const ScoreOpts& o,
+               const ir::Kernel& k) {
   lower::SpaceOptions so;
   so.max_block = o.max_block;
   so.max_lowerings = o.max_lowerings;
@@ -80,6 +123,7 @@ Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::Mes
   }
   for (const auto& c : out.range.top) out.configs.push_back(space.describe(c.index));
   if (!out.range.top.empty()) out.best_ns = out.setting.latency(out.range.top.front().sim.latency_ns);
+  if (!o.nki_dir.empty()) emit_top(out, space, k, o);
   return out;
 }
 
@@ -145,6 +189,9 @@ VerbRun add_score(CLI::App& app) {
                 "choose the engine per op (where its instructions have two), not one policy for all");
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");
+  cmd->add_option("--emit-nki", o->nki_dir, "write the NKI source of the printed (--top) candidates to this folder");
+  cmd->add_option("--nki-api", o->nki_api, "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
+      ->check(CLI::IsMember({"current", "legacy"}));
   cmd->add_option("--ops", o->ops, "extra op semantics file (TOML)");
   return [o, cmd]() {
     if (!*cmd) return -1;
@@ -169,7 +216,7 @@ VerbRun add_score(CLI::App& app) {
     std::optional<Outcome> best;
     std::int64_t scored = 0, infeasible = 0;
     for (sweep::MeshSetting& setting : sweep::mesh_settings(k, dims, t, shape)) {
-      Outcome r = search(pk, t, std::move(setting), *o);
+      Outcome r = search(pk, t, std::move(setting), *o, k);
       scored += r.range.scored, infeasible += r.range.infeasible;
       if (!best || r.best_ns < best->best_ns) best = std::move(r);
     }
@@ -179,6 +226,7 @@ VerbRun add_score(CLI::App& app) {
       std::cout << fmt::format("kernel {} on {} at {} (simulated latencies; target description {})\n", k.name, t.name, o->shape, t.name);
       print_text(*best, scored, infeasible, seconds);
     }
+    if (!o->nki_dir.empty()) write_top(*best, k, *o, o->json ? std::cerr : std::cout);
     return best->range.top.empty() ? 1 : 0;
   };
 }

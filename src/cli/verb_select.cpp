@@ -16,7 +16,7 @@ namespace {
 
 struct SelectOpts {
   std::vector<std::string> archives;
-  std::string out, json, nki_dir;
+  std::string out, json, nki_dir, nki_api = "current";
   bool no_nki = false;
 };
 
@@ -78,10 +78,13 @@ VerbRun add_select(CLI::App& app) {
   cmd->add_option("--json", o->json, "also write the library as JSON");
   cmd->add_option("--nki-dir", o->nki_dir, "write each entry's NKI source as a .py file in this folder");
   cmd->add_flag("--no-nki", o->no_nki, "do not re-materialize candidates (no NKI source)");
+  cmd->add_option("--nki-api", o->nki_api, "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
+      ->check(CLI::IsMember({"current", "legacy"}));
   return [o, cmd]() {
     if (!*cmd) return -1;
     report::SelectOptions so;
     so.emit_nki = !o->no_nki;
+    so.nki_api = lower::parse_nki_api(o->nki_api);
     so.tool_version = TILESWEEP_VERSION;
     store::Library lib = report::select_library(o->archives, so);
     store::write_library(o->out, lib);

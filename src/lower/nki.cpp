@@ -54,27 +54,43 @@ bool transposes(const sem::OpSpec& op) {
   return in[0].name != out[0].name && in[0].name == out[1].name && in[1].name == out[0].name;
 }
 
+// A DMA's HBM side as emitted: the view, and whether the access transposes relative to the
+// instruction (the view read transposed).
+struct HbmView {
+  std::string text;
+  bool transposed = false;
+};
+
 class Emitter {
  public:
-  Emitter(const Program& p, const std::vector<std::string>& param_names);
+  Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi api);
   std::string run();
 
  private:
+  bool current() const { return api_ == NkiApi::Current; }
   std::string unique(const std::string& base);
   void place_buffers();
+  void header(const std::string& name);
   void block(int b, int depth);
+  void zero(int buf, int depth);
   void declare_alias(int b);
   void line(int depth, const std::string& text) { out_ += std::string(4 * depth, ' ') + text + "\n"; }
+  void lines(int depth, const std::string& text, const std::string& comment);
+  std::string scratch(int depth, const std::vector<std::int64_t>& shape);
   void inst(int i, int depth);
+  bool special_dma(const Inst& in, int depth);
   std::string affine(const Terms& terms, std::int64_t offset) const;
   std::string slice(const Terms& terms, std::int64_t offset, std::int64_t extent,
                     std::int64_t stride) const;
   std::string tile_expr(int buf, const Window* w) const;
-  std::string hbm_view(const Inst& in, const std::vector<std::int64_t>& tile) const;
+  HbmView hbm_view(const Inst& in, const std::vector<std::int64_t>& tile) const;
   std::string attr(const Inst& in, const std::string& name) const;
+  std::string buffer_dtype(int buf) const;
 
   const Program& p_;
-  const std::vector<std::string>& params_;
+  const std::vector<NkiParam>& param_specs_;
+  std::vector<std::string> params_;
+  NkiApi api_;
   std::set<std::string> used_;
   std::vector<std::string> buf_name_, var_;
   std::vector<int> inst_block_, depth_of_;
@@ -84,14 +100,16 @@ class Emitter {
   std::string out_;
 };
 
-Emitter::Emitter(const Program& p, const std::vector<std::string>& param_names)
-    : p_(p), params_(param_names), buf_name_(p.buffers.size()), var_(p.blocks.size()),
+Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi api)
+    : p_(p), param_specs_(params), api_(api), buf_name_(p.buffers.size()), var_(p.blocks.size()),
       inst_block_(p.insts.size(), 0), depth_of_(p.blocks.size(), 0) {
+  for (const auto& param : params) params_.push_back(param.name);
+  const auto& param_names = params_;
   validate(p);
   for (const char* k : {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
                         "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
                         "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-                        "with", "yield", "nki", "nl", "nisa", "float"})
+                        "with", "yield", "nki", "nl", "nisa", "float", "range"})
     used_.insert(k);
   for (const auto& b : p.buffers)
     TS_CHECK(b.param < static_cast<int>(param_names.size()), "buffer {} holds parameter {}, but {} names were given",
@@ -147,15 +165,36 @@ void Emitter::place_buffers() {
     if (p_.buffers[b].memory != sem::Memory::Hbm) declare_at_[std::max(at[b], 0)].push_back(static_cast<int>(b));
 }
 
+// Imports, the signature and the shape asserts.
+void Emitter::header(const std::string& name) {
+  out_ = current() ? "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n\n"
+                   : "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n\n\n";
+  // Defaults only where every later parameter has one too (Python's rule).
+  std::vector<std::string> sig(params_.size());
+  bool defaults = true;
+  for (std::size_t i = params_.size(); i-- > 0;) {
+    const NkiParam& q = param_specs_[i];
+    defaults = defaults && q.scalar && q.default_value;
+    sig[i] = defaults ? fmt::format("{}={}", q.name, py_float(*q.default_value)) : q.name;
+  }
+  line(0, "@nki.jit");
+  line(0, fmt::format("def {}({}):", name, fmt::join(sig, ", ")));
+  if (!p_.config.empty()) line(1, "# " + p_.config);
+  for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
+    const Buffer& buf = p_.buffers[b];
+    if (buf.param < 0 || buf.alias >= 0 || param_specs_[buf.param].scalar) continue;
+    std::string shape = py_tuple(buf.shape);
+    line(1, fmt::format("assert tuple({}.shape) == {}, \"{}: this kernel is built for shape {}\"", buf_name_[b], shape,
+                        buf_name_[b], shape));
+  }
+}
+
 std::string Emitter::run() {
-  out_ = "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n\n\n";
   std::string name = p_.kernel.empty() ? "kernel" : p_.kernel;
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   if (std::isdigit(static_cast<unsigned char>(name[0]))) name = "k_" + name;
-  line(0, "@nki.jit");
-  line(0, fmt::format("def {}({}):", name, fmt::join(params_, ", ")));
-  if (!p_.config.empty()) line(1, "# " + p_.config);
+  header(name);
   std::map<int, std::string> outputs;
   for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
     const Buffer& buf = p_.buffers[b];
@@ -173,6 +212,13 @@ std::string Emitter::run() {
   return out_;
 }
 
+// PSUM tiles hold fp32 whatever the program's dtype (PSUM accumulates in fp32; nc_matmul's dst
+// must be fp32 on NeuronCore-v2/v3); the instruction that reads one out casts.
+std::string Emitter::buffer_dtype(int buf) const {
+  const Buffer& x = p_.buffers[buf];
+  return x.memory == sem::Memory::Psum ? "nl.float32" : nki_dtype(x.dtype);
+}
+
 // An HBM alias is a reshaped view of its root, declared once the root has a name.
 void Emitter::declare_alias(int b) {
   const Buffer& buf = p_.buffers[b];
@@ -188,7 +234,7 @@ void Emitter::block(int b, int depth) {
     for (int buf : it->second) {
       const Buffer& x = p_.buffers[buf];
       std::string s = fmt::format("{} = nl.ndarray({}, dtype={}, buffer={})", buf_name_[buf], py_tuple(x.shape),
-                                  nki_dtype(x.dtype), nki_memory(x.memory));
+                                  buffer_dtype(buf), nki_memory(x.memory));
       if (x.bufs > 1) s += fmt::format("  # {} buffers", x.bufs);
       line(depth, s);
     }
@@ -199,16 +245,45 @@ void Emitter::block(int b, int depth) {
     }
     const Block& c = p_.blocks[item.block];
     if (auto it = zero_before_.find(item.block); it != zero_before_.end())
-      for (int buf : it->second) {
-        const Buffer& x = p_.buffers[buf];
-        line(depth, fmt::format("{}[...] = nl.zeros({}, dtype={}, buffer={})", buf_name_[buf], py_tuple(x.shape),
-                                nki_dtype(x.dtype), nki_memory(x.memory)));
-      }
-    const char* range = zero_before_.count(item.block) ? "nl.sequential_range" : "nl.affine_range";
+      for (int buf : it->second) zero(buf, depth);
+    const char* range = current() ? "range" : zero_before_.count(item.block) ? "nl.sequential_range" : "nl.affine_range";
     line(depth, fmt::format("for {} in {}({}):", var_[item.block], range, c.trips));
     block(item.block, depth + 1);
   }
   if (out_.size() == before) line(depth, "pass");
+}
+
+// An accumulator zeroed before its loop: nl.zeros (legacy), memset on the Vector Engine (current;
+// GpSimd cannot reach PSUM).
+void Emitter::zero(int buf, int depth) {
+  const Buffer& x = p_.buffers[buf];
+  if (current())
+    line(depth, fmt::format("nisa.memset(dst={}, value=0.0, engine=nisa.engine.vector)", buf_name_[buf]));
+  else
+    line(depth, fmt::format("{}[...] = nl.zeros({}, dtype={}, buffer={})", buf_name_[buf], py_tuple(x.shape),
+                            buffer_dtype(buf), nki_memory(x.memory)));
+}
+
+// `text` (one statement a line), the comment on its last line.
+void Emitter::lines(int depth, const std::string& text, const std::string& comment) {
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = text.find('\n', start);
+    std::string l = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (end == std::string::npos) {
+      line(depth, comment.empty() ? l : l + "  # " + comment);
+      return;
+    }
+    line(depth, l);
+    start = end + 1;
+  }
+}
+
+// A fresh fp32 SBUF tile of `shape`, declared at `depth`.
+std::string Emitter::scratch(int depth, const std::vector<std::int64_t>& shape) {
+  std::string name = unique("scratch");
+  line(depth, fmt::format("{} = nl.ndarray({}, dtype=nl.float32, buffer=nl.sbuf)", name, py_tuple(shape)));
+  return name;
 }
 
 // `terms` (+ `offset`) as a Python expression over the loop variables.
@@ -243,7 +318,7 @@ std::string Emitter::tile_expr(int buf, const Window* w) const {
 // The HBM side of a DMA, sliced by its access and viewed in the orientation of the
 // instruction's HBM operand: `.T` where the access and the instruction disagree, a reshape
 // where buffer dims merge into one tile dim or the tile has broadcast dims.
-std::string Emitter::hbm_view(const Inst& in, const std::vector<std::int64_t>& tile) const {
+HbmView Emitter::hbm_view(const Inst& in, const std::vector<std::int64_t>& tile) const {
   const Access& a = in.hbm;
   const Buffer& buf = p_.buffers[a.buffer];
   std::vector<std::string> index;
@@ -270,10 +345,9 @@ std::string Emitter::hbm_view(const Inst& in, const std::vector<std::int64_t>& t
   for (std::size_t j = 1; j < fed.size(); ++j) access_transposes = access_transposes || fed[j] < fed[j - 1];
   for (int f : feeds) reshape = reshape || f > 1;
   TS_CHECK(!access_transposes || (fed.size() == 2 && !reshape), "DMA into {}: only 2-d transposes are emitted", buf.name);
-  if (access_transposes != transposes(in.spec->op)) s += ".T";
   if (reshape) s += fmt::format(".reshape({})", py_tuple(merged));
   if (merged != tile) s += fmt::format(".broadcast_to({})", py_tuple(tile));
-  return s;
+  return {s, access_transposes != transposes(in.spec->op)};
 }
 
 std::string Emitter::attr(const Inst& in, const std::string& name) const {
@@ -296,13 +370,56 @@ std::string Emitter::attr(const Inst& in, const std::string& name) const {
   return dims.size() == 1 ? "(" + dims[0] + ",)" : fmt::format("({})", fmt::join(dims, ", "));
 }
 
+// DMAs with a documented form other than their template: a scalar parameter's load is a memset
+// of the Python number; a load read transposed is dma_transpose (current) / load_transpose2d
+// (legacy); a dma_transpose whose access transposes back is a plain dma_copy. True when done.
+bool Emitter::special_dma(const Inst& in, int depth) {
+  if (!in.dma) return false;
+  const Buffer& hbm = p_.buffers[in.hbm.buffer];
+  if (!in.store && hbm.param >= 0 && param_specs_[hbm.param].scalar) {
+    const std::string& v = params_[hbm.param];
+    std::string dst = tile_expr(in.out, &in.out_window);
+    const Buffer& t = p_.buffers[in.out];
+    lines(depth, current() ? fmt::format("nisa.memset(dst={}, value={})", dst, v)
+                           : fmt::format("{}{} = nisa.memset(shape={}, value={}, dtype={})", dst,
+                                         in.out_window.whole() ? "[...]" : "", py_tuple(t.shape), v, buffer_dtype(in.out)),
+          in.note);
+    return true;
+  }
+  auto shape_of = [&](int buf, const Window* w) {
+    std::vector<std::int64_t> sh = p_.buffers[buf].shape;
+    if (w && !w->whole()) sh.back() = w->width;
+    return sh;
+  };
+  const Window* w = in.store ? (in.in_window.empty() ? nullptr : &in.in_window[0]) : &in.out_window;
+  int tile = in.store ? in.in[0] : in.out;
+  HbmView view = hbm_view(in, shape_of(tile, w));
+  if (!view.transposed) return false;
+  std::string t = tile_expr(tile, w);
+  if (transposes(in.spec->op)) {  // both transpose: the data arrives as it is stored
+    lines(depth, in.store ? fmt::format("nisa.dma_copy(dst={}, src={})", view.text, t)
+                          : fmt::format("nisa.dma_copy(dst={}, src={})", t, view.text), in.note);
+    return true;
+  }
+  if (in.store)
+    throw UserError(fmt::format("a store to '{}' that transposes has no documented NKI form (dma_transpose writes SBUF "
+                                "only); this candidate cannot be emitted", hbm.name));
+  lines(depth, current() ? fmt::format("nisa.dma_transpose(dst={}, src={})", t, view.text)
+                         : fmt::format("{}{} = nl.load_transpose2d({})", t, w && !w->whole() ? "" : "[...]", view.text),
+        in.note);
+  return true;
+}
+
 void Emitter::inst(int i, int depth) {
   const Inst& in = p_.insts[i];
   const sem::InstrSpec& spec = *in.spec;
   const sem::OpSpec& op = spec.op;
-  if (spec.nki.empty())
-    throw UserError(fmt::format("instruction '{}' has no `nki` template to emit it with (add `nki = \"...\"` to "
-                                "its [instr.{}] table in the target's isa.toml)", op.name, op.name));
+  const std::string& tmpl = current() ? spec.nki_current : spec.nki;
+  if (tmpl.empty())
+    throw UserError(fmt::format("instruction '{}' has no `{}` template to emit it with (add `{} = \"...\"` to "
+                                "its [instr.{}] table in the target's isa.toml)", op.name, current() ? "nki_current" : "nki",
+                                current() ? "nki_current" : "nki", op.name));
+  if (special_dma(in, depth)) return;
   // What each operand and the output are in the kernel, and the pattern dims at these tiles
   // (windows included).
   auto window = [&](std::size_t j) { return j < in.in_window.size() ? &in.in_window[j] : nullptr; };
@@ -314,8 +431,8 @@ void Emitter::inst(int i, int depth) {
   std::vector<std::string> operand;
   for (std::size_t j = 0; j < in.in.size(); ++j) operand.push_back(tile_expr(in.in[j], window(j)));
   std::string out = in.out >= 0 ? tile_expr(in.out, &in.out_window) : "";
-  if (in.dma && in.store) out = hbm_view(in, shape_of(in.in[0], window(0)));
-  if (in.dma && !in.store) operand.push_back(hbm_view(in, shape_of(in.out, &in.out_window)));
+  if (in.dma && in.store) out = hbm_view(in, shape_of(in.in[0], window(0))).text;
+  if (in.dma && !in.store) operand.push_back(hbm_view(in, shape_of(in.out, &in.out_window)).text);
   TS_CHECK(operand.size() == op.operands.size(), "instruction {} has {} operands, {} takes {}", i, operand.size(),
            op.name, op.operands.size());
   std::map<std::string, std::int64_t> dims;
@@ -328,34 +445,98 @@ void Emitter::inst(int i, int depth) {
   else bind(op.out, shape_of(in.out, &in.out_window));
   for (std::size_t j = 0; j < in.in.size() && !in.dma; ++j) bind(op.shapes[j], shape_of(in.in[j], window(j)));
   int out_buf = in.dma && in.store ? in.hbm.buffer : in.out;
+  // Divides become multiplications by a reciprocal: a name attribute spelled nl.divide pairs
+  // with its right operand (opN with operandN, op with the second operand).
+  std::map<std::string, std::string> over;  // attribute / operand -> replacement text
+  for (const auto& a : op.attrs) {
+    auto it = in.attrs.find(a.name);
+    const auto* v = it == in.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+    if (a.type != sem::AttrType::Name || !v || *v != "div") continue;
+    std::string pair = a.name == "op" ? (op.operands.size() > 1 ? op.operands[1] : "") : "operand" + a.name.substr(2);
+    over[a.name] = "nl.multiply";
+    if (int k = op.operand_index(pair); k >= 0) {
+      std::string r = scratch(depth, shape_of(in.in[k], window(k)));
+      line(depth, current() ? fmt::format("nisa.reciprocal(dst={}, data={})", r, operand[k])
+                            : fmt::format("{}[...] = nisa.reciprocal({})", r, operand[k]));
+      over[pair] = r;
+    } else if (auto f = in.attrs.find(pair); f != in.attrs.end() && std::get_if<double>(&f->second)) {
+      over[pair] = py_float(1.0 / std::get<double>(f->second));
+    } else {
+      throw UserError(fmt::format("{}: a divide whose divisor '{}' is neither an operand nor a constant has no "
+                                  "documented NKI form", op.name, pair));
+    }
+  }
+  // An unused second ALU operator is None (tensor_scalar: "op1 and operand1 must be None when unused").
+  auto identity = [&]() {
+    auto o = in.attrs.find("op1");
+    auto v = in.attrs.find("operand1");
+    const sem::AttrSpec* so = op.attr("op1");
+    const sem::AttrSpec* sv = op.attr("operand1");
+    if (!so || !sv || sv->type != sem::AttrType::Float || over.count("op1")) return false;
+    const sem::AttrValue& ov = o != in.attrs.end() ? o->second : *so->default_value;
+    const sem::AttrValue& vv = v != in.attrs.end() ? v->second : *sv->default_value;
+    const auto* os = std::get_if<std::string>(&ov);
+    const auto* vd = std::get_if<double>(&vv);
+    return os && vd && ((*os == "add" && *vd == 0.0) || (*os == "sub" && *vd == 0.0) || (*os == "mul" && *vd == 1.0));
+  };
+  bool unused_op1 = op.attr("op1") && op.attr("operand1") && identity();
+  bool accumulates = in.accumulate_block >= 0;
+  bool via_scratch = current() && accumulates && tmpl.find("{accumulate}") == std::string::npos;
+  std::string dst = via_scratch ? scratch(depth, shape_of(in.out, &in.out_window)) : out;
   bool statement = false;
   auto value = [&](const std::string& key) -> std::string {
     if (key == "out") {
       statement = true;
-      return out;
+      return dst;
     }
+    if (auto o = over.find(key); o != over.end()) return o->second;
+    if (unused_op1 && (key == "op1" || key == "operand1")) return "None";
+    if (key == "accumulate") return accumulates ? "True" : "False";
+    if (key == "scratch") return scratch(depth, shape_of(in.in[0], window(0)));
     if (int k = op.operand_index(key); k >= 0) return operand[k];
     if (op.attr(key)) return attr(in, key);
-    if (key == "engine") return spec.nki_names.at(sem::engine_name(in.engine));
-    if (key == "dtype") return nki_dtype(p_.buffers[out_buf].dtype);
+    if (key == "engine") return spec.nki_names.at((current() ? "current:" : "") + std::string(sem::engine_name(in.engine)));
+    if (key == "dtype") return in.dma ? nki_dtype(p_.buffers[out_buf].dtype) : buffer_dtype(out_buf);
     auto d = dims.find(key);
     TS_CHECK(d != dims.end(), "instruction {} ({}): no size for pattern dim '{}'", i, op.name, key);
     return std::to_string(d->second);
   };
   std::string error;
-  std::string call = sem::expand_nki(spec.nki, value, &error);
+  std::string call = sem::expand_nki(tmpl, value, &error);
   TS_CHECK(error.empty(), "{}: {}", op.name, error);
   std::string target = in.out_window.whole() ? out + "[...]" : out;
-  std::string text = statement ? call : fmt::format("{} {} {}", target, in.accumulate_block >= 0 ? "+=" : "=", call);
+  std::string text = statement ? call : fmt::format("{} {} {}", target, accumulates ? "+=" : "=", call);
+  if (via_scratch) text += fmt::format("\nnisa.tensor_tensor(dst={}, data1={}, data2={}, op=nl.add)", out, out, dst);
   std::string comment = in.note;
   if (in.repeat > 1) comment += fmt::format("{}(issued as {} copies)", comment.empty() ? "" : " ", in.repeat);
-  line(depth, comment.empty() ? text : text + "  # " + comment);
+  lines(depth, text, comment);
 }
 
 }  // namespace
 
-std::string emit_nki(const Program& p, const std::vector<std::string>& param_names) {
-  return Emitter(p, param_names).run();
+NkiApi parse_nki_api(const std::string& text, const std::string& flag) {
+  if (text == "current") return NkiApi::Current;
+  if (text == "legacy") return NkiApi::Legacy;
+  throw UserError(fmt::format("error: {}: '{}' is not an NKI dialect (expected current — the nki package of Neuron "
+                              "SDK 2.27+ — or legacy — neuronxcc.nki of SDK 2.26 and before)", flag, text));
+}
+
+const char* nki_api_name(NkiApi api) { return api == NkiApi::Current ? "current" : "legacy"; }
+
+std::vector<NkiParam> nki_params(const ir::Kernel& k) {
+  std::vector<NkiParam> out;
+  for (const auto& p : k.params) out.push_back({p.name, p.scalar, p.default_value});
+  return out;
+}
+
+std::string emit_nki(const Program& p, const std::vector<NkiParam>& params, NkiApi api) {
+  return Emitter(p, params, api).run();
+}
+
+std::string emit_nki(const Program& p, const std::vector<std::string>& param_names, NkiApi api) {
+  std::vector<NkiParam> params;
+  for (const auto& n : param_names) params.push_back({n, false, std::nullopt});
+  return Emitter(p, params, api).run();
 }
 
 }  // namespace ts::lower

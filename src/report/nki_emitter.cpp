@@ -78,7 +78,8 @@ const NkiEmitter::Impl::Prepared& NkiEmitter::Impl::prepare(const store::Meta& m
 NkiEmitter::NkiEmitter() : impl_(std::make_unique<Impl>()) {}
 NkiEmitter::~NkiEmitter() = default;
 
-NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& src, const store::BestRecord& b) {
+NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& src, const store::BestRecord& b,
+                           lower::NkiApi api) {
   try {
     const Impl::Prepared& p = impl_->prepare(meta, src, b);
     lower::SpaceOptions so;
@@ -107,9 +108,7 @@ NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& s
     if (prog.config != b.config)
       return {"", fmt::format("candidate {} re-builds as '{}', not the recorded '{}' (the search code changed since "
                               "the archive was written)", b.index, prog.config, b.config)};
-    std::vector<std::string> names;
-    for (const auto& param : p.kernel->params) names.push_back(param.name);
-    return {header + lower::emit_nki(prog, names), ""};
+    return {header + lower::emit_nki(prog, lower::nki_params(*p.kernel), api), ""};
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (what.rfind("error: ", 0) == 0) what = what.substr(7);

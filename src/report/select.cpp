@@ -60,7 +60,7 @@ store::Library select_library(const std::vector<std::string>& paths, const Selec
     if (options.emit_nki) {
       const auto& prov = pick.from->provenance;
       NkiResult nki = emitter.emit(pick.from->archive.meta, prov.sources[prov.best_origin[pick.row].source],
-                                   pick.from->archive.best[pick.row]);
+                                   pick.from->archive.best[pick.row], options.nki_api);
       e.nki = std::move(nki.source), e.nki_error = std::move(nki.error);
     } else {
       e.nki_error = "not emitted (--no-nki)";

@@ -12,7 +12,7 @@ namespace {
 
 // The file's [nki] table: NKI spellings of op / function names and of engines.
 struct NkiNames {
-  std::map<std::string, std::string> names, engines;
+  std::map<std::string, std::string> names, engines, current_engines;
 };
 
 Engine parse_engine(const std::string& s, const SourceLoc& loc) {
@@ -73,18 +73,21 @@ NkiNames parse_nki_names(const toml::table& doc, const std::string& file) {
   for (auto&& [k, v] : *t) {
     if (k == "names") out.names = string_table(v, file, "nki.names");
     else if (k == "engines") out.engines = string_table(v, file, "nki.engines");
-    else fail(toml_loc(v, file), "unknown key 'nki.{}' (expected names or engines)", k.str());
+    else if (k == "current_engines") out.current_engines = string_table(v, file, "nki.current_engines");
+    else fail(toml_loc(v, file), "unknown key 'nki.{}' (expected names, engines or current_engines)", k.str());
   }
   return out;
 }
 
-// Checks the `nki` template of `in` (every placeholder an operand, `out`, an attribute, a pattern
-// dim, `engine` or `dtype`) and records the NKI spellings it needs; UserError at the key.
-void parse_nki(InstrSpec& in, const toml::node& n, const std::string& file, const NkiNames& names) {
+// Checks an `nki` / `nki_current` template of `in` (every placeholder an operand, `out`, an
+// attribute, a pattern dim, `engine` or `dtype`; the current API's also `scratch` and
+// `accumulate`), records the NKI spellings it needs and returns it; UserError at the key.
+std::string parse_nki(InstrSpec& in, const toml::node& n, const std::string& file, const NkiNames& names, bool current) {
   const std::string& name = in.op.name;
+  const char* key_name = current ? "nki_current" : "nki";
   SourceLoc loc = toml_loc(n, file);
-  if (!n.is_string()) fail(loc, "instruction '{}': nki must be a string (a call template)", name);
-  in.nki = n.as_string()->get();
+  if (!n.is_string()) fail(loc, "instruction '{}': {} must be a string (a call template)", name, key_name);
+  std::string tmpl = n.as_string()->get();
   std::set<std::string> dims;
   std::vector<const Pattern*> patterns{&in.op.out};
   for (const auto& s : in.op.shapes) patterns.push_back(&s);
@@ -103,24 +106,29 @@ void parse_nki(InstrSpec& in, const toml::node& n, const std::string& file, cons
         in.nki_names[c] = it->second;
       }
     } else if (key == "engine") {
+      const auto& table = current ? names.current_engines : names.engines;
       for (Engine e : in.engines) {
-        auto it = names.engines.find(engine_name(e));
-        if (it == names.engines.end())
-          fail(loc, "instruction '{}': nki uses '{{engine}}', but engine '{}' has no NKI spelling (add it to [nki.engines])",
-               name, engine_name(e));
-        in.nki_names[engine_name(e)] = it->second;
+        auto it = table.find(engine_name(e));
+        if (it == table.end())
+          fail(loc, "instruction '{}': {} uses '{{engine}}', but engine '{}' has no NKI spelling (add it to [nki.{}])",
+               name, key_name, engine_name(e), current ? "current_engines" : "engines");
+        in.nki_names[(current ? "current:" : "") + std::string(engine_name(e))] = it->second;
       }
+    } else if (current && (key == "scratch" || key == "accumulate")) {
     } else if (key != "out" && key != "dtype" && in.op.operand_index(key) < 0 && !a && !dims.count(key)) {
       bad = key;
     }
     return "";
   };
   std::string error;
-  expand_nki(in.nki, check, &error);
-  if (!error.empty()) fail(loc, "instruction '{}': malformed nki template: {}", name, error);
+  expand_nki(tmpl, check, &error);
+  if (!error.empty()) fail(loc, "instruction '{}': malformed {} template: {}", name, key_name, error);
   if (!bad.empty())
-    fail(loc, "instruction '{}': unknown placeholder '{{{}}}' in nki (expected an operand, out, an attribute, a "
-              "pattern dim, engine or dtype)", name, bad);
+    fail(loc, "instruction '{}': unknown placeholder '{{{}}}' in {} (expected an operand, out, an attribute, a "
+              "pattern dim, engine or dtype{})", name, bad, key_name, current ? ", scratch or accumulate" : "");
+  if (current && tmpl.find("{out}") == std::string::npos)
+    fail(loc, "instruction '{}': nki_current must name {{out}} (every call of the current API takes dst=)", name);
+  return tmpl;
 }
 
 // Fills the by-position fields from the by-name ones.
@@ -145,7 +153,7 @@ void index_by_position(InstrSpec& in) {
 InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc,
                       const NkiNames& names) {
   InstrSpec in;
-  in.op = parse_op(name, t, file, loc, {"engines", "memory", "limits", "cost", "source", "nki"});
+  in.op = parse_op(name, t, file, loc, {"engines", "memory", "limits", "cost", "source", "nki", "nki_current"});
   const toml::node* engines = t.get("engines");
   if (!engines) fail(loc, "instruction '{}': missing key 'engines'", name);
   for (const auto& e : strings(*engines, file, "engines")) in.engines.push_back(parse_engine(e, toml_loc(*engines, file)));
@@ -179,7 +187,8 @@ InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::
   cl.col += 1;
   in.cost = parse_expr(c->as_string()->get(), cl);
   if (const toml::node* s = t.get("source"); s && s->is_string()) in.source = s->as_string()->get();
-  if (const toml::node* n = t.get("nki")) parse_nki(in, *n, file, names);
+  if (const toml::node* n = t.get("nki")) in.nki = parse_nki(in, *n, file, names, false);
+  if (const toml::node* n = t.get("nki_current")) in.nki_current = parse_nki(in, *n, file, names, true);
   return in;
 }
 

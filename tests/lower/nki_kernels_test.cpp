@@ -36,9 +36,7 @@ std::string emit(const Case& c) {
     if (s.variant == 0 && s.fused) index = s.first;
   lower::Program p = space.materialize(index);
   p.config = space.describe(index);
-  std::vector<std::string> names;
-  for (const auto& prm : k.params) names.push_back(prm.name);
-  return lower::emit_nki(p, names);
+  return lower::emit_nki(p, lower::nki_params(k));
 }
 
 class NkiKernels : public ::testing::TestWithParam<Case> {};

@@ -73,26 +73,6 @@ Program tiled_exp() {
   return b.p;
 }
 
-const char* kTiledExp = R"py(import neuronxcc.nki as nki
-import neuronxcc.nki.language as nl
-import neuronxcc.nki.isa as nisa
-
-
-@nki.jit
-def exp(x):
-    y = nl.ndarray((256, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
-    zero = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-    zero[...] = nisa.memset(shape=(128, 1), value=0.0, dtype=nl.float32, engine=nisa.vector_engine)  # zero bias
-    for i in nl.affine_range(2):
-        for j in nl.affine_range(2):
-            xt = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)  # 2 buffers
-            yt = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-            nisa.dma_copy(dst=xt, src=x[i * 128 : i * 128 + 128, j * 512 : j * 512 + 512])
-            yt[...] = nisa.activation(op=nl.exp, data=xt, bias=zero, scale=1.0)  # y = exp(x)
-            nisa.dma_copy(dst=y[i * 128 : i * 128 + 128, j * 512 : j * 512 + 512], src=yt)
-    return y
-)py";
-
 Program tiled_matmul() {
   Builder b("matmul");
   int x = b.buffer("x", sem::Memory::Hbm, {256, 384}, 0);
@@ -116,35 +96,6 @@ Program tiled_matmul() {
   return b.p;
 }
 
-const char* kTiledMatmul = R"py(import neuronxcc.nki as nki
-import neuronxcc.nki.language as nl
-import neuronxcc.nki.isa as nisa
-
-
-@nki.jit
-def matmul(x, w):
-    # tiles 128x512, K loop sequential
-    out = nl.ndarray((256, 512), dtype=nl.float32, buffer=nl.shared_hbm)
-    for m in nl.affine_range(2):
-        for n in nl.affine_range(1):
-            acc = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.psum)
-            res = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-            acc[...] = nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)
-            for k in nl.sequential_range(3):
-                xt = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-                xT_psum = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
-                xT = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-                wt = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-                nisa.dma_copy(dst=xt, src=x[m * 128 : m * 128 + 128, k * 128 : k * 128 + 128])
-                xT_psum[...] = nisa.nc_transpose(xt, engine=nisa.tensor_engine)  # x^T
-                xT[...] = nisa.tensor_copy(xT_psum, engine=nisa.vector_engine)
-                nisa.dma_copy(dst=wt, src=w[k * 128 : k * 128 + 128, n * 512 : n * 512 + 512])
-                acc[...] += nisa.nc_matmul(xT, wt)  # acc += x^T w
-            res[...] = nisa.tensor_copy(acc, engine=nisa.scalar_engine)
-            nisa.dma_copy(dst=out[m * 128 : m * 128 + 128, n * 512 : n * 512 + 512], src=res)
-    return out
-)py";
-
 // DMA views: broadcasts, transposes (by the access, by the instruction, by both), dropped dims,
 // and a reduction accumulated across a loop.
 Program dma_views() {
@@ -167,61 +118,114 @@ Program dma_views() {
   return b.p;
 }
 
-const char* kDmaViews = R"py(import neuronxcc.nki as nki
-import neuronxcc.nki.language as nl
-import neuronxcc.nki.isa as nisa
+// A scalar parameter (eps) is a Python number: its broadcast load becomes a memset of it.
+Program scalar_param() {
+  Builder b("scalar param");
+  int x = b.buffer("x", sem::Memory::Hbm, {128, 64}, 0);
+  int eps = b.buffer("eps", sem::Memory::Hbm, {1}, 1);
+  int y = b.buffer("y", sem::Memory::Hbm, {128, 64}, -1, 0);
+  int xt = b.buffer("xt", sem::Memory::Sbuf, {128, 64});
+  int et = b.buffer("et", sem::Memory::Sbuf, {128, 1});
+  int yt = b.buffer("yt", sem::Memory::Sbuf, {128, 64});
+  b.dma(0, false, x, xt, {128, 64}, {{}, {}}, {0, 1});
+  b.dma(0, false, eps, et, {1}, {{}}, {-1}).note = "load eps";
+  b.inst(0, "tensor_scalar", {xt, et}, yt, {{"op0", std::string("add")}}, "y = x + eps");
+  b.dma(0, true, y, yt, {128, 64}, {{}, {}}, {0, 1});
+  return b.p;
+}
 
-
-@nki.jit
-def dma_views(x, bias):
-    y = nl.ndarray((128, 1024), dtype=nl.float32, buffer=nl.shared_hbm)
-    s = nl.ndarray((256, 1), dtype=nl.float32, buffer=nl.shared_hbm)
-    bt = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-    r = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.psum)
-    nisa.dma_copy(dst=bt, src=bias[:].reshape((1, 128)).broadcast_to((128, 128)))
-    r[...] = nl.zeros((128, 1), dtype=nl.float32, buffer=nl.psum)
-    for b in nl.sequential_range(4):
-        for i in nl.affine_range(2):
-            t = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-            u = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-            t[...] = nisa.dma_transpose(x[b, i * 128 : i * 128 + 128, :])
-            nisa.dma_copy(dst=u, src=x[b, i * 128 : i * 128 + 128, :].T)
-            r[...] += nisa.tensor_reduce(nl.max, u, axis=(1,), keepdims=True)  # r = max(x)
-            nisa.dma_copy(dst=y[:, b * 256 + i * 128 : b * 256 + i * 128 + 128], src=t)
-    nisa.dma_copy(dst=s[0 : 128, :], src=r)
-    return y, s
-)py";
-
-// One emitted kernel per case: its golden text inline, or (expected == nullptr) in
-// tests/lower/golden/NAME.py, rewritten when TS_UPDATE_GOLDEN is set. Materialized kernels join
-// with one line each, e.g. {"rmsnorm_matmul", [] { return <materialize(...)>; }, {"x", "w", "eps"}, nullptr}.
+// One emitted kernel per case and dialect, golden in tests/lower/golden/NAME_DIALECT.py
+// (rewritten when TS_UPDATE_GOLDEN is set; review the diff). Materialized kernels join with one
+// line each, e.g. {"rmsnorm_matmul", [] { return <materialize(...)>; }, {{"x"}, {"w"}, {"eps", true, 1e-6}}}.
 struct Case {
   const char* name;
   std::function<Program()> build;
-  std::vector<std::string> params;
-  const char* expected;
+  std::vector<NkiParam> params;
 };
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> c = {
-      {"tiled_exp", tiled_exp, {"x"}, kTiledExp},
-      {"tiled_matmul", tiled_matmul, {"x", "w"}, kTiledMatmul},
-      {"dma_views", dma_views, {"x", "bias"}, kDmaViews},
+      {"tiled_exp", tiled_exp, {{"x"}}},
+      {"tiled_matmul", tiled_matmul, {{"x"}, {"w"}}},
+      {"dma_views", dma_views, {{"x"}, {"bias"}}},
+      {"scalar_param", scalar_param, {{"x"}, {"eps", true, 1e-6}}},
   };
   return c;
 }
 
 TEST(Nki, EmitsGoldenSources) {
-  for (const Case& c : cases()) {
-    std::string got = emit_nki(c.build(), c.params);
-    if (c.expected) {
-      EXPECT_EQ(got, c.expected) << c.name;
-      continue;
+  for (const Case& c : cases())
+    for (NkiApi api : {NkiApi::Current, NkiApi::Legacy}) {
+      std::string got = emit_nki(c.build(), c.params, api);
+      std::string file = std::string(c.name) + "_" + nki_api_name(api) + ".py";
+      fs::path golden = fs::path(TS_SOURCE_DIR) / "tests" / "lower" / "golden" / file;
+      if (std::getenv("TS_UPDATE_GOLDEN")) std::ofstream(golden) << got;
+      EXPECT_EQ(got, read_text_file(golden.string())) << file << " (TS_UPDATE_GOLDEN=1 rewrites " << golden << ")";
     }
-    fs::path golden = fs::path(TS_SOURCE_DIR) / "tests" / "lower" / "golden" / (std::string(c.name) + ".py");
-    if (std::getenv("TS_UPDATE_GOLDEN")) std::ofstream(golden) << got;
-    EXPECT_EQ(got, read_text_file(golden.string())) << c.name << " (TS_UPDATE_GOLDEN=1 rewrites " << golden << ")";
+}
+
+// The dialects differ where the APIs do: imports, dst= calls, loops, zeroing, transposed loads.
+TEST(Nki, DialectsUseTheirOwnConstructs) {
+  struct Row {
+    NkiApi api;
+    std::vector<std::string> has, lacks;
+  };
+  const std::vector<Row> rows = {
+      {NkiApi::Current,
+       {"import nki\n", "for k in range(3):", "nisa.memset(dst=acc, value=0.0, engine=nisa.engine.vector)",
+        "nisa.nc_matmul(dst=acc, stationary=xT, moving=wt, accumulate=True)", "buffer=nl.shared_hbm"},
+       {"neuronxcc", "affine_range", "sequential_range", "nl.zeros", "= nisa.", ".T"}},
+      {NkiApi::Legacy,
+       {"import neuronxcc.nki as nki", "nl.sequential_range(3)", "acc[...] += nisa.nc_matmul(xT, wt)",
+        "nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)"},
+       {"import nki\n", "dst=acc", ".T"}},
+  };
+  for (const Row& r : rows) {
+    std::string got = emit_nki(tiled_matmul(), std::vector<std::string>{"x", "w"}, r.api);
+    for (const auto& s : r.has) EXPECT_NE(got.find(s), std::string::npos) << nki_api_name(r.api) << ": " << s;
+    for (const auto& s : r.lacks) EXPECT_EQ(got.find(s), std::string::npos) << nki_api_name(r.api) << ": " << s;
   }
+}
+
+// Documented rewrites: divides as reciprocal multiplications, an unused op1 as None, PSUM in fp32.
+TEST(Nki, RewritesUndocumentedForms) {
+  Builder b("rewrites");
+  int x = b.buffer("x", sem::Memory::Hbm, {128, 64}, 0);
+  int y = b.buffer("y", sem::Memory::Hbm, {128, 64}, -1, 0);
+  int xt = b.buffer("xt", sem::Memory::Sbuf, {128, 64});
+  int d = b.buffer("d", sem::Memory::Sbuf, {128, 1});
+  int q = b.buffer("q", sem::Memory::Sbuf, {128, 64});
+  int r = b.buffer("r", sem::Memory::Sbuf, {128, 64});
+  b.p.buffers[xt].dtype = ir::DType::BF16;
+  b.dma(0, false, x, xt, {128, 64}, {{}, {}}, {0, 1});
+  b.inst(0, "memset", {}, d, {{"value", 4.0}, {"P", sem::Dim(128)}, {"F", sem::Dim(1)}});
+  b.inst(0, "tensor_scalar", {xt, d}, q, {{"op0", std::string("div")}});
+  b.inst(0, "tensor_tensor", {q, xt}, r, {{"op", std::string("div")}});
+  b.dma(0, true, y, r, {128, 64}, {{}, {}}, {0, 1});
+  for (NkiApi api : {NkiApi::Current, NkiApi::Legacy}) {
+    std::string got = emit_nki(b.p, std::vector<std::string>{"x"}, api);
+    EXPECT_EQ(got.find("nl.divide"), std::string::npos) << got;
+    EXPECT_NE(got.find("op1=None, operand1=None"), std::string::npos) << got;
+    EXPECT_NE(got.find("nisa.reciprocal("), std::string::npos) << got;
+    EXPECT_NE(got.find("assert tuple(x.shape) == (128, 64)"), std::string::npos) << got;
+  }
+}
+
+// A transposing store has no documented form: a UserError, not undocumented code.
+TEST(Nki, TransposingStoreIsAUserError) {
+  Builder b("store_t");
+  int y = b.buffer("y", sem::Memory::Hbm, {64, 128}, -1, 0);
+  int t = b.buffer("t", sem::Memory::Sbuf, {128, 64});
+  b.inst(0, "memset", {}, t, {{"value", 1.0}, {"P", sem::Dim(128)}, {"F", sem::Dim(64)}});
+  b.dma(0, true, y, t, {64, 128}, {{}, {}}, {1, 0});
+  for (NkiApi api : {NkiApi::Current, NkiApi::Legacy})
+    EXPECT_THROW(emit_nki(b.p, std::vector<std::string>{}, api), UserError);
+}
+
+TEST(Nki, ParsesTheDialectFlag) {
+  EXPECT_EQ(parse_nki_api("current"), NkiApi::Current);
+  EXPECT_EQ(parse_nki_api("legacy"), NkiApi::Legacy);
+  EXPECT_THROW(parse_nki_api("2.26"), UserError);
 }
 
 // Every emitted kernel is valid Python (the NKI compiler itself is not available here).
@@ -231,7 +235,10 @@ TEST(Nki, EmittedSourcesCompileAsPython) {
   fs::create_directories(dir);
   for (const Case& c : cases()) {
     fs::path file = dir / (std::string(c.name) + ".py");
-    std::ofstream(file) << emit_nki(c.build(), c.params);
+    std::ofstream(file) << emit_nki(c.build(), c.params, NkiApi::Current);
+    std::ofstream(dir / (std::string(c.name) + "_legacy.py")) << emit_nki(c.build(), c.params, NkiApi::Legacy);
+    std::string legacy = "/usr/bin/python3 -m py_compile '" + (dir / (std::string(c.name) + "_legacy.py")).string() + "'";
+    EXPECT_EQ(std::system(legacy.c_str()), 0) << legacy;
     std::string cmd = "/usr/bin/python3 -m py_compile '" + file.string() + "'";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   }
@@ -241,7 +248,10 @@ TEST(Nki, EmittedSourcesCompileAsPython) {
 TEST(Nki, EveryBundledInstructionHasATemplate) {
   for (const auto& target : sim::builtin_target_names()) {
     const auto& isa = sim::builtin_target(target).isa;
-    for (const auto& name : isa.names()) EXPECT_FALSE(isa.find(name)->nki.empty()) << target << ": " << name;
+    for (const auto& name : isa.names()) {
+      EXPECT_FALSE(isa.find(name)->nki.empty()) << target << ": " << name;
+      EXPECT_FALSE(isa.find(name)->nki_current.empty()) << target << ": " << name;
+    }
   }
 }
 
@@ -301,9 +311,11 @@ TEST(Nki, InstructionWithoutTemplateIsAUserError) {
   Program p = tiled_exp();
   sem::InstrSpec bare = *p.insts[1].spec;
   bare.nki.clear();
+  bare.nki_current.clear();
   p.insts[1].spec = &bare;
-  EXPECT_THROW(emit_nki(p, {"x"}), UserError);
-  EXPECT_THROW(emit_nki(tiled_exp(), {}), InternalError);
+  EXPECT_THROW(emit_nki(p, std::vector<std::string>{"x"}, NkiApi::Current), UserError);
+  EXPECT_THROW(emit_nki(p, std::vector<std::string>{"x"}, NkiApi::Legacy), UserError);
+  EXPECT_THROW(emit_nki(tiled_exp(), std::vector<std::string>{}), InternalError);
 }
 
 }  // namespace

@@ -38,6 +38,14 @@ grep -q "^\(regression\|removed\|improvement\|changed\|added\)" d.txt
 "$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=300,N=256 > near.txt
 grep -q "nearest: same kernel, target and mesh" near.txt
 grep -q "entry: softmax trn1 M=256,N=256 mesh 1" near.txt
+# ... but never hands out the nearest entry's NKI (built for its own shape) for another shape
+grep -q "M=300,N=256 was not swept" near.txt
+"$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=300,N=256 --nki > near_nki.txt
+! grep -q "@nki.jit" near_nki.txt
+"$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=256,N=256 --nki | grep -q "^import nki$"
+# select --nki-api legacy: the neuronxcc dialect
+"$bin" select a.h5 -o lib_legacy.h5 --nki-dir nki_legacy --nki-api legacy >/dev/null
+grep -lq "import neuronxcc.nki as nki" nki_legacy/*.py
 
 # report formats
 "$bin" report m.h5 > r.txt

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tilesweep/lower/nki.h"
 #include "tilesweep/store/library.h"
 #include "tilesweep/store/provenance.h"
 
@@ -41,7 +42,8 @@ class NkiEmitter {
   NkiEmitter(const NkiEmitter&) = delete;
   NkiEmitter& operator=(const NkiEmitter&) = delete;
 
-  NkiResult emit(const store::Meta& meta, const store::SourceRecord& source, const store::BestRecord& best);
+  NkiResult emit(const store::Meta& meta, const store::SourceRecord& source, const store::BestRecord& best,
+                 lower::NkiApi api = lower::NkiApi::Current);
 
  private:
   struct Impl;
@@ -50,6 +52,7 @@ class NkiEmitter {
 
 struct SelectOptions {
   bool emit_nki = true;
+  lower::NkiApi nki_api = lower::NkiApi::Current;
   std::string tool_version;
 };
 

@@ -35,10 +35,13 @@ struct InstrSpec {
   std::vector<std::int64_t> out_limits;
   ExprPtr cost;                                         // engine cycles
   std::string source;                                   // where the facts come from
-  // The NKI call that runs it (optional; placeholder syntax in the isa.toml headers), and the NKI
-  // spelling of each name the template can receive: name-attribute choices and engines, from
-  // the file's [nki.names] / [nki.engines] tables (`sub` -> `nl.subtract`).
-  std::string nki;
+  // The NKI call that runs it (optional; placeholder syntax in the isa.toml headers): `nki` in
+  // the legacy value-returning neuronxcc.nki API (Neuron SDK <= 2.26), `nki_current` in the
+  // nki API of 2.27+ (every call takes dst= and returns nothing). And the NKI spelling of each
+  // name the templates can receive: name-attribute choices and engines, from the file's
+  // [nki.names] / [nki.engines] tables (`sub` -> `nl.subtract`); the current API's engine
+  // spellings ([nki.current_engines]) under "current:ENGINE".
+  std::string nki, nki_current;
   std::map<std::string, std::string> nki_names;
 };
 
