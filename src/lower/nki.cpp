@@ -97,6 +97,7 @@ class Emitter {
   std::map<int, std::vector<int>> declare_at_;     // block -> on-chip buffers declared there
   std::map<int, std::set<int>> zero_before_;       // accumulate block -> PSUM buffers zeroed
   std::set<int> aliased_;                          // HBM aliases declared
+  std::set<int> transposed_psum_;                  // PSUM tiles a transpose writes (dtype of its input)
   std::string out_;
 };
 
@@ -123,6 +124,8 @@ Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi a
   }
   for (std::size_t b = 0; b < p.buffers.size(); ++b)
     buf_name_[b] = p.buffers[b].param >= 0 ? params_[p.buffers[b].param] : unique(p.buffers[b].name);
+  for (const auto& in : p.insts)
+    if (!in.dma && in.out >= 0 && transposes(in.spec->op)) transposed_psum_.insert(in.out);
   place_buffers();
 }
 
@@ -213,10 +216,12 @@ std::string Emitter::run() {
 }
 
 // PSUM tiles hold fp32 whatever the program's dtype (PSUM accumulates in fp32; nc_matmul's dst
-// must be fp32 on NeuronCore-v2/v3); the instruction that reads one out casts.
+// must be fp32 on NeuronCore-v2/v3); the instruction that reads one out casts. A transpose's
+// output keeps its input's dtype (nc_transpose: "dst must have the same data type as data").
 std::string Emitter::buffer_dtype(int buf) const {
   const Buffer& x = p_.buffers[buf];
-  return x.memory == sem::Memory::Psum ? "nl.float32" : nki_dtype(x.dtype);
+  bool fp32 = x.memory == sem::Memory::Psum && !transposed_psum_.count(buf);
+  return fp32 ? "nl.float32" : nki_dtype(x.dtype);
 }
 
 // An HBM alias is a reshaped view of its root, declared once the root has a name.
@@ -346,7 +351,11 @@ HbmView Emitter::hbm_view(const Inst& in, const std::vector<std::int64_t>& tile)
   for (int f : feeds) reshape = reshape || f > 1;
   TS_CHECK(!access_transposes || (fed.size() == 2 && !reshape), "DMA into {}: only 2-d transposes are emitted", buf.name);
   if (reshape) s += fmt::format(".reshape({})", py_tuple(merged));
-  if (merged != tile) s += fmt::format(".broadcast_to({})", py_tuple(tile));
+  // Broadcast dims: legacy tensor.broadcast_to(shape); the current NkiTensor view repeats one
+  // size-1 dim at a time (.broadcast(dim, size)).
+  if (merged != tile && !current()) s += fmt::format(".broadcast_to({})", py_tuple(tile));
+  for (std::size_t d = 0; d < tile.size() && merged != tile && current(); ++d)
+    if (merged[d] != tile[d]) s += fmt::format(".broadcast({}, {})", d, tile[d]);
   return {s, access_transposes != transposes(in.spec->op)};
 }
 

@@ -11,7 +11,7 @@ def dma_views(x, bias):
     s = nl.ndarray((256, 1), dtype=nl.float32, buffer=nl.shared_hbm)
     bt = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
     r = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.psum)
-    nisa.dma_copy(dst=bt, src=bias[:].reshape((1, 128)).broadcast_to((128, 128)))
+    nisa.dma_copy(dst=bt, src=bias[:].reshape((1, 128)).broadcast(0, 128))
     nisa.memset(dst=r, value=0.0, engine=nisa.engine.vector)
     for b in range(4):
         for i in range(2):
