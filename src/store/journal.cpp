@@ -253,6 +253,7 @@ Journal::Journal(std::string path, int fd, JournalContents recovered)
 
 Journal::Journal(Journal&& o) noexcept
     : path_(std::move(o.path_)), fd_(std::exchange(o.fd_, -1)), size_(o.size_),
+      staged_(std::move(o.staged_)), staged_units_(std::exchange(o.staged_units_, 0)),
       recovered_(std::move(o.recovered_)) {}
 
 Journal& Journal::operator=(Journal&& o) noexcept {
@@ -261,6 +262,8 @@ Journal& Journal::operator=(Journal&& o) noexcept {
     path_ = std::move(o.path_);
     fd_ = std::exchange(o.fd_, -1);
     size_ = o.size_;
+    staged_ = std::move(o.staged_);
+    staged_units_ = std::exchange(o.staged_units_, 0);
     recovered_ = std::move(o.recovered_);
   }
   return *this;
@@ -271,7 +274,20 @@ Journal::~Journal() {
 }
 
 void Journal::append(const UnitResult& unit) {
-  write_frame(static_cast<std::uint32_t>(FrameKind::Unit), detail::encode_unit(unit));
+  stage(unit);
+  commit();
+}
+
+void Journal::stage(const UnitResult& unit) {
+  staged_ += detail::make_frame(FrameKind::Unit, detail::encode_unit(unit));
+  ++staged_units_;
+}
+
+void Journal::commit() {
+  if (staged_.empty()) return;
+  std::string frames = std::move(staged_);
+  staged_.clear(), staged_units_ = 0;
+  write_bytes(frames);
 }
 
 void Journal::append_proofs(std::span<const ProofRecord> proofs) {

@@ -217,11 +217,11 @@ int Rank0Run::operator()(OpenJournal& opened, std::ostream& out, std::ostream& e
   Progress progress(o.quiet ? nullptr : &err, static_cast<std::int64_t>(plan.units().size()),
                     static_cast<std::int64_t>(plan.units().size() - todo.size()));
   MasterHooks hooks{[&](store::UnitResult&& r) {
-                      journal.append(r);
+                      journal.stage(r);
                       progress.unit_done(r.progress.candidates);
                       units.push_back(std::move(r));
                     },
-                    [] { return interrupt_signal() != 0; }};
+                    [] { return interrupt_signal() != 0; }, [&] { journal.commit(); }};
   run_master(comm, plan, todo, hooks, err);
   progress.finish();
   double search_s = seconds_since(t0);

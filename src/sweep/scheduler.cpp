@@ -82,7 +82,7 @@ void serve(const Comm& comm, Queue& queue, const Comm::Message& m, const MasterH
     request_interrupt(std::atoi(m.bytes.c_str()));
     return;
   }
-  // Recording syncs the journal to disk (~15 ms): the worker gets its next unit first.
+  // The worker gets its next unit before the result is recorded.
   if (m.tag == kTagRequest) {
     auto u = queue.take();
     comm.send(m.source, kTagAssign, u ? encode_index(*u) : std::string());
@@ -126,6 +126,7 @@ void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_
       if (!error.empty()) throw std::runtime_error(error);
       for (auto& r : finished) hooks.done(std::move(r)), idle = false;
       finished.clear();
+      if (!idle) hooks.commit();
     } catch (const std::exception& e) {  // a unit failed here, or recording failed (journal: disk full, ...)
       local.detach();
       abort_job(comm, err, e.what());
@@ -136,20 +137,52 @@ void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_
   local.join();
 }
 
-void run_worker(const Comm& comm, const Plan& plan, std::ostream& err) {
-  auto next_unit = [&]() -> std::optional<std::uint64_t> {
-    Comm::Message m = comm.receive();
-    if (m.bytes.empty()) return std::nullopt;
+// A worker's view of its requests: how many rank 0 has not answered yet, the units it was
+// given and not yet started, and whether it was told to stop.
+class Inbox {
+ public:
+  explicit Inbox(const Comm& comm) : comm_(comm) {}
+  void request(std::string result) {
+    comm_.post(0, kTagRequest, std::move(result));
+    ++unanswered_;
+  }
+  // The next unit to score, waiting for an answer if none is at hand; nullopt once rank 0 said
+  // stop and every request is answered.
+  std::optional<std::uint64_t> next() {
+    while (ready_.empty() && unanswered_ > 0) receive();
+    if (ready_.empty()) return std::nullopt;
+    std::uint64_t u = ready_.front();
+    ready_.pop_front();
+    return u;
+  }
+  // Whether a request sent now could still bring a unit or must be answered (false: the result
+  // goes with the final message).
+  bool expecting() const { return !stopped_ || unanswered_ > 0 || !ready_.empty(); }
+
+ private:
+  void receive() {
+    Comm::Message m = comm_.receive();
+    --unanswered_;
+    if (m.bytes.empty()) {
+      stopped_ = true;
+      return;
+    }
     std::uint64_t unit = 0;
     std::memcpy(&unit, m.bytes.data(), sizeof unit);
-    return unit;
-  };
-  comm.post(0, kTagRequest, {});
-  std::optional<std::uint64_t> unit = next_unit();
-  comm.post(0, unit ? kTagRequest : kTagFinal, {});  // from now on one unit ahead
+    ready_.push_back(unit);
+  }
+  const Comm& comm_;
+  int unanswered_ = 0;
+  std::deque<std::uint64_t> ready_;
+  bool stopped_ = false;
+};
+
+void run_worker(const Comm& comm, const Plan& plan, std::ostream& err) {
+  Inbox inbox(comm);
+  for (int i = 0; i <= kUnitsAhead; ++i) inbox.request({});  // the unit to score, and those ahead
+  std::string result;
   bool told = false;  // rank 0 knows this rank was interrupted
-  while (unit) {
-    std::string result;
+  while (auto unit = inbox.next()) {
     try {
       result = encode_unit(score(plan, *unit, comm.rank()));
     } catch (const UnitInterrupted&) {  // no result; rank 0 stops the job and then this rank
@@ -158,9 +191,11 @@ void run_worker(const Comm& comm, const Plan& plan, std::ostream& err) {
     } catch (const std::exception& e) {
       abort_job(comm, err, e.what());
     }
-    unit = next_unit();
-    comm.post(0, unit ? kTagRequest : kTagFinal, std::move(result));
+    if (!inbox.expecting()) break;
+    inbox.request(std::move(result));
+    result.clear();
   }
+  comm.post(0, kTagFinal, std::move(result));
   comm.flush();
 }
 

@@ -63,6 +63,29 @@ TEST_F(JournalTest, RoundTrip) {
   EXPECT_EQ(read_journal(p).units.size(), 4u);
 }
 
+// Group commit: staged units reach the file only at commit(), all of them in one write; the
+// file then reads exactly as if each had been appended on its own.
+TEST_F(JournalTest, StagedUnitsAreWrittenAtCommit) {
+  std::string staged = path("staged"), appended = path("appended");
+  std::vector<UnitResult> units = {test::sample_unit(4, 2), test::sample_unit(1, 0), test::sample_unit(8, 5)};
+  Journal j = Journal::open(staged, "job");
+  auto header_only = fs::file_size(staged);
+  j.commit();  // nothing staged: nothing written
+  EXPECT_EQ(fs::file_size(staged), header_only);
+  for (const auto& u : units) j.stage(u);
+  EXPECT_EQ(j.staged_units(), 3u);
+  EXPECT_EQ(fs::file_size(staged), header_only);
+  EXPECT_TRUE(read_journal(staged, "job").units.empty());
+  j.commit();
+  EXPECT_EQ(j.staged_units(), 0u);
+  EXPECT_EQ(dump_all(read_journal(staged, "job").units), dump_all(units));
+  {
+    Journal one = Journal::open(appended, "job");
+    for (const auto& u : units) one.append(u);
+  }
+  EXPECT_EQ(test::read_bytes(staged), test::read_bytes(appended));
+}
+
 // Writes the header (twice) and `n` unit frames; returns the file size after each frame
 // (the two header copies first).
 std::vector<std::int64_t> write_units(const std::string& p, int n) {

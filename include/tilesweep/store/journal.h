@@ -1,7 +1,10 @@
 // Crash safety for long sweeps: an append-only binary journal (`<archive>.journal`) of frames,
 // one per completed work unit (plus proof frames and a header frame, written twice, carrying the
 // job hash). Each frame is written with one write() and made durable with fdatasync() before
-// append() returns, so a SIGKILL at any moment loses at most the unit in flight; a torn last
+// append() returns, so a SIGKILL at any moment loses at most the unit in flight. A writer that
+// records many units a second (rank 0 of a large run) stages them and commits the batch with one
+// write() and one fdatasync() (group commit): a SIGKILL then loses the staged, uncommitted units,
+// which a resume scores again. A torn last
 // frame is detected by its length and checksum and dropped on reading. A frame damaged anywhere
 // else (a flipped byte) is dropped too, and reading resynchronises on the next whole frame, so
 // every intact unit is kept; what was dropped, and why, is counted in JournalContents.
@@ -84,6 +87,14 @@ class Journal {
   void append(const UnitResult& unit);
   void append_proofs(std::span<const ProofRecord> proofs);
 
+  // Group commit: stage() keeps a unit's frame in memory; commit() writes every staged frame
+  // with one write() and makes them durable with one fdatasync() (nothing when none is staged).
+  // append(u) is stage(u) then commit(). Throws like append(); on failure nothing staged is
+  // kept, and the file is cut back to its last complete frame.
+  void stage(const UnitResult& unit);
+  void commit();
+  std::size_t staged_units() const { return staged_units_; }
+
   // The contents found when the journal was opened (empty for a new one); moves them out.
   JournalContents take_recovered() { return std::move(recovered_); }
   const std::string& path() const { return path_; }
@@ -96,6 +107,8 @@ class Journal {
   std::string path_;
   int fd_ = -1;
   std::int64_t size_ = 0;  // bytes of complete frames in the file
+  std::string staged_;     // frames staged since the last commit
+  std::size_t staged_units_ = 0;
   JournalContents recovered_;
 };
 

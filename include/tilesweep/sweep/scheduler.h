@@ -1,9 +1,12 @@
 // Dynamic scheduling of work units over MPI ranks. Rank 0 hands out units on request (one at a
 // time: unit costs vary by orders of magnitude) and scores units itself on a second thread, so
-// it never idles while its main thread serves requests and records results. Workers ask for a
+// it never idles while its main thread serves requests and records results. Recording is
+// batched: every result that arrived in one round is made durable by one commit, so the
+// journal's sync (milliseconds) is paid per round, not per unit, and does not cap the number of
+// units rank 0 can serve a second. Workers ask for a
 // unit, score it, send its rows back with the next request, until told to stop. A worker keeps
-// one request ahead of its scoring — it holds its next unit while it scores one — so it never
-// waits on rank 0's polling or on a result message leaving.
+// kUnitsAhead requests ahead of its scoring — it holds its next units while it scores one — so
+// it never waits on rank 0's polling or on a result message leaving.
 //
 // Message tags: kTagRequest (worker -> 0: an encoded UnitResult, or empty for the first two
 // requests), kTagAssign (0 -> worker: 8-byte unit index, or empty: stop), kTagFinal (worker ->
@@ -30,9 +33,16 @@ inline constexpr int kTagAssign = 2;
 inline constexpr int kTagFinal = 3;
 inline constexpr int kTagInterrupt = 4;  // worker -> 0: it was signalled (the signal, as text)
 
+// Requests a worker keeps open: it holds up to this many units beyond the one it scores, so a
+// run of short units never waits on rank 0's answers.
+inline constexpr int kUnitsAhead = 2;
+
 struct MasterHooks {
   std::function<void(store::UnitResult&&)> done;  // on rank 0's main thread, in arrival order
   std::function<bool()> stop_requested;           // polled; true: hand out no more units
+  // After each round of messages and local results that recorded at least one unit, before
+  // rank 0 waits again: makes the round's results durable at once (the journal's group commit).
+  std::function<void()> commit;
 };
 
 // Rank 0: runs the units of `todo` (indices into plan.units()) until all are done or a stop is
