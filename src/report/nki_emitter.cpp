@@ -17,6 +17,7 @@
 #include "tilesweep/target/target.h"
 #include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
+#include "tilesweep/sweep/score.h"
 
 namespace ts::report {
 
@@ -109,6 +110,70 @@ NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& s
       return {"", fmt::format("candidate {} re-builds as '{}', not the recorded '{}' (the search code changed since "
                               "the archive was written)", b.index, prog.config, b.config)};
     return {header + lower::emit_nki(prog, lower::nki_params(*p.kernel), api), ""};
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    if (what.rfind("error: ", 0) == 0) what = what.substr(7);
+    return {"", what};
+  }
+}
+
+namespace {
+
+// The instructions of `p` in program order: what must carry over to another shape.
+std::vector<std::string> instruction_names(const lower::Program& p) {
+  std::vector<std::string> out;
+  for (const auto& in : p.insts) out.push_back(in.spec->op.name);
+  return out;
+}
+
+// Why candidate `c`'s tiles do not divide the groups of `space` at `dims` ("" when they do).
+std::string tiles_misfit(const lower::CandidateSpace& space, const lower::Candidate& c, const ir::Kernel& k,
+                         const sem::DimEnv& dims) {
+  lower::ProgramPlan plan = space.plan(c);
+  for (std::size_t g = 0; g < plan.groups.size() && g < c.tiling.size(); ++g) {
+    lower::GroupExtent e = lower::group_extent(k, plan.groups[g], dims);
+    const lower::GroupTiling& t = c.tiling[g];
+    if (e.rows % t.pt != 0)
+      return fmt::format("group {}: its {}-row tiles do not divide the {} rows at this shape", g, t.pt, e.rows);
+    std::int64_t free_extent = e.has_matmul && !e.matmul_n.empty() ? e.matmul_n.front() : e.cols;
+    if (t.free > 0 && free_extent % t.free != 0)
+      return fmt::format("group {}: its free tile of {} does not divide the {} columns at this shape", g, t.free,
+                         free_extent);
+  }
+  return "";
+}
+
+}  // namespace
+
+NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta, const store::SourceRecord& src,
+                                                 const store::BestRecord& b, const sem::DimEnv& dims,
+                                                 lower::NkiApi api) {
+  try {
+    if (b.mesh != "1") return {"", "a mesh entry is not re-instantiated (its sharding fixes the local shape)"};
+    const Impl::Prepared& p = impl_->prepare(meta, src, b);
+    lower::SpaceOptions so;
+    so.max_block = p.view.max_block, so.max_lowerings = p.view.max_lowerings, so.bufs = p.view.bufs;
+    lower::CandidateSpace recorded(p.pk.space_variants(), *p.target, parse_dims(b.shape), so);
+    if (b.index < 0 || b.index >= recorded.size() || recorded.describe(b.index) != b.config)
+      return {"", "the recorded candidate no longer re-builds (the search code changed since the archive was written)"};
+    lower::Candidate c = recorded.decode(b.index);
+    lower::CandidateSpace asked(p.pk.space_variants(), *p.target, dims, so);
+    const auto from = recorded.sections().at(static_cast<std::size_t>(c.section));
+    auto to = asked.sections();
+    auto it = std::find_if(to.begin(), to.end(), [&](const auto& s) {
+      return s.variant == from.variant && s.fused == from.fused && s.swapped == from.swapped;
+    });
+    if (it == to.end()) return {"", "its variant and fusion form have no program at this shape"};
+    c.section = static_cast<int>(it - to.begin());
+    const ir::Kernel& variant = *p.pk.space_variants().at(static_cast<std::size_t>(c.variant)).kernel;
+    if (std::string why = tiles_misfit(asked, c, variant, dims); !why.empty()) return {"", why};
+    lower::Program prog = asked.materialize(c);
+    if (instruction_names(prog) != instruction_names(recorded.materialize(b.index)))
+      return {"", "its instruction choices do not carry over to this shape (another lowering would be picked)"};
+    sweep::CandidateScore score = sweep::score_program(prog, *p.target);
+    if (!score.feasible) return {"", "it does not fit at this shape: " + score.reason};
+    prog.config = b.config + " (re-instantiated at another shape)";
+    return {lower::emit_nki(prog, lower::nki_params(*p.kernel), api), "", score.sim.latency_ns};
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (what.rfind("error: ", 0) == 0) what = what.substr(7);

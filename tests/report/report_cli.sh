@@ -42,6 +42,11 @@ grep -q "entry: softmax trn1 M=256,N=256 mesh 1" near.txt
 grep -q "M=300,N=256 was not swept" near.txt
 "$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=300,N=256 --nki > near_nki.txt
 ! grep -q "@nki.jit" near_nki.txt
+grep -q "cannot re-instantiate the entry's configuration at M=300,N=256: group 0: its 128-row tiles do not divide the 300 rows" near_nki.txt
+# ... re-lowers the entry's configuration where its tiles divide the asked shape
+"$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=1024,N=512 --nki > re.txt
+grep -q "re-instantiated at M=1024,N=512: .* simulated latency" re.txt
+grep -q 'assert tuple(x.shape) == (1024, 512)' re.txt
 "$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=256,N=256 --nki | grep -q "^import nki$"
 # select --nki-api legacy: the neuronxcc dialect
 "$bin" select a.h5 -o lib_legacy.h5 --nki-dir nki_legacy --nki-api legacy >/dev/null

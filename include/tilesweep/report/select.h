@@ -45,6 +45,18 @@ class NkiEmitter {
   NkiResult emit(const store::Meta& meta, const store::SourceRecord& source, const store::BestRecord& best,
                  lower::NkiApi api = lower::NkiApi::Current);
 
+  // The recorded candidate re-lowered at another single-device shape `dims`: the same variant,
+  // fusion form, lowerings, engines, buffering, instruction fusion and tiles, re-checked for
+  // capacity and simulated. Refused (error says why) where a tile does not divide its group's
+  // extent at `dims`, the configuration has no program there, its instruction sequence differs
+  // from the recorded one, or it does not fit.
+  struct Reinstance {
+    std::string source, error;
+    double latency_ns = 0;
+  };
+  Reinstance reinstantiate(const store::Meta& meta, const store::SourceRecord& source, const store::BestRecord& best,
+                           const sem::DimEnv& dims, lower::NkiApi api = lower::NkiApi::Current);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
