@@ -16,7 +16,7 @@ namespace {
 
 struct SelectOpts {
   std::vector<std::string> archives;
-  std::string out, json, nki_dir, nki_api = "current";
+  std::string out, json, nki_dir, python, nki_api = "current";
   bool no_nki = false;
 };
 
@@ -68,6 +68,38 @@ void write_nki_dir(const store::Library& lib, const std::string& dir) {
   }
 }
 
+// A Python module mapping (kernel, target, shape) to the entry's NKI function: exact shapes only,
+// by the library's rule; another shape raises LookupError naming the nearest entry and the
+// `lookup --nki` command that re-instantiates it (never another shape's kernel).
+std::string python_module(const store::Library& lib) {
+  std::string out =
+      "\"\"\"The shape library's NKI kernels (written by `tilesweep select --python`).\n\n"
+      "    kernel(\"softmax\", \"trn1\", M=256, N=256) -> the @nki.jit function for exactly that shape.\n"
+      "A shape that was not swept raises LookupError naming the nearest entry (a kernel is built for one\n"
+      "shape and asserts it); `tilesweep lookup LIB --nki` re-instantiates a configuration at a new shape.\n"
+      "\"\"\"\nimport math\n\nENTRIES = {\n";
+  for (const auto& e : lib.entries) {
+    if (e.nki.empty() || e.mesh != "1") continue;
+    out += fmt::format("    ({}, {}, {}): {},\n", json_text(e.kernel), json_text(e.target), json_text(e.shape), json_text(e.nki));
+  }
+  out +=
+      "}\n_LOADED = {}\n\n\ndef _dims(shape):\n    return dict((k, int(v)) for k, v in (i.split(\"=\") for i in shape.split(\",\")))\n\n\n"
+      "def kernel(name, target, **dims):\n"
+      "    key = (name, target, \",\".join(f\"{k}={dims[k]}\" for k in sorted(dims)))\n"
+      "    if key not in ENTRIES:\n"
+      "        near = [(sum(abs(math.log2(d[k] / dims[k])) for k in dims), s) for (n, t, s) in ENTRIES\n"
+      "                for d in [_dims(s)] if n == name and t == target and set(d) == set(dims)]\n"
+      "        hint = f\"; nearest entry {min(near)[1]}\" if near else \"\"\n"
+      "        raise LookupError(f\"no NKI kernel for {name} on {target} at {key[2]}{hint}; run `tilesweep lookup LIB \"\n"
+      "                          f\"--kernel {name} --target {target} --shape {key[2]} --nki` to re-instantiate one\")\n"
+      "    if key not in _LOADED:\n"
+      "        scope = {}\n"
+      "        exec(compile(ENTRIES[key], f\"<tilesweep {name} {target} {key[2]}>\", \"exec\"), scope)\n"
+      "        _LOADED[key] = scope[[k for k, v in scope.items() if hasattr(v, \"__call__\") and not k.startswith(\"_\")][-1]]\n"
+      "    return _LOADED[key]\n";
+  return out;
+}
+
 }  // namespace
 
 VerbRun add_select(CLI::App& app) {
@@ -77,6 +109,8 @@ VerbRun add_select(CLI::App& app) {
   cmd->add_option("-o,--output", o->out, "the library to write (HDF5)")->required();
   cmd->add_option("--json", o->json, "also write the library as JSON");
   cmd->add_option("--nki-dir", o->nki_dir, "write each entry's NKI source as a .py file in this folder");
+  cmd->add_option("--python", o->python,
+                  "also write a Python module: kernel(name, target, **dims) returns the entry's NKI function (exact shapes)");
   cmd->add_flag("--no-nki", o->no_nki, "do not re-materialize candidates (no NKI source)");
   cmd->add_option("--nki-api", o->nki_api, "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
@@ -92,6 +126,7 @@ VerbRun add_select(CLI::App& app) {
       write_file_durably(o->json, library_json(lib), "--json file");
     }
     if (!o->nki_dir.empty()) write_nki_dir(lib, o->nki_dir);
+    if (!o->python.empty()) write_file_durably(o->python, python_module(lib), "--python file");
     int failed = 0;
     for (const auto& e : lib.entries) failed += e.nki.empty() ? 1 : 0;
     std::cout << fmt::format("{}: {} entries from {} archive(s); NKI source for {} ({} without: see nki_error)\n",

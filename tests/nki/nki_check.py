@@ -13,6 +13,7 @@ import ast
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -277,6 +278,8 @@ def main():
                     print(f"  {kname} {target} {dialect}: {n.strip()}")
                 print(f"{kname} {target} {dialect}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print("total: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
+    if not o.work:
+        shutil.rmtree(work, ignore_errors=True)
     bad = sum(totals[k] for k in ("undocumented", "mismatch", "rule", "error"))
     return 1 if bad else 0
 

@@ -48,6 +48,23 @@ grep -q "cannot re-instantiate the entry's configuration at M=300,N=256: group 0
 grep -q "re-instantiated at M=1024,N=512: .* simulated latency" re.txt
 grep -q 'assert tuple(x.shape) == (1024, 512)' re.txt
 "$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=256,N=256 --nki | grep -q "^import nki$"
+# select --python: a dispatcher module, exact shapes only (run on tests/nki's NumPy NKI)
+"$bin" select a.h5 -o lib_py.h5 --python lib_nki.py >/dev/null
+PYTHONPATH="$root/tests/nki:." $py - <<'PY'
+import sys, numpy as np, nki_numpy
+nki, nl, nisa = nki_numpy.modules("current", 2)
+sys.modules.update({"nki": nki, "nki.language": nl, "nki.isa": nisa})
+import lib_nki
+x = np.random.default_rng(0).uniform(-1, 1, (256, 512))
+y = np.asarray(lib_nki.kernel("softmax", "trn1", M=256, N=512)(nki_numpy.tile(x, "hbm")))
+ref = np.exp(x - x.max(1, keepdims=True))
+assert np.allclose(y, ref / ref.sum(1, keepdims=True), atol=1e-6)
+try:
+    lib_nki.kernel("softmax", "trn1", M=3000, N=512)
+    raise SystemExit("an unswept shape must raise")
+except LookupError as e:
+    assert "nearest entry M=512,N=512" in str(e), e
+PY
 # select --nki-api legacy: the neuronxcc dialect
 "$bin" select a.h5 -o lib_legacy.h5 --nki-dir nki_legacy --nki-api legacy >/dev/null
 grep -lq "import neuronxcc.nki as nki" nki_legacy/*.py
