@@ -57,10 +57,7 @@ void BM_Materialized(benchmark::State& state, const char* file, ts::sem::DimEnv 
   ts::lower::CandidateSpace space({{&k, &choices}}, trn2(), dims);
   std::vector<ts::lower::Program> programs;
   for (std::int64_t i = 0; i < space.size() && programs.size() < 64; ++i) {
-    try {
-      programs.push_back(space.materialize(i));
-    } catch (const ts::lower::Unsupported&) {
-    }
+    if (auto p = space.materialize(i)) programs.push_back(std::move(*p));
   }
   if (programs.empty()) return state.SkipWithError("no candidate materializes");
   for (auto _ : state)

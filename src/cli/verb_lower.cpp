@@ -147,7 +147,7 @@ VerbRun add_lower(CLI::App& app) {
       }
     };
     for (auto i : pick) {
-      lower::Program p = space.materialize(i);
+      lower::Program p = space.materialize(i).value();
       p.config = space.describe(i);
       std::cout << fmt::format("\ncandidate {}:\n", i) << lower::print_program(p);
       if (!o->nki_dir.empty()) write_nki(p, std::to_string(i));

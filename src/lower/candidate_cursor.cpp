@@ -18,17 +18,16 @@ bool same_structure(const Candidate& a, const Candidate& b) {
 
 }  // namespace
 
-const Program& CandidateCursor::at(std::int64_t index) {
+const Lowered<Program>& CandidateCursor::at(std::int64_t index) {
   space_.decode(index, next_);
   space_.plan(next_, plan_);
   plan_.notes = false;
   if (valid_ && same_structure(next_, last_)) {
-    rebind(program_, plan_);
+    rebind(*program_, plan_);
   } else {
-    valid_ = false;
-    program_ = space_.materialize(next_, plan_);  // throws Unsupported: the cursor then holds no program
-    valid_ = true;
-    ++built_;
+    program_ = space_.materialize(next_, plan_);
+    valid_ = static_cast<bool>(program_);  // no program: the next candidate builds again
+    if (valid_) ++built_;
   }
   std::swap(last_, next_);
   return program_;

@@ -264,7 +264,7 @@ CandidateSpace::InstructionPairs CandidateSpace::instruction_pairs(const SpaceSe
 
 // Drops the lowerings that have no program at this shape (an instruction whose limits the
 // tile exceeds in a way that cannot be split, like a 32 x 32 transpose of a 128-row tile).
-void CandidateSpace::drop_unplaceable(SpaceSection& s, const ir::Kernel& k, ProgramPlan& plan) const {
+std::optional<NoProgram> CandidateSpace::drop_unplaceable(SpaceSection& s, const ir::Kernel& k, ProgramPlan& plan) const {
   auto op_of = [&](int node) {
     for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
       if (s.ops.nodes[j] == node) return static_cast<int>(j);
@@ -272,17 +272,15 @@ void CandidateSpace::drop_unplaceable(SpaceSection& s, const ir::Kernel& k, Prog
   };
   // First a working pick for every op: drop the lowering of whichever op fails until none does.
   for (;;) {
-    try {
-      lower::materialize(k, dims_, target_, plan);
-      break;
-    } catch (const Unsupported& e) {
-      int j = op_of(e.node);
-      if (j < 0) throw;
-      auto& kept = s.ops.kept[static_cast<std::size_t>(j)];
-      kept.erase(kept.begin());
-      if (kept.empty()) throw Unsupported(fmt::format("{}: {}", s.ops.labels[j], e.what()));
-      plan.picks[s.ops.nodes[j]] = s.ops.pick(static_cast<std::size_t>(j), 0);
-    }
+    Lowered<Program> program = lower::materialize(k, dims_, target_, plan);
+    if (program) break;
+    const NoProgram& why = program.no_program();
+    int j = op_of(why.node);
+    if (j < 0) return why;
+    auto& kept = s.ops.kept[static_cast<std::size_t>(j)];
+    kept.erase(kept.begin());
+    if (kept.empty()) return NoProgram{fmt::format("{}: {}", s.ops.labels[j], why.reason)};
+    plan.picks[s.ops.nodes[j]] = s.ops.pick(static_cast<std::size_t>(j), 0);
   }
   // Then every other lowering of each op beside the working picks.
   for (std::size_t j = 0; j < s.ops.nodes.size(); ++j) {
@@ -290,33 +288,33 @@ void CandidateSpace::drop_unplaceable(SpaceSection& s, const ir::Kernel& k, Prog
     for (std::size_t l = 1; l < s.ops.kept[j].size(); ++l) {
       ProgramPlan p = plan;
       p.picks[s.ops.nodes[j]] = s.ops.pick(j, l);
-      try {
-        lower::materialize(k, dims_, target_, p);
-        ok.push_back(s.ops.kept[j][l]);
-      } catch (const Unsupported&) {
-      }
+      if (lower::materialize(k, dims_, target_, p)) ok.push_back(s.ops.kept[j][l]);
     }
     s.ops.kept[j] = ok;
   }
+  return std::nullopt;
 }
 
 // The tilings of each group that fit on chip with the plan's other choices: as they are, or in
 // a fused form with the nest's matmul results spilled to HBM.
-std::vector<std::vector<GroupTiling>> CandidateSpace::feasible_tilings(const ir::Kernel& k, bool fused, const ProgramPlan& plan,
-                                                                       const std::vector<std::vector<GroupTiling>>& all) const {
+Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
+    const ir::Kernel& k, bool fused, const ProgramPlan& plan, const std::vector<std::vector<GroupTiling>>& all) const {
   std::vector<std::vector<GroupTiling>> feasible;
   for (std::size_t g = 0; g < all.size(); ++g) {
     std::vector<GroupTiling> ok;
     for (const auto& t : all[g]) {
       ProgramPlan p = plan;
       p.tiling[g] = t;
-      if (fits(lower::materialize(k, dims_, target_, p), target_)) {
+      Lowered<Program> program = lower::materialize(k, dims_, target_, p);
+      if (!program) return program.no_program();
+      if (fits(*program, target_)) {
         ok.push_back(t);
       } else if (fused) {  // spilling the nest's matmul results to HBM may make it fit
         p.tiling[g].spill = true;
-        Program spilled = lower::materialize(k, dims_, target_, p);
-        bool spills = std::any_of(spilled.buffers.begin(), spilled.buffers.end(), [](const Buffer& b) { return b.spill; });
-        if (spills && fits(spilled, target_)) ok.push_back(p.tiling[g]);
+        Lowered<Program> spilled = lower::materialize(k, dims_, target_, p);
+        if (!spilled) return spilled.no_program();
+        bool spills = std::any_of(spilled->buffers.begin(), spilled->buffers.end(), [](const Buffer& b) { return b.spill; });
+        if (spills && fits(*spilled, target_)) ok.push_back(p.tiling[g]);
       }
     }
     feasible.push_back(std::move(ok));
@@ -326,10 +324,15 @@ std::vector<std::vector<GroupTiling>> CandidateSpace::feasible_tilings(const ir:
 
 // The alternate policy moves the ops' instructions and the copies around them (PSUM
 // evacuations, moves to SBUF) to their second engines: offered when either can move.
-CandidateSpace::EngineAxes CandidateSpace::engine_axes(const SpaceSection& s, const ir::Kernel& k, const ProgramPlan& plan) const {
+Lowered<CandidateSpace::EngineAxes> CandidateSpace::engine_axes(const SpaceSection& s, const ir::Kernel& k,
+                                                                 const ProgramPlan& plan) const {
   EngineAxes axes;
   axes.policies = *std::max_element(s.ops.engines.begin(), s.ops.engines.end());
-  if (axes.policies < 2 && copies_can_move(lower::materialize(k, dims_, target_, plan))) axes.policies = 2;
+  if (axes.policies < 2) {
+    Lowered<Program> program = lower::materialize(k, dims_, target_, plan);
+    if (!program) return program.no_program();
+    if (copies_can_move(*program)) axes.policies = 2;
+  }
   axes.per_op = options_.engines_per_op;
   if (axes.per_op)
     for (const auto& kept : s.ops.kept) {
@@ -352,38 +355,48 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(int variant,
   s.form.variant = variant;
   s.form.fused = form > 0;
   s.ops = ops;
-  try {
-    s.form.groups = fusion_groups(k, s.form.fused);
-    if (!s.form.fused) unfused = s.form.groups;
-    else if (s.form.groups == unfused) return std::nullopt;  // nothing to fuse: the same programs again
-    if (form == 2 && !apply_swaps(s, kc)) return std::nullopt;
-    s.form.prefix = make_prefix(k, dims_, target_, s.form.groups, s.ops.programs());
-    ProgramPlan plan;
-    plan.groups = s.form.groups;
-    plan.cores = options_.cores;
-    plan.prefix = s.form.prefix.get();
-    plan.transposed = s.form.transposed;
-    for (std::size_t j = 0; j < s.ops.nodes.size(); ++j) plan.picks[s.ops.nodes[j]] = s.ops.pick(j, 0);
-    std::vector<std::vector<GroupTiling>> all;
-    for (const auto& g : s.form.groups) all.push_back(group_tilings(group_extent(k, g, dims_), options_));
-    for (auto& a : all) plan.tiling.push_back(a.front());
-    drop_unplaceable(s, k, plan);
-    cap_lowerings(s);
-    double configs = 1;
-    for (const auto& a : all)
-      configs = s.form.fused ? configs * static_cast<double>(a.size()) : std::max(configs, static_cast<double>(a.size()));
-    s.tilings = feasible_tilings(k, s.form.fused, plan, all);
-    if (s.form.fused) s.pairs = instruction_pairs(s, kc);
-    s.engine = engine_axes(s, k, plan);
-    counts_.instruction_choices += static_cast<double>(choice_radix(s));
-    counts_.tile_configs += configs * static_cast<double>(options_.bufs.size());
-  } catch (const Unsupported& e) {
-    counts_.unsupported.push_back(fmt::format("variant {} ({}): {}", variant, form_name(s), e.what()));
-    return std::nullopt;
-  }
+  Lowered<std::vector<std::vector<int>>> groups = fusion_groups(k, s.form.fused);
+  if (!groups) return no_section(variant, s, groups.no_program());
+  s.form.groups = std::move(*groups);
+  if (!s.form.fused) unfused = s.form.groups;
+  else if (s.form.groups == unfused) return std::nullopt;  // nothing to fuse: the same programs again
+  if (form == 2 && !apply_swaps(s, kc)) return std::nullopt;
+  auto prefix = make_prefix(k, dims_, target_, s.form.groups, s.ops.programs());
+  if (!prefix) return no_section(variant, s, prefix.no_program());
+  s.form.prefix = std::move(*prefix);
+  ProgramPlan plan;
+  plan.groups = s.form.groups;
+  plan.cores = options_.cores;
+  plan.prefix = s.form.prefix.get();
+  plan.transposed = s.form.transposed;
+  for (std::size_t j = 0; j < s.ops.nodes.size(); ++j) plan.picks[s.ops.nodes[j]] = s.ops.pick(j, 0);
+  std::vector<std::vector<GroupTiling>> all;
+  for (const auto& g : s.form.groups) all.push_back(group_tilings(group_extent(k, g, dims_), options_));
+  for (auto& a : all) plan.tiling.push_back(a.front());
+  if (auto no = drop_unplaceable(s, k, plan)) return no_section(variant, s, *no);
+  cap_lowerings(s);
+  double configs = 1;
+  for (const auto& a : all)
+    configs = s.form.fused ? configs * static_cast<double>(a.size()) : std::max(configs, static_cast<double>(a.size()));
+  auto tilings = feasible_tilings(k, s.form.fused, plan, all);
+  if (!tilings) return no_section(variant, s, tilings.no_program());
+  s.tilings = std::move(*tilings);
+  if (s.form.fused) s.pairs = instruction_pairs(s, kc);
+  auto engine = engine_axes(s, k, plan);
+  if (!engine) return no_section(variant, s, engine.no_program());
+  s.engine = std::move(*engine);
+  counts_.instruction_choices += static_cast<double>(choice_radix(s));
+  counts_.tile_configs += configs * static_cast<double>(options_.bufs.size());
   s.size = choice_radix(s) * static_cast<std::int64_t>(options_.bufs.size()) * (s.pairs.nodes.empty() ? 1 : 2);
   s.size *= tiling_radix(s);
   return s;
+}
+
+// Records why variant `variant` in the form of `s` has no program: no section.
+std::optional<CandidateSpace::SpaceSection> CandidateSpace::no_section(int variant, const SpaceSection& s,
+                                                                       const NoProgram& why) {
+  counts_.unsupported.push_back(fmt::format("variant {} ({}): {}", variant, form_name(s), why.reason));
+  return std::nullopt;
 }
 
 CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Target& target, sem::DimEnv dims,
@@ -523,13 +536,13 @@ void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
   }
 }
 
-Program CandidateSpace::materialize(const Candidate& c) const { return materialize(c, plan(c)); }
+Lowered<Program> CandidateSpace::materialize(const Candidate& c) const { return materialize(c, plan(c)); }
 
-Program CandidateSpace::materialize(const Candidate& c, const ProgramPlan& plan) const {
+Lowered<Program> CandidateSpace::materialize(const Candidate& c, const ProgramPlan& plan) const {
   return lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel, dims_, target_, plan);
 }
 
-Program CandidateSpace::materialize(std::int64_t index) const { return materialize(decode(index)); }
+Lowered<Program> CandidateSpace::materialize(std::int64_t index) const { return materialize(decode(index)); }
 
 std::optional<Program> CandidateSpace::heuristic() const {
   for (const auto& s : sections_) {
@@ -544,9 +557,10 @@ std::optional<Program> CandidateSpace::heuristic() const {
       std::int64_t free = e.has_matmul || e.elementwise ? largest_divisor(e.has_matmul ? e.matmul_n.front() : e.cols, 512) : 0;
       c.tiling.push_back({largest_divisor(e.rows, 128), 1, free, 2});
     }
-    Program p = materialize(c);
-    p.config = "heuristic: original kernel, unfused, cheapest lowering, default engines, 128 x 512 tiles, block 1, bufs 2";
-    return p;
+    Lowered<Program> lowered = materialize(c);
+    if (!lowered) return std::nullopt;
+    lowered->config = "heuristic: original kernel, unfused, cheapest lowering, default engines, 128 x 512 tiles, block 1, bufs 2";
+    return std::move(*lowered);
   }
   return std::nullopt;
 }

@@ -28,7 +28,7 @@ bool reduces_rows(const ir::Kernel& k, int node) {
   return axis && rank >= 2 && std::get<std::int64_t>(*axis) == rank - 2;
 }
 
-Frame frame_of(const ir::Kernel& k, int node) {
+Lowered<Frame> find_frame(const ir::Kernel& k, int node) {
   const ir::Node& n = k.nodes[node];
   Frame f;
   f.rank = static_cast<int>(n.shape.size());
@@ -45,14 +45,16 @@ Frame frame_of(const ir::Kernel& k, int node) {
     return f;
   }
   if (a != static_cast<std::int64_t>(in.shape.size()) - 1)
-    throw Unsupported(fmt::format("'{}' along axis {} of a rank-{} tensor: only the last (free) axis is tiled so far",
-                                  n.op, a, in.shape.size()));
+    return NoProgram{fmt::format("'{}' along axis {} of a rank-{} tensor: only the last (free) axis is tiled so far", n.op,
+                                 a, in.shape.size())};
   if (n.shape.size() < in.shape.size()) {  // reduced without keepdims: the old row is now last
     f.row = f.rank - 1;
     f.col = -1;
   }
   return f;
 }
+
+Frame frame_of(const ir::Kernel& k, int node) { return find_frame(k, node).value(); }
 
 Role operand_role(const ir::Kernel& k, int node, int operand) {
   const ir::Node& n = k.nodes[node];

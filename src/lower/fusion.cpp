@@ -21,14 +21,14 @@ std::vector<sem::Dim> row_key(const ir::Kernel& k, int node) {
 
 }  // namespace
 
-std::vector<std::vector<int>> fusion_groups(const ir::Kernel& k, bool fuse) {
+Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool fuse) {
   std::vector<std::vector<int>> groups;
   std::vector<int> group_of(k.nodes.size(), -1);
   for (std::size_t c = 0; c < k.nodes.size(); ++c) {
     const ir::Node& n = k.nodes[c];
     if (classify(n) != OpClass::Compute || is_constant(k, static_cast<int>(c))) continue;
     int id = static_cast<int>(c);
-    frame_of(k, id);  // throws for an op the tiler cannot place
+    if (auto frame = find_frame(k, id); !frame) return frame.no_program();
     if (fuse && !groups.empty()) {
       int g = static_cast<int>(groups.size()) - 1;
       bool rows = row_key(k, id) == row_key(k, groups[g].front());

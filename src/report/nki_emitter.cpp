@@ -104,7 +104,7 @@ NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& s
     if (b.index < 0 || b.index >= space.size())
       return {"", fmt::format("candidate {} is outside the re-built space of {} candidates (the search code changed "
                               "since the archive was written)", b.index, space.size())};
-    lower::Program prog = space.materialize(b.index);
+    lower::Program prog = space.materialize(b.index).value();
     prog.config = space.describe(b.index);
     if (prog.config != b.config)
       return {"", fmt::format("candidate {} re-builds as '{}', not the recorded '{}' (the search code changed since "

@@ -27,14 +27,10 @@ bool row_better(const Row& a, const Row& b) {
 
 // The heuristic baseline in space `e`, on its mesh.
 double heuristic_ns(const SpaceEntry& e) {
-  try {
-    auto p = e.space->heuristic();
-    if (!p) return store::kNotComputed;
-    CandidateScore s = score_program(*p, *e.machine);
-    return s.feasible ? e.latency(s.sim.latency_ns) : store::kNotComputed;
-  } catch (const lower::Unsupported&) {
-    return store::kNotComputed;
-  }
+  auto p = e.space->heuristic();
+  if (!p) return store::kNotComputed;
+  CandidateScore s = score_program(*p, *e.machine);
+  return s.feasible ? e.latency(s.sim.latency_ns) : store::kNotComputed;
 }
 
 // The rows of one (kernel, target, shape, mesh): every sharding's.

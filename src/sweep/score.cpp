@@ -36,12 +36,10 @@ CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t 
 }
 
 CandidateScore score_candidate(lower::CandidateCursor& cursor, std::int64_t index, const sim::Target& t) {
+  const lower::Lowered<lower::Program>& program = cursor.at(index);
   CandidateScore s;
-  try {
-    s = score_program(cursor.at(index), t);
-  } catch (const lower::Unsupported& e) {
-    s.reason = e.what();
-  }
+  if (program) s = score_program(*program, t);
+  else s.reason = program.no_program().reason;
   s.index = index;
   return s;
 }

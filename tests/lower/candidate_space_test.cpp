@@ -43,7 +43,7 @@ TEST(CandidateSpace, EngineChoicePerOp) {
     EXPECT_EQ(text.find("(alternate engines)") != std::string::npos, alternate) << text;
     auto [it, fresh] = first_of.emplace(without_engines(text), i);
     if (fresh) continue;
-    Program a = space.materialize(it->second), b = space.materialize(i);
+    Program a = space.materialize(it->second).value(), b = space.materialize(i).value();
     ASSERT_EQ(a.insts.size(), b.insts.size()) << text;
     int moved = 0;
     for (std::size_t n = 0; n < a.insts.size(); ++n) {

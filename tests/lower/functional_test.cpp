@@ -96,13 +96,12 @@ int check_sample(const ir::Kernel& k, const sem::DimEnv& dims, bool original_onl
   std::int64_t count = whole ? space.size() : samples();
   for (std::int64_t s = 0; s < count; ++s) {
     std::int64_t i = whole || s == 0 ? s : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size()));
-    lower::Program p;
-    try {
-      p = space.materialize(i);
-    } catch (const lower::Unsupported&) {
+    lower::Lowered<lower::Program> lowered = space.materialize(i);
+    if (!lowered) {
       ++unplaceable;
       continue;
     }
+    const lower::Program& p = *lowered;
     auto m = matches(sim::execute(p, inputs), ref);
     if (!m) {
       ADD_FAILURE() << k.name << " candidate " << i << ": " << m.message() << "\n" << space.describe(i);
@@ -168,7 +167,7 @@ TEST(Functional, SpilledMatmulResultsMatchTheReference) {
       lower::Candidate c = space.decode(sec.first);
       lower::ProgramPlan plan = space.plan(c);
       for (auto& g : plan.tiling) g.spill = true;
-      lower::Program p = lower::materialize(*variants[c.variant].kernel, dims, t, plan);
+      lower::Program p = lower::materialize(*variants[c.variant].kernel, dims, t, plan).value();
       if (std::none_of(p.buffers.begin(), p.buffers.end(), [](const lower::Buffer& b) { return b.spill; })) continue;
       ++spilled;
       auto out = sim::execute(p, inputs);
@@ -198,7 +197,7 @@ TEST(Functional, FusedPairsMatchTheReference) {
     if (!sec.fused) continue;
     for (std::int64_t i = sec.first; i < sec.first + sec.size; i += std::max<std::int64_t>(1, sec.size / 16)) {
       if (!space.decode(i).instruction_fusion) continue;
-      lower::Program p = space.materialize(i);
+      lower::Program p = space.materialize(i).value();
       ASSERT_TRUE(std::any_of(p.insts.begin(), p.insts.end(), [](const lower::Inst& in) { return in.spec->op.name == "activation_reduce"; }))
           << space.describe(i);
       ++checked;
@@ -235,13 +234,13 @@ TEST_P(TransposedChains, MatchTheReference) {
   };
   std::int64_t fused_transposes = -1;
   for (const auto& sec : space.sections()) {
-    if (sec.fused && !sec.swapped && sec.variant == 0) fused_transposes = transposes(space.materialize(sec.first));
+    if (sec.fused && !sec.swapped && sec.variant == 0) fused_transposes = transposes(space.materialize(sec.first).value());
     if (!sec.swapped) continue;
     // The transposes left are x's, once per strip: fewer than the plain fused form's.
-    EXPECT_LT(transposes(space.materialize(sec.first)), fused_transposes);
+    EXPECT_LT(transposes(space.materialize(sec.first).value()), fused_transposes);
     for (std::int64_t i = sec.first; i < sec.first + sec.size; i += std::max<std::int64_t>(1, sec.size / 8)) {
       ++checked;
-      ASSERT_TRUE(matches(sim::execute(space.materialize(i), inputs), ref)) << "candidate " << i << " (" << space.describe(i) << ")";
+      ASSERT_TRUE(matches(sim::execute(space.materialize(i).value(), inputs), ref)) << "candidate " << i << " (" << space.describe(i) << ")";
     }
   }
   EXPECT_GT(checked, 0) << "no transposed candidates";

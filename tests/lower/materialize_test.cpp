@@ -13,25 +13,71 @@
 namespace ts::lower {
 namespace {
 
+// No program is a value: a reason and a node, no exception until value() asks for the program.
+TEST(Lowered, NoProgramIsAValue) {
+  Lowered<int> some = 3, none = NoProgram{"why", 7};
+  EXPECT_TRUE(some);
+  EXPECT_EQ(*some, 3);
+  EXPECT_EQ(some.value(), 3);
+  EXPECT_FALSE(none);
+  EXPECT_EQ(none.no_program().reason, "why");
+  EXPECT_EQ(none.no_program().node, 7);
+  try {
+    none.value();
+    FAIL() << "no exception";
+  } catch (const Unsupported& e) {
+    EXPECT_STREQ(e.what(), "why");
+    EXPECT_EQ(e.node, 7);
+  }
+}
+
+// Every reason materialize gives for a kernel without a program, as a value (table-driven).
+TEST(Materialize, ReasonsAreValues) {
+  struct Case {
+    const char* source;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"def f(x: f32[M, N]) -> f32[N, M]:\n    return exp(reshape(transpose(x), (N, M)))\n",
+       "reshape of a strided or transposed view"},
+      {"def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(repeat(x, 2, axis=0)[0:M, :])\n",
+       "'repeat' along a tiled (row or free) dim has no DMA access pattern yet"},
+      {"def f(x: f32[M, N]) -> f32[M, N]:\n    return x\n", "output 0 is a 'input', not a computed value"},
+      {"def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(x)\n", "'exp' has no instruction lowering"},
+  };
+  sem::DimEnv dims{{"M", 256}, {"N", 512}};
+  for (const Case& c : cases) {
+    ir::Module m = ir::parse_module(c.source, "t.py", sem::OpTable::builtin());
+    const ir::Kernel& k = m.kernels.front();
+    ProgramPlan plan;
+    plan.groups = fusion_groups(k, false).value();
+    plan.tiling.assign(plan.groups.size(), GroupTiling{});
+    for (const auto& g : plan.groups)
+      for (int node : g) plan.picks[node] = OpPick{};  // no lowering: each case fails before one is needed
+    Lowered<Program> p = materialize(k, dims, sim::builtin_target("trn2"), plan);
+    ASSERT_FALSE(p) << c.source;
+    EXPECT_EQ(p.no_program().reason, c.reason) << c.source;
+  }
+}
+
 // Regression: a node whose frame frame_of cannot give (a reduction along a batch axis) used to
 // send the materializer's frame lookup into endless self-recursion (a stack overflow) when a plan
-// put it in a group; it is Unsupported, as the lookup's comment said.
+// put it in a group; it has no program, and the reason says why.
 TEST(Materialize, NodeWithoutFrameIsUnsupported) {
   ir::Module m = ir::parse_module("def f(x: f32[B, M, N]) -> f32[M, N]:\n    return sum(x, axis=0)\n", "t.py",
                                   sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
   int node = k.outputs.front();
+  ASSERT_FALSE(find_frame(k, node));
   ASSERT_THROW(frame_of(k, node), Unsupported);
   ProgramPlan plan;
   plan.groups = {{node}};
   plan.tiling = {GroupTiling{}};
   sem::DimEnv dims{{"B", 4}, {"M", 256}, {"N", 512}};
-  try {
-    materialize(k, dims, sim::builtin_target("trn2"), plan);
-    FAIL() << "no error";
-  } catch (const Unsupported& e) {
-    EXPECT_NE(std::string(e.what()).find("only the last (free) axis is tiled"), std::string::npos) << e.what();
-  }
+  Lowered<Program> p = materialize(k, dims, sim::builtin_target("trn2"), plan);
+  ASSERT_FALSE(p) << "a program";
+  EXPECT_NE(p.no_program().reason.find("only the last (free) axis is tiled"), std::string::npos) << p.no_program().reason;
+  EXPECT_THROW(p.value(), Unsupported);
 }
 
 struct BuilderCase {

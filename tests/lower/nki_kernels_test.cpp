@@ -34,7 +34,7 @@ std::string emit(const Case& c) {
   std::int64_t index = 0;
   for (const auto& s : space.sections())
     if (s.variant == 0 && s.fused) index = s.first;
-  lower::Program p = space.materialize(index);
+  lower::Program p = space.materialize(index).value();
   p.config = space.describe(index);
   return lower::emit_nki(p, lower::nki_params(k));
 }

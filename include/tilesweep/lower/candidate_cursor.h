@@ -19,8 +19,8 @@ class CandidateCursor {
 
   // The program of candidate `index`, as CandidateSpace::materialize(index) builds it but
   // without the instructions' notes (Inst::note: for people, not for scoring); valid until the
-  // next call. Throws Unsupported like materialize.
-  const Program& at(std::int64_t index);
+  // next call; or NoProgram, like materialize.
+  const Lowered<Program>& at(std::int64_t index);
 
   std::int64_t built() const { return built_; }  // programs built so far (the rest were rebound)
 
@@ -28,8 +28,8 @@ class CandidateCursor {
   const CandidateSpace& space_;
   Candidate last_, next_;  // the program's candidate; the one being decoded (storage reused)
   ProgramPlan plan_;
-  bool valid_ = false;
-  Program program_;
+  bool valid_ = false;  // program_ holds last_'s program
+  Lowered<Program> program_ = Program{};
   std::int64_t built_ = 0;
 };
 

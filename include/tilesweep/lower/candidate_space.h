@@ -71,18 +71,18 @@ class CandidateSpace {
   Candidate decode(std::int64_t index) const;
   void decode(std::int64_t index, Candidate& into) const;  // reusing `into`'s storage
   std::string describe(std::int64_t index) const;  // the candidate's configuration in words
-  // The program of candidate `index` (its `config` left empty: describe() fills it when needed).
-  // Throws Unsupported when this combination has no program at the shape.
-  Program materialize(std::int64_t index) const;
-  Program materialize(const Candidate& c) const;
-  Program materialize(const Candidate& c, const ProgramPlan& plan) const;  // from plan(c), perhaps edited
+  // The program of candidate `index` (its `config` left empty: describe() fills it when needed),
+  // or NoProgram (with the reason) when this combination has none at the shape.
+  Lowered<Program> materialize(std::int64_t index) const;
+  Lowered<Program> materialize(const Candidate& c) const;
+  Lowered<Program> materialize(const Candidate& c, const ProgramPlan& plan) const;  // from plan(c), perhaps edited
   // What materialize(c) builds the program from; the second form overwrites `into` in place.
   ProgramPlan plan(const Candidate& c) const;
   void plan(const Candidate& c, ProgramPlan& into) const;
 
   // What a fixed-heuristic compiler builds: the original kernel, unfused, the cheapest
   // lowering per op, default engines, 128 x 512 tiles, block 1, double buffering. nullopt
-  // when the original has no program.
+  // when the original has no program (no section, or none with these tiles).
   std::optional<Program> heuristic() const;
 
   // Index ranges [first, last) of the sections for ablations: the original variant only, or
@@ -107,12 +107,13 @@ class CandidateSpace {
   std::optional<OpLowerings> op_lowerings(int variant);
   std::optional<SpaceSection> section(int variant, int form, const OpLowerings& ops, std::vector<std::vector<int>>& unfused);
   bool apply_swaps(SpaceSection& s, const KernelChoices& kc) const;
-  void drop_unplaceable(SpaceSection& s, const ir::Kernel& k, ProgramPlan& plan) const;
+  std::optional<NoProgram> drop_unplaceable(SpaceSection& s, const ir::Kernel& k, ProgramPlan& plan) const;
   void cap_lowerings(SpaceSection& s) const;
-  std::vector<std::vector<GroupTiling>> feasible_tilings(const ir::Kernel& k, bool fused, const ProgramPlan& plan,
-                                                         const std::vector<std::vector<GroupTiling>>& all) const;
+  Lowered<std::vector<std::vector<GroupTiling>>> feasible_tilings(const ir::Kernel& k, bool fused, const ProgramPlan& plan,
+                                                                  const std::vector<std::vector<GroupTiling>>& all) const;
   InstructionPairs instruction_pairs(const SpaceSection& s, const KernelChoices& kc) const;
-  EngineAxes engine_axes(const SpaceSection& s, const ir::Kernel& k, const ProgramPlan& plan) const;
+  Lowered<EngineAxes> engine_axes(const SpaceSection& s, const ir::Kernel& k, const ProgramPlan& plan) const;
+  std::optional<SpaceSection> no_section(int variant, const SpaceSection& s, const NoProgram& why);
   static std::int64_t tiling_radix(const SpaceSection& s);
   static std::int64_t choice_radix(const SpaceSection& s);
   static const char* form_name(const SpaceSection& s);

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "tilesweep/ir/graph.h"
-#include "tilesweep/lower/unsupported.h"
+#include "tilesweep/lower/lowered.h"
 
 namespace ts::lower {
 
@@ -16,7 +16,10 @@ struct Frame {
   int row = -1, col = -1;
 };
 
-// Throws Unsupported for an op the tiler cannot place (a reduction along a batch dim).
+// NoProgram for an op the tiler cannot place (a reduction along a batch dim).
+Lowered<Frame> find_frame(const ir::Kernel& k, int node);
+// find_frame's frame, for a node known to have one (fusion_groups checked it); throws
+// Unsupported otherwise.
 Frame frame_of(const ir::Kernel& k, int node);
 
 // A reduction across partitions (along its operand's row dim): its tile reads all the rows at

@@ -9,13 +9,12 @@
 
 #include "tilesweep/ir/graph.h"
 #include "tilesweep/lower/frame.h"
-#include "tilesweep/lower/unsupported.h"
 
 namespace ts::lower {
 
 // Fused groups of compute nodes in topological order (each group's nodes too). With `fuse`
-// false every compute node is its own group. Throws Unsupported for an op the tiler cannot
-// place (a reduction along a batch dim, a scan along rows).
-std::vector<std::vector<int>> fusion_groups(const ir::Kernel& k, bool fuse);
+// false every compute node is its own group. NoProgram for an op the tiler cannot place (a
+// reduction along a batch dim, a scan along rows).
+Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool fuse);
 
 }  // namespace ts::lower

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tilesweep/ir/graph.h"
+#include "tilesweep/lower/lowered.h"
 #include "tilesweep/lower/program.h"
 #include "tilesweep/target/target.h"
 
@@ -54,9 +55,10 @@ struct OpPick {
 // (per candidate-space section) so that materializing a candidate does not redo it, with the
 // section's lowering programs (OpPick::lowering, pre) prepared for emission.
 struct Prefix;
-std::shared_ptr<const Prefix> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
-                                          const std::vector<std::vector<int>>& groups,
-                                          std::vector<const ir::Kernel*> lowerings = {});
+// NoProgram for a layout op or an output no DMA access pattern expresses.
+Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+                                                   const std::vector<std::vector<int>>& groups,
+                                                   std::vector<const ir::Kernel*> lowerings = {});
 
 struct ProgramPlan {
   std::vector<std::vector<int>> groups;  // fusion_groups()
@@ -69,9 +71,9 @@ struct ProgramPlan {
   bool notes = true;                     // Inst::note filled in (for people: printing, NKI comments)
 };
 
-// Throws Unsupported when a layout op or an op form has no program yet, UserError when the dims
-// do not satisfy the kernel. The result passes validate().
-Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan);
+// NoProgram (with the reason) when a layout op or an op form has no program yet; throws
+// UserError when the dims do not satisfy the kernel. The program passes validate().
+Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan);
 
 // The engines and multi-buffering depths of `p` (materialized from a plan that differs from
 // `plan` at most in the picks' engines and the tilings' `bufs`) re-evaluated for `plan`: the

@@ -1,6 +1,6 @@
-// A kernel (or one of its ops) has no program form yet; the reason says which op and why. Thrown
-// by the lowering stage (tile forms, fusion, materialization) and caught where a candidate or a
-// section is given up.
+// A kernel (or one of its ops) has no program form yet, as an exception: what Lowered::value()
+// throws for a caller to whom a missing program is an error (printing a candidate, checking one
+// against the interpreter). The lowering stage itself returns NoProgram values (lowered.h).
 #pragma once
 
 #include <stdexcept>

@@ -115,7 +115,7 @@ struct Emission {
   std::deque<std::pair<const ir::Kernel*, PreparedLowering>> local_lowerings;  // those the prefix lacks
   std::map<int, HbmView> spilled;                                              // node -> its spill tensor's view
 
-  Frame frame(int node) const { return prefix.frame(kernel, node); }
+  const Frame& frame(int node) const { return prefix.frame(node); }
   const std::vector<std::int64_t>& shape(int node) const { return prefix.shapes[static_cast<std::size_t>(node)]; }
   const std::optional<double>& constant(int node) const { return prefix.consts[static_cast<std::size_t>(node)]; }
   bool is_transposed(int node) const;
@@ -129,20 +129,24 @@ int nest_loop(Emission& e, int parent, const std::string& var, std::int64_t trip
 inline int loop_var(int block, int parent) { return block == parent ? -1 : block; }
 int add_buffer(Emission& e, const std::string& name, sem::Memory m, ir::DType dt, const Shape& shape, Depth depth);
 enum class Common { DmaCopy, TensorCopy, Memset };
-Inst& make_inst(Emission& e, Common which, const SmallVector<Shape, 3>& operands, const Shape& out, ir::DType dt,
-                EngineOf engine);
-Inst& make_inst(Emission& e, const sem::InstrSpec* spec, const SmallVector<Shape, 3>& operands, const Shape& out,
-                ir::DType dt, EngineOf engine);
-Tile load(Emission& e, int block, int value, const std::vector<Place>& places, const Shape& tile, Depth depth);
-void store(Emission& e, int block, const Tile& from, int value, const std::vector<Place>& places);
-int constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt);
-Tile ensure_memory(Emission& e, int block, const Tile& t, const std::vector<sem::Memory>* allowed, int node, ir::DType dt);
+// The building blocks and passes return NoProgram (a Lowered without a value, or a set optional)
+// where the plan has no program; the driver stops at the first.
+// An instruction made in place (ProgramBuilder::new_inst), not placed yet.
+Lowered<Inst*> make_inst(Emission& e, Common which, const SmallVector<Shape, 3>& operands, const Shape& out,
+                         ir::DType dt, EngineOf engine);
+Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec, const SmallVector<Shape, 3>& operands,
+                         const Shape& out, ir::DType dt, EngineOf engine);
+Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& places, const Shape& tile, Depth depth);
+std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value, const std::vector<Place>& places);
+Lowered<int> constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt);
+Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t, const std::vector<sem::Memory>* allowed, int node,
+                            ir::DType dt);
 // A tensor_copy of `from` into `to` on the copies' engine of `node`, noted "verb node suffix".
-void copy_tile(Emission& e, int block, int node, const Tile& from, const Tile& to, const char* verb,
+std::optional<NoProgram> copy_tile(Emission& e, int block, int node, const Tile& from, const Tile& to, const char* verb,
                const char* suffix = "");
 
 // ---- DMA access patterns and windows (hbm_access.cpp) ----
-Access hbm_access(const Emission& e, const HbmView& v, const std::vector<Place>& places);
+Lowered<Access> hbm_access(const Emission& e, const HbmView& v, const std::vector<Place>& places);
 HbmView identity_view(const Program& p, int buffer);
 Window row_window(const Nest& nest, int row_tile, std::int64_t cols, Terms extra = {}, std::int64_t width = 0);
 Window window(const Terms& terms, std::int64_t width);
@@ -152,17 +156,18 @@ std::vector<Place> places(const Nest& nest, const Frame& f, const std::vector<st
                           const std::vector<std::int64_t>& shape, int row_tile, std::int64_t col_extent);
 
 // ---- passes ----
-void emit_group(Emission& e, int group);
-void emit_matmul(Emission& e, Nest& nest, int node);
-Tile lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var, std::int64_t k_tile);
-Tile load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var, std::int64_t k_tile, int n_var,
-              std::int64_t n_tile);
-void emit_transposed(Emission& e, Nest& nest, const std::vector<int>& nodes);
+std::optional<NoProgram> emit_group(Emission& e, int group);
+std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node);
+Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var, std::int64_t k_tile);
+Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var, std::int64_t k_tile, int n_var,
+                       std::int64_t n_tile);
+std::optional<NoProgram> emit_transposed(Emission& e, Nest& nest, const std::vector<int>& nodes);
 // One op's lowering (or `program`, another of its pick's programs) on `operands`; the result in
 // `dest` when given. `accumulate`: the block whose iterations the root instruction accumulates over.
-Tile emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands, const Tile* dest, int accumulate,
-                   Depth depth, const ir::Kernel* program = nullptr);
-bool fuse_dma_transpose(Emission& e, const sem::InstrSpec* spec, const ir::Node& step,
+Lowered<Tile> emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands, const Tile* dest,
+                            int accumulate, Depth depth, const ir::Kernel* program = nullptr);
+// False when the instruction is no DMA on a tile just loaded (emit it as usual).
+Lowered<bool> fuse_dma_transpose(Emission& e, const sem::InstrSpec* spec, const ir::Node& step,
                         std::vector<std::optional<Tile>>& tiles, std::size_t at);
 const HbmView* hbm_view(const Emission& e, int node);  // the prefix's view, or its spill tensor's
 void spill(Emission& e, int node);

@@ -17,7 +17,7 @@ namespace {
 
 // The repeat count of batch dim `d` (extent `n`) among the HBM operands of a group's nodes: 1
 // when none repeats it.
-std::int64_t batch_repeat(const Emission& e, const std::vector<int>& nodes, int d, std::int64_t n) {
+Lowered<std::int64_t> batch_repeat(const Emission& e, const std::vector<int>& nodes, int d, std::int64_t n) {
   std::int64_t repeat = 1;
   for (int m : nodes)
     for (int in : e.kernel.nodes[m].inputs) {
@@ -27,12 +27,12 @@ std::int64_t batch_repeat(const Emission& e, const std::vector<int>& nodes, int 
       int od = d + static_cast<int>(view->dims.size()) - e.frame(m).rank;
       if (od >= 0 && od < static_cast<int>(view->dims.size())) repeat = std::lcm(repeat, view->dims[od].repeat);
     }
-  if (n % repeat) throw Unsupported(fmt::format("a batch dim of {} repeated {} times", n, repeat));
+  if (n % repeat) return NoProgram{fmt::format("a batch dim of {} repeated {} times", n, repeat)};
   return repeat;
 }
 
 // The loops around a group's ops: batch loops, the strip loop, the free-tile loop.
-Nest open_nest(Emission& e, int group) {
+Lowered<Nest> open_nest(Emission& e, int group) {
   const auto& nodes = e.plan.groups[group];
   Nest nest;
   nest.group = group;
@@ -46,7 +46,9 @@ Nest open_nest(Emission& e, int group) {
   for (int d = 0; d < batch_dims; ++d) {
     // A batch dim some operand repeats runs as two loops, the inner one over the repeats, so
     // that the repeated operand's index is the outer loop's alone.
-    std::int64_t repeat = batch_repeat(e, nodes, d, shape[d]);
+    Lowered<std::int64_t> repeated = batch_repeat(e, nodes, d, shape[d]);
+    if (!repeated) return repeated.no_program();
+    std::int64_t repeat = *repeated;
     int outer = nest_loop(e, body, "b" + std::to_string(d), shape[d] / repeat);
     int inner = nest_loop(e, outer, "b" + std::to_string(d) + "i", repeat);
     nest.batch.push_back({{loop_var(outer, body), repeat}, {loop_var(inner, outer), 1}});
@@ -98,32 +100,38 @@ struct RowOps {
   }
 
   // The rows of operand `in` when `node` reduces across them (0 otherwise): all in one tile.
-  std::int64_t rows_reduced(int node, int in) const {
+  Lowered<std::int64_t> rows_reduced(int node, int in) const {
     if (!reduces_rows(e.kernel, node)) return 0;
     std::int64_t rows = e.shape(in)[e.shape(in).size() - 2];
     if (rows > e.target.sbuf.partitions)
-      throw Unsupported(fmt::format("'{}' reduces across {} partitions; at most {} in one tile so far", e.kernel.nodes[node].op,
-                                    rows, e.target.sbuf.partitions),
-                        node);
+      return NoProgram{fmt::format("'{}' reduces across {} partitions; at most {} in one tile so far", e.kernel.nodes[node].op,
+                                   rows, e.target.sbuf.partitions),
+                       node};
     return rows;
   }
 
-  Tile operand(int source, std::size_t i, ir::DType dtype);
-  void emit(int node);
+  Lowered<Tile> operand(int source, std::size_t i, ir::DType dtype);
+  std::optional<NoProgram> emit(int node);
 };
 
 // Operand `i` of `source` (the op whose operands a node reads: itself, or the producer fused into it).
-Tile RowOps::operand(int source, std::size_t i, ir::DType dtype) {
+Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
   int in = e.kernel.nodes[source].inputs[i];
   Role role = operand_role(e.kernel, source, static_cast<int>(i));
   std::int64_t width = in_cols(source, in);
   Shape tile = {nest.tiling.pt, role == Role::Broadcast && width == 1 ? 1 : width};
   // A reduction across partitions reads every row of its operand at once.
-  std::int64_t all_rows = rows_reduced(source, in);
+  Lowered<std::int64_t> reduced = rows_reduced(source, in);
+  if (!reduced) return reduced.no_program();
+  std::int64_t all_rows = *reduced;
   if (all_rows) tile[0] = all_rows;
-  if (e.constant(in)) return {constant_tile(e, *e.constant(in), tile, dtype), {}, tile};
+  if (e.constant(in)) {
+    Lowered<int> buffer = constant_tile(e, *e.constant(in), tile, dtype);
+    if (!buffer) return buffer.no_program();
+    return Tile{*buffer, {}, tile};
+  }
   if (auto v = nest.values.find(in); v != nest.values.end())
-    return {v->second.buffer, row_window(nest, row_tile, v->second.cols), {nest.tiling.pt, v->second.cols}};
+    return Tile{v->second.buffer, row_window(nest, row_tile, v->second.cols), {nest.tiling.pt, v->second.cols}};
   auto it = loaded.find(in);
   if (it == loaded.end()) {
     // A reduction's input is placed in its own frame ([.., rows, cols]); an element-wise
@@ -133,39 +141,48 @@ Tile RowOps::operand(int source, std::size_t i, ir::DType dtype) {
     auto at = e.kernel.nodes[source].attrs.count("axis") ? places(nest, Frame{rank, rank - 2, rank - 1}, shape, shape, row_tile, width)
                                                           : places(e, nest, source, shape, row_tile, width);
     if (all_rows) at[at.size() - 2] = Place{{}, all_rows, 0};
-    it = loaded.emplace(in, load(e, block, in, at, tile, nest.strip_depth())).first;
+    Lowered<Tile> tile_loaded = load(e, block, in, at, tile, nest.strip_depth());
+    if (!tile_loaded) return tile_loaded.no_program();
+    it = loaded.emplace(in, *tile_loaded).first;
   }
   return it->second;
 }
 
-void RowOps::emit(int node) {
-  if (e.plan.absorbed.count(node)) return;  // lowered with its reduction, as one instruction
+std::optional<NoProgram> RowOps::emit(int node) {
+  if (e.plan.absorbed.count(node)) return std::nullopt;  // lowered with its reduction, as one instruction
   const ir::Node& n = e.kernel.nodes[node];
   // A reduction fused with its producer reads the producer's operands.
   int source = node;
   for (const auto& [producer, consumer] : e.plan.absorbed)
     if (consumer == node) source = producer;
   if (source != node && reduces_rows(e.kernel, node))
-    throw Unsupported(fmt::format("'{}' across partitions fused with its producer is not placed yet", n.op), node);
+    return NoProgram{fmt::format("'{}' across partitions fused with its producer is not placed yet", n.op), node};
   std::int64_t out_cols = cols_of(node);
   std::vector<Tile> operands;
   operands.reserve(e.kernel.nodes[source].inputs.size());
-  for (std::size_t i = 0; i < e.kernel.nodes[source].inputs.size(); ++i) operands.push_back(operand(source, i, n.dtype));
+  for (std::size_t i = 0; i < e.kernel.nodes[source].inputs.size(); ++i) {
+    Lowered<Tile> tile = operand(source, i, n.dtype);
+    if (!tile) return tile.no_program();
+    operands.push_back(*tile);
+  }
   int buf = add_buffer(e, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,
                        {nest.tiling.pt, nest.tiling.block * out_cols}, nest.strip_depth());
   Tile dest{buf, row_window(nest, row_tile, out_cols), {nest.tiling.pt, out_cols}};
-  Tile out = emit_lowering(e, block, node, operands, &dest, -1, nest.strip_depth());
+  Lowered<Tile> out = emit_lowering(e, block, node, operands, &dest, -1, nest.strip_depth());
+  if (!out) return out.no_program();
   nest.values[node] = {buf, out_cols};
-  if (e.prefix.views[static_cast<std::size_t>(node)])
-    store(e, block, out, node, places(e, nest, node, e.shape(node), row_tile, out_cols));
+  if (!e.prefix.views[static_cast<std::size_t>(node)]) return std::nullopt;
+  return store(e, block, *out, node, places(e, nest, node, e.shape(node), row_tile, out_cols));
 }
 
 }  // namespace
 
-void emit_group(Emission& e, int group) {
+std::optional<NoProgram> emit_group(Emission& e, int group) {
   e.nest = group;
   const auto& nodes = e.plan.groups[group];
-  Nest nest = open_nest(e, group);
+  Lowered<Nest> opened = open_nest(e, group);
+  if (!opened) return opened.no_program();
+  Nest& nest = *opened;
   // A swap site's values wait until something reads them (only the site's consumer does),
   // then run together in one loop over their chunks.
   std::vector<int> pending;
@@ -183,19 +200,21 @@ void emit_group(Emission& e, int group) {
       continue;
     }
     if (!pending.empty() && reads_pending(node)) {
-      emit_transposed(e, nest, pending);
+      if (auto no = emit_transposed(e, nest, pending)) return no;
       pending.clear();
     }
     if (is_matmul(e.kernel.nodes[node])) {
-      emit_matmul(e, nest, nodes[i++]);
+      if (auto no = emit_matmul(e, nest, nodes[i++])) return no;
       continue;
     }
     RowOps run{e, nest};
     std::size_t j = i;
-    for (; j < nodes.size() && row_wise(nodes[j]) && (j == i || !reads_pending(nodes[j])); ++j) run.emit(nodes[j]);
+    for (; j < nodes.size() && row_wise(nodes[j]) && (j == i || !reads_pending(nodes[j])); ++j)
+      if (auto no = run.emit(nodes[j])) return no;
     i = j;
   }
-  if (!pending.empty()) emit_transposed(e, nest, pending);
+  if (!pending.empty()) return emit_transposed(e, nest, pending);
+  return std::nullopt;
 }
 
 }  // namespace ts::lower

@@ -8,8 +8,8 @@ namespace {
 
 // The terms of a repeated dim: (i // repeat) of a batch index whose loop is split into
 // multiples of `repeat` (kept, divided) and an inner part below it (dropped).
-void repeated_terms(const Program& p, const HbmDim& x, const Place& place, Terms& out) {
-  if (place.extent > 1) throw Unsupported("'repeat' along a tiled (row or free) dim has no DMA access pattern yet");
+std::optional<NoProgram> repeated_terms(const Program& p, const HbmDim& x, const Place& place, Terms& out) {
+  if (place.extent > 1) return NoProgram{"'repeat' along a tiled (row or free) dim has no DMA access pattern yet"};
   std::int64_t inner = 0;
   for (const auto& [block, step] : place.terms) {
     if (block < 0) continue;
@@ -17,6 +17,7 @@ void repeated_terms(const Program& p, const HbmDim& x, const Place& place, Terms
     else inner += step * (p.blocks[block].trips - 1);
   }
   if (inner >= x.repeat) throw InternalError("a repeated dim's loop is not split at its repeat count");
+  return std::nullopt;
 }
 
 }  // namespace
@@ -29,7 +30,7 @@ HbmView identity_view(const Program& p, int buffer) {
   return v;
 }
 
-Access hbm_access(const Emission& e, const HbmView& v, const std::vector<Place>& places) {
+Lowered<Access> hbm_access(const Emission& e, const HbmView& v, const std::vector<Place>& places) {
   const Program& p = e.builder.program();
   std::size_t rank = p.buffers[v.buffer].shape.size();
   Access a;
@@ -48,7 +49,7 @@ Access hbm_access(const Emission& e, const HbmView& v, const std::vector<Place>&
     a.extent[x.base] = place.extent;
     a.tile_dim[x.base] = place.tile_dim;
     if (x.repeat > 1) {
-      repeated_terms(p, x, place, a.terms[x.base]);
+      if (auto no = repeated_terms(p, x, place, a.terms[x.base])) return *no;
       continue;
     }
     for (const auto& [block, step] : place.terms)

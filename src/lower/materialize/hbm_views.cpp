@@ -2,8 +2,7 @@
 // every node's concrete shape and frame, its folded value if it is constant, and its HBM view if
 // it lives in HBM: kernel inputs and outputs and every value one group hands to another get an
 // HBM tensor; layout ops (transpose, slice, broadcast_to, repeat, reshape) become views of their
-// operand's tensor, no data moved. Throws Unsupported for a layout op no DMA access pattern
-// expresses. Depends on no candidate choice (instructions, tilings, engines).
+// operand's tensor, no data moved. NoProgram for a layout op no DMA access pattern expresses. Depends on no candidate choice (instructions, tilings, engines).
 #include <fmt/format.h>
 
 #include "emission.h"
@@ -87,12 +86,12 @@ struct HbmLayout {
   }
 
   // The values that live in HBM: the outputs and what one group hands to another.
-  std::vector<bool> in_hbm() const {
+  Lowered<std::vector<bool>> in_hbm() const {
     std::size_t n = kernel.nodes.size();
     std::vector<bool> hbm(n, false);
     for (int o : kernel.outputs) {
       if (classify(kernel.nodes[o]) != OpClass::Compute && !prefix.views[o])
-        throw Unsupported(fmt::format("output {} is a '{}', not a computed value", output_index(o), kernel.nodes[o].op));
+        return NoProgram{fmt::format("output {} is a '{}', not a computed value", output_index(o), kernel.nodes[o].op)};
       hbm[o] = true;
     }
     for (std::size_t i = 0; i < n; ++i)
@@ -111,21 +110,17 @@ struct HbmLayout {
       for (int m : groups[g]) prefix.group_of[m] = static_cast<int>(g);
     for (std::size_t i = 0; i < n; ++i) prefix.shapes[i] = ir::concrete_shape(kernel.nodes[i].shape, dims);
     prefix.frames.assign(n, Frame{-1, -1, -1});
-    for (std::size_t i = 0; i < n; ++i) {
-      try {
-        prefix.frames[i] = frame_of(kernel, static_cast<int>(i));
-      } catch (const Unsupported&) {
-        // Prefix::frame asks again, and throws, if the program ever needs this node's frame
-      }
-    }
+    for (std::size_t i = 0; i < n; ++i)
+      if (auto frame = find_frame(kernel, static_cast<int>(i))) prefix.frames[i] = *frame;
   }
 
-  void place_values() {
+  std::optional<NoProgram> place_values() {
     std::size_t n = kernel.nodes.size();
     for (std::size_t i = 0; i < n; ++i)
       if (kernel.nodes[i].op == "concat") concat_in_place(static_cast<int>(i));
       else if (kernel.nodes[i].op == "transpose") transpose_in_place(static_cast<int>(i));
-    std::vector<bool> hbm = in_hbm();
+    Lowered<std::vector<bool>> hbm = in_hbm();
+    if (!hbm) return hbm.no_program();
     for (std::size_t i = 0; i < n; ++i) {
       const ir::Node& node = kernel.nodes[i];
       int id = static_cast<int>(i);
@@ -133,55 +128,63 @@ struct HbmLayout {
       if (prefix.views[i]) continue;  // placed by concat_in_place / transpose_in_place
       if (c == OpClass::Input) prefix.views[i] = add_tensor(node.label, id, node.param, -1);
       else if (c == OpClass::Constant) prefix.consts[i] = constant_value(node, dims);
-      else if (is_constant(kernel, id)) prefix.consts[i] = fold_constant(kernel, id, prefix.consts, dims);
-      else if (c == OpClass::Layout) layout_view(id);
-      else if (hbm[i]) prefix.views[i] = add_tensor(node.label.empty() ? node.op + std::to_string(i) : node.label, id, -1, output_index(id));
+      else if (is_constant(kernel, id)) {
+        Lowered<double> value = fold_constant(kernel, id, prefix.consts, dims);
+        if (!value) return value.no_program();
+        prefix.consts[i] = *value;
+      } else if (c == OpClass::Layout) {
+        if (auto no = layout_view(id)) return no;
+      } else if ((*hbm)[i]) {
+        prefix.views[i] = add_tensor(node.label.empty() ? node.op + std::to_string(i) : node.label, id, -1, output_index(id));
+      }
     }
+    return std::nullopt;
   }
 
-  void layout_view(int id);
-  HbmView slice_view(const ir::Node& n, HbmView v) const;
+  std::optional<NoProgram> layout_view(int id);
+  Lowered<HbmView> slice_view(const ir::Node& n, HbmView v) const;
   HbmView broadcast_view(int id, const HbmView& v) const;
-  HbmView reshape_view(int id, const HbmView& v);
+  Lowered<HbmView> reshape_view(int id, const HbmView& v);
 };
 
 // The view of layout op `id` over its operand's view (or its folded value).
-void HbmLayout::layout_view(int id) {
+std::optional<NoProgram> HbmLayout::layout_view(int id) {
   const ir::Node& n = kernel.nodes[id];
   int in = n.inputs[0];
   if (prefix.consts[in]) {
     prefix.consts[id] = prefix.consts[in];
-    return;
+    return std::nullopt;
   }
-  if (!view(in)) throw Unsupported(fmt::format("'{}' of a value computed on chip: layout ops apply to kernel inputs so far", n.op));
+  if (!view(in)) return NoProgram{fmt::format("'{}' of a value computed on chip: layout ops apply to kernel inputs so far", n.op)};
   HbmView v = *view(in);
+  Lowered<HbmView> result = v;
   if (n.op == "transpose") {
     const auto& axes = std::get<std::vector<sem::Dim>>(n.attrs.at("axes"));
-    HbmView t = v;
-    for (std::size_t d = 0; d < axes.size(); ++d) t.dims[d] = v.dims[axes[d].value()];
-    view(id) = t;
+    for (std::size_t d = 0; d < axes.size(); ++d) result->dims[d] = v.dims[axes[d].value()];
   } else if (n.op == "slice") {
-    view(id) = slice_view(n, v);
+    result = slice_view(n, v);
   } else if (n.op == "broadcast_to") {
-    view(id) = broadcast_view(id, v);
+    result = broadcast_view(id, v);
   } else if (n.op == "reshape") {
-    view(id) = reshape_view(id, v);
+    result = reshape_view(id, v);
   } else if (n.op == "repeat") {
     auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
-    v.dims[axis].repeat *= std::get<sem::Dim>(n.attrs.at("repeats")).evaluate(dims).value();
-    view(id) = v;
+    result->dims[axis].repeat *= std::get<sem::Dim>(n.attrs.at("repeats")).evaluate(dims).value();
   } else {
-    throw Unsupported(fmt::format("'{}' has no DMA access pattern yet", n.op));
+    return NoProgram{fmt::format("'{}' has no DMA access pattern yet", n.op)};
   }
+  if (!result) return result.no_program();
+  view(id) = *result;
+  return std::nullopt;
 }
 
-HbmView HbmLayout::slice_view(const ir::Node& n, HbmView v) const {
+Lowered<HbmView> HbmLayout::slice_view(const ir::Node& n, HbmView v) const {
   auto bound = [&](const char* name, std::size_t d) {
     return std::get<std::vector<sem::Dim>>(n.attrs.at(name))[d].evaluate(dims).value();
   };
   for (std::size_t d = 0; d < v.dims.size(); ++d) {
     if (v.dims[d].repeat > 1 && (bound("begin", d) != 0 || bound("step", d) != 1))
-      throw Unsupported("a slice of a repeated dim has no DMA access pattern yet");
+      return NoProgram{"a slice of a repeated dim has no DMA access pattern yet"};
     v.dims[d].offset += v.dims[d].stride * bound("begin", d);
     v.dims[d].stride *= bound("step", d);
   }
@@ -216,8 +219,8 @@ bool is_identity(const HbmView& v, const Program& p) {
 }
 
 // A contiguous reshape: a buffer aliasing the operand's storage in the new shape.
-HbmView HbmLayout::reshape_view(int id, const HbmView& v) {
-  if (!is_identity(v, prefix.program)) throw Unsupported("reshape of a strided or transposed view");
+Lowered<HbmView> HbmLayout::reshape_view(int id, const HbmView& v) {
+  if (!is_identity(v, prefix.program)) return NoProgram{"reshape of a strided or transposed view"};
   Buffer b = prefix.program.buffers[v.buffer];
   b.name += "_r";
   b.shape = shape(id);
@@ -230,13 +233,13 @@ HbmView HbmLayout::reshape_view(int id, const HbmView& v) {
 
 }  // namespace
 
-Prefix lay_out_hbm(const ir::Kernel& k, const sem::DimEnv& dims, const std::vector<std::vector<int>>& groups) {
+Lowered<Prefix> lay_out_hbm(const ir::Kernel& k, const sem::DimEnv& dims, const std::vector<std::vector<int>>& groups) {
   Prefix prefix;
   prefix.program.kernel = k.name;
   prefix.program.blocks.push_back(Block{});
   HbmLayout layout{k, dims, prefix};
   layout.shapes_and_frames(groups);
-  layout.place_values();
+  if (auto no = layout.place_values()) return *no;
   return prefix;
 }
 
@@ -246,9 +249,5 @@ const PreparedLowering* Prefix::lowering(const ir::Kernel* program) const {
   return it != lowerings.end() && it->first == program ? &it->second : nullptr;
 }
 
-Frame Prefix::frame(const ir::Kernel& k, int node) const {
-  const Frame& f = frames[static_cast<std::size_t>(node)];
-  return f.rank >= 0 ? f : frame_of(k, node);
-}
 
 }  // namespace ts::lower

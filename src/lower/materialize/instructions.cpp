@@ -74,18 +74,18 @@ int add_buffer(Emission& e, const std::string& name, sem::Memory m, ir::DType dt
   return e.builder.add_buffer(std::move(b));
 }
 
-Inst& make_inst(Emission& e, Common which, const SmallVector<Shape, 3>& operands, const Shape& out, ir::DType dt,
-                EngineOf engine) {
+Lowered<Inst*> make_inst(Emission& e, Common which, const SmallVector<Shape, 3>& operands, const Shape& out,
+                         ir::DType dt, EngineOf engine) {
   static constexpr const char* kNames[] = {"dma_copy", "tensor_copy", "memset"};
   const sem::InstrSpec*& spec = e.common[static_cast<int>(which)];
   if (!spec) spec = e.target.isa.find(kNames[static_cast<int>(which)]);
   if (!spec)
-    throw Unsupported(fmt::format("target '{}' has no '{}' instruction", e.target.name, kNames[static_cast<int>(which)]));
+    return NoProgram{fmt::format("target '{}' has no '{}' instruction", e.target.name, kNames[static_cast<int>(which)])};
   return make_inst(e, spec, operands, out, dt, engine);
 }
 
-Inst& make_inst(Emission& e, const sem::InstrSpec* spec, const SmallVector<Shape, 3>& operands, const Shape& out,
-                ir::DType dt, EngineOf engine) {
+Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec, const SmallVector<Shape, 3>& operands,
+                         const Shape& out, ir::DType dt, EngineOf engine) {
   Inst& in = e.builder.new_inst();
   in.spec = spec;
   in.engine = engine_of(*spec, engine_index(e.plan, engine));
@@ -93,47 +93,58 @@ Inst& make_inst(Emission& e, const sem::InstrSpec* spec, const SmallVector<Shape
   in.engine_copies = engine.copies;
   auto v = sim::instr_vars(e.target, *in.spec, {operands.data(), operands.size()}, out, dt);
   if (v.repeat > 1 && moves_across_partitions(*in.spec))
-    throw Unsupported(fmt::format("{} moves data across partitions and handles at most its limits; the tile is {}",
-                                  spec->op.name, fmt::join(out, " x ")),
-                      e.current_node);
+    return NoProgram{fmt::format("{} moves data across partitions and handles at most its limits; the tile is {}",
+                                 spec->op.name, fmt::join(out, " x ")),
+                     e.current_node};
   in.vars = v.vars;
   in.repeat = v.repeat;
-  return in;
+  return &in;
 }
 
-Tile load(Emission& e, int block, int value, const std::vector<Place>& places, const Shape& tile, Depth depth) {
+Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& places, const Shape& tile, Depth depth) {
   const ir::Node& n = e.kernel.nodes[value];
   int buf = add_buffer(e, n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, depth);
-  Inst& in = make_inst(e, Common::DmaCopy, {tile}, tile, n.dtype, {});
+  Lowered<Inst*> made = make_inst(e, Common::DmaCopy, {tile}, tile, n.dtype, {});
+  if (!made) return made.no_program();
+  Lowered<Access> access = hbm_access(e, *hbm_view(e, value), places);
+  if (!access) return access.no_program();
+  Inst& in = **made;
   in.dma = true;
   in.out = buf;
-  in.hbm = hbm_access(e, *hbm_view(e, value), places);
+  in.hbm = std::move(*access);
   if (e.plan.notes) in.note = "load " + e.builder.buffer(in.hbm.buffer).name;
   int id = e.builder.place(block, in);
   e.load_of.push_back({buf, id});
-  return {buf, {}, tile};
+  return Tile{buf, {}, tile};
 }
 
-void store(Emission& e, int block, const Tile& from, int value, const std::vector<Place>& places) {
+std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value, const std::vector<Place>& places) {
   const ir::Node& n = e.kernel.nodes[value];
-  Inst& in = make_inst(e, Common::DmaCopy, {from.shape}, from.shape, n.dtype, {});
+  Lowered<Inst*> made = make_inst(e, Common::DmaCopy, {from.shape}, from.shape, n.dtype, {});
+  if (!made) return made.no_program();
+  Lowered<Access> access = hbm_access(e, *hbm_view(e, value), places);
+  if (!access) return access.no_program();
+  Inst& in = **made;
   in.dma = true;
   in.store = true;
   in.in = {from.buffer};
   in.in_window = {from.window};
-  in.hbm = hbm_access(e, *hbm_view(e, value), places);
+  in.hbm = std::move(*access);
   if (e.plan.notes) in.note = "store " + e.builder.buffer(in.hbm.buffer).name;
   e.builder.place(block, in);
+  return std::nullopt;
 }
 
-int constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt) {
+Lowered<int> constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt) {
   Emission::ConstKey key{std::bit_cast<std::uint64_t>(value), shape[0], shape.size() > 1 ? shape[1] : 1};
   for (const auto& [made, buf] : e.constant_tiles)
     if (made == key) return buf;
   int buf = add_buffer(e, "c", sem::Memory::Sbuf, dt, shape, {});
   e.builder.buffer(buf).constant = true;
   e.builder.buffer(buf).nest = -1;  // written once before every loop nest
-  Inst& in = make_inst(e, Common::Memset, {}, shape, dt, {});
+  Lowered<Inst*> made = make_inst(e, Common::Memset, {}, shape, dt, {});
+  if (!made) return made.no_program();
+  Inst& in = **made;
   in.out = buf;
   in.attrs = {{"value", value}, {"P", sem::Dim(shape[0])}, {"F", sem::Dim(shape.size() > 1 ? shape[1] : 1)}};
   if (e.plan.notes) in.note = fmt::format("constant {}", value);
@@ -142,27 +153,34 @@ int constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt) {
   return buf;
 }
 
-Tile ensure_memory(Emission& e, int block, const Tile& t, const std::vector<sem::Memory>* allowed, int node, ir::DType dt) {
+Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t, const std::vector<sem::Memory>* allowed, int node,
+                            ir::DType dt) {
   const Buffer& from = e.builder.buffer(t.buffer);
   if (!allowed || allowed->empty() || std::find(allowed->begin(), allowed->end(), from.memory) != allowed->end()) return t;
   int buf = add_buffer(e, "s", sem::Memory::Sbuf, dt, t.shape, {from.bufs, from.bufs_cap});
-  Inst& in = make_inst(e, Common::TensorCopy, {t.shape}, t.shape, dt, {node, true});
+  Lowered<Inst*> made = make_inst(e, Common::TensorCopy, {t.shape}, t.shape, dt, {node, true});
+  if (!made) return made.no_program();
+  Inst& in = **made;
   in.in = {t.buffer};
   in.in_window = {t.window};
   in.out = buf;
   in.note = "to SBUF";
   e.builder.place(block, in);
-  return {buf, {}, t.shape};
+  return Tile{buf, {}, t.shape};
 }
 
-void copy_tile(Emission& e, int block, int node, const Tile& from, const Tile& to, const char* verb, const char* suffix) {
-  Inst& cp = make_inst(e, Common::TensorCopy, {from.shape}, from.shape, e.kernel.nodes[node].dtype, {node, true});
+std::optional<NoProgram> copy_tile(Emission& e, int block, int node, const Tile& from, const Tile& to, const char* verb,
+                                   const char* suffix) {
+  Lowered<Inst*> made = make_inst(e, Common::TensorCopy, {from.shape}, from.shape, e.kernel.nodes[node].dtype, {node, true});
+  if (!made) return made.no_program();
+  Inst& cp = **made;
   cp.in = {from.buffer};
   cp.in_window = {from.window};
   cp.out = to.buffer;
   cp.out_window = to.window;
   if (e.plan.notes) cp.note = fmt::format("{} {}{}", verb, e.describe(node), suffix);
   e.builder.place(block, cp);
+  return std::nullopt;
 }
 
 }  // namespace ts::lower

@@ -15,12 +15,33 @@ GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group, con
                    [&](int n) { return frame_of(k, n); });
 }
 
-Program materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan) {
-  std::optional<Prefix> own;
-  if (!plan.prefix) own = lay_out_hbm(k, dims, plan.groups);
-  const Prefix& prefix = plan.prefix ? *plan.prefix : *own;
-  Emission e(k, dims, t, plan, prefix, plan.prefix ? prefix.program : std::move(own->program));
-  for (std::size_t g = 0; g < plan.groups.size(); ++g) emit_group(e, static_cast<int>(g));
+namespace {
+
+// The first node of the groups (or an operand of one) that has no frame: the loop nests place
+// every one of them. fusion_groups' groups pass; a hand-made plan may not.
+std::optional<NoProgram> unplaced_node(const ir::Kernel& k, const Prefix& prefix, const ProgramPlan& plan) {
+  for (const auto& group : plan.groups)
+    for (int node : group) {
+      if (prefix.frame(node).rank < 0) return find_frame(k, node).no_program();
+      for (int in : k.nodes[node].inputs)
+        if (prefix.frame(in).rank < 0) return find_frame(k, in).no_program();
+    }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan) {
+  std::optional<Lowered<Prefix>> own;
+  if (!plan.prefix) {
+    own = lay_out_hbm(k, dims, plan.groups);
+    if (!*own) return own->no_program();
+  }
+  const Prefix& prefix = plan.prefix ? *plan.prefix : **own;
+  if (auto no = unplaced_node(k, prefix, plan)) return *no;
+  Emission e(k, dims, t, plan, prefix, plan.prefix ? prefix.program : std::move((*own)->program));
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    if (auto no = emit_group(e, static_cast<int>(g))) return *no;
   e.builder.program().cores = plan.cores;
   return std::move(e.builder).build();
 }
@@ -32,15 +53,17 @@ void rebind(Program& p, const ProgramPlan& plan) {
     if (b.bufs_cap > 0) b.bufs = std::min(b.bufs_cap, plan.tiling.at(static_cast<std::size_t>(b.nest)).bufs);
 }
 
-std::shared_ptr<const Prefix> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
-                                          const std::vector<std::vector<int>>& groups,
-                                          std::vector<const ir::Kernel*> lowerings) {
-  Prefix p = lay_out_hbm(k, dims, groups);
+Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+                                                   const std::vector<std::vector<int>>& groups,
+                                                   std::vector<const ir::Kernel*> lowerings) {
+  Lowered<Prefix> laid_out = lay_out_hbm(k, dims, groups);
+  if (!laid_out) return laid_out.no_program();
+  Prefix& p = *laid_out;
   std::sort(lowerings.begin(), lowerings.end());
   lowerings.erase(std::unique(lowerings.begin(), lowerings.end()), lowerings.end());
   for (const ir::Kernel* lowering : lowerings)
     if (lowering) p.lowerings.emplace_back(lowering, prepare_lowering(*lowering, t.isa));
-  return std::make_shared<const Prefix>(std::move(p));
+  return std::shared_ptr<const Prefix>(std::make_shared<const Prefix>(std::move(p)));
 }
 
 }  // namespace ts::lower

@@ -19,7 +19,8 @@ bool used_in_group(const Emission& e, const Nest& nest, int node) {
 }
 
 // PSUM -> SBUF per row tile of N tile `n_var`, in the loop `block` over row tiles `row_tile`.
-void evacuate(Emission& e, Nest& nest, int node, int accumulator, std::int64_t n_tile, int n_var, int block, int row_tile) {
+std::optional<NoProgram> evacuate(Emission& e, Nest& nest, int node, int accumulator, std::int64_t n_tile, int n_var,
+                                  int block, int row_tile) {
   const ir::Node& n = e.kernel.nodes[node];
   std::int64_t rows = nest.tiling.pt, N = e.shape(node).back();
   bool keep = used_in_group(e, nest, node);
@@ -35,18 +36,19 @@ void evacuate(Emission& e, Nest& nest, int node, int accumulator, std::int64_t n
   } else {
     dest = Tile{add_buffer(e, "o", sem::Memory::Sbuf, n.dtype, {rows, n_tile}, nest.strip_depth()), {}, {rows, n_tile}};
   }
-  copy_tile(e, block, node, Tile{accumulator, row_window(nest, row_tile, n_tile), {rows, n_tile}}, dest, "evacuate");
+  if (auto no = copy_tile(e, block, node, Tile{accumulator, row_window(nest, row_tile, n_tile), {rows, n_tile}}, dest,
+                          "evacuate"))
+    return no;
   if (keep) nest.values[node] = {dest.buffer, N};
-  if (hbm_view(e, node)) {
-    auto at = places(e, nest, node, e.shape(node), row_tile, n_tile);
-    at.back().terms = {{n_var, n_tile}};
-    store(e, block, dest, node, at);
-  }
+  if (!hbm_view(e, node)) return std::nullopt;
+  auto at = places(e, nest, node, e.shape(node), row_tile, n_tile);
+  at.back().terms = {{n_var, n_tile}};
+  return store(e, block, dest, node, at);
 }
 
 }  // namespace
 
-void emit_matmul(Emission& e, Nest& nest, int node) {
+std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   const ir::Node& n = e.kernel.nodes[node];
   int x = n.inputs[0];
   std::int64_t K = e.shape(x).back(), N = e.shape(node).back();
@@ -55,25 +57,28 @@ void emit_matmul(Emission& e, Nest& nest, int node) {
   if (N % n_tile) n_tile = largest_divisor(N, n_tile);
   int n_loop = nest_loop(e, nest.body, "n", N / n_tile), n_var = loop_var(n_loop, nest.body);
   int k_loop = nest_loop(e, n_loop, "k", K / k_tile), k_var = loop_var(k_loop, n_loop);
-  Tile rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, n_var, n_tile);
+  Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, n_var, n_tile);
+  if (!rhs) return rhs.no_program();
   int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block), row_tile = loop_var(rows_loop, k_loop);
-  Tile lhs;
+  Lowered<Tile> lhs = Tile{};
   if (auto it = nest.transposed.find(x); it != nest.transposed.end())  // its K tiles are the value's chunks
-    lhs = {it->second.buffer, window({{k_var, nest.strip_rows()}, {row_tile, nest.tiling.pt}}, nest.tiling.pt),
-           {k_tile, nest.tiling.pt}};
+    lhs = Tile{it->second.buffer, window({{k_var, nest.strip_rows()}, {row_tile, nest.tiling.pt}}, nest.tiling.pt),
+               {k_tile, nest.tiling.pt}};
   else
     lhs = lhs_tile(e, nest, node, rows_loop, row_tile, k_var, k_tile);
+  if (!lhs) return lhs.no_program();
   int accumulator = add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {nest.tiling.pt, nest.tiling.block * n_tile},
                                {std::min(2, nest.tiling.bufs), 2});
   Tile sum{accumulator, row_window(nest, row_tile, n_tile), {nest.tiling.pt, n_tile}};
-  emit_lowering(e, rows_loop, node, {lhs, rhs}, &sum, k_var, nest.strip_depth());
+  Lowered<Tile> product = emit_lowering(e, rows_loop, node, {*lhs, *rhs}, &sum, k_var, nest.strip_depth());
+  if (!product) return product.no_program();
   e.fusable_load = -1;
   int evacuate_loop = nest_loop(e, n_loop, "rt", nest.tiling.block);
-  evacuate(e, nest, node, accumulator, n_tile, n_var, evacuate_loop, loop_var(evacuate_loop, n_loop));
+  return evacuate(e, nest, node, accumulator, n_tile, n_var, evacuate_loop, loop_var(evacuate_loop, n_loop));
 }
 
-Tile load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var, std::int64_t k_tile, int n_var,
-              std::int64_t n_tile) {
+Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var, std::int64_t k_tile, int n_var,
+                       std::int64_t n_tile) {
   int y = e.kernel.nodes[node].inputs[1];
   const auto& shape = e.shape(y);
   std::vector<Place> at(shape.size());
@@ -84,11 +89,11 @@ Tile load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var, std
     else if (d + 1 == shape.size()) at[d] = {{{n_var, n_tile}}, n_tile, 1};
     else if (shape[d] != 1 && od >= 0) at[d].terms = nest.batch.at(od);
   }
-  if (!hbm_view(e, y)) throw Unsupported("a matmul's right-hand side computed in the same loop nest");
+  if (!hbm_view(e, y)) return NoProgram{"a matmul's right-hand side computed in the same loop nest"};
   return load(e, block, y, at, {k_tile, n_tile}, nest.strip_depth());
 }
 
-Tile lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var, std::int64_t k_tile) {
+Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var, std::int64_t k_tile) {
   int x = e.kernel.nodes[node].inputs[0];
   if (auto v = nest.values.find(x); v != nest.values.end()) {
     Tile t{v->second.buffer, row_window(nest, row_tile, v->second.cols, {{k_var, k_tile}}, k_tile), {nest.tiling.pt, k_tile}};
@@ -97,8 +102,8 @@ Tile lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, 
   }
   auto at = places(e, nest, node, e.shape(x), row_tile, k_tile);
   at.back().terms = {{k_var, k_tile}};
-  Tile t = load(e, block, x, at, {nest.tiling.pt, k_tile}, nest.strip_depth());
-  e.fusable_load = t.buffer;
+  Lowered<Tile> t = load(e, block, x, at, {nest.tiling.pt, k_tile}, nest.strip_depth());
+  if (t) e.fusable_load = t->buffer;
   return t;
 }
 

@@ -3,7 +3,7 @@
 // program order at the end of `block`. Constants become constant tiles, operands an instruction
 // cannot read where they are are copied to SBUF, the root instruction writes `dest` when its
 // memory allows (else a copy follows) and accumulates over `accumulate`'s iterations. Returns the
-// result's tile. Throws Unsupported when the target lacks an instruction of the program.
+// result's tile, or NoProgram when the target lacks an instruction of the program.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -89,7 +89,7 @@ struct OpEmission {
   ir::DType dtype = e.kernel.nodes[node].dtype;
   int root = lowering.outputs[0];
 
-  void emit_step(std::size_t m) {
+  std::optional<NoProgram> emit_step(std::size_t m) {
     const ir::Node& step = lowering.nodes[m];
     const LoweringNode& info = prepared.nodes[m];
     if (info.kind == LoweringNode::Operand) {
@@ -99,41 +99,51 @@ struct OpEmission {
       constants[m] = info.value ? *info.value : dim ? static_cast<double>(*dim) : constant_value(step, shapes.bound());
     } else if (info.kind == LoweringNode::ConstantLayout) {
       Shape shape = shapes.shape_of(m);
-      tiles[m] = Tile{constant_tile(e, *constants[step.inputs[0]], shape, dtype), {}, shape};
+      Lowered<int> buffer = constant_tile(e, *constants[step.inputs[0]], shape, dtype);
+      if (!buffer) return buffer.no_program();
+      tiles[m] = Tile{*buffer, {}, shape};
     } else {
-      if (!info.spec) throw Unsupported(fmt::format("'{}' in a lowering is not an instruction of {}", step.op, e.target.name));
-      if (!fuse_dma_transpose(e, info.spec, step, tiles, m)) emit_instruction(m, info.spec);
+      if (!info.spec) return NoProgram{fmt::format("'{}' in a lowering is not an instruction of {}", step.op, e.target.name)};
+      Lowered<bool> fused = fuse_dma_transpose(e, info.spec, step, tiles, m);
+      if (!fused) return fused.no_program();
+      if (!*fused) return emit_instruction(m, info.spec);
     }
+    return std::nullopt;
   }
 
   // Operand `j` of instruction `spec`, lowering node `source`: a constant made a tile where it
   // is read, copied to a memory the instruction reads.
-  Tile operand(int source, const sem::InstrSpec* spec, std::size_t j) {
+  Lowered<Tile> operand(int source, const sem::InstrSpec* spec, std::size_t j) {
     auto& tile = tiles[static_cast<std::size_t>(source)];
     if (!tile) {
       Shape shape = shapes.shape_of(static_cast<std::size_t>(source));
       if (shape.empty()) shape = {operands.front().shape.front(), 1};
-      tile = Tile{constant_tile(e, constants[static_cast<std::size_t>(source)].value(), shape, dtype), {}, shape};
+      Lowered<int> buffer = constant_tile(e, constants[static_cast<std::size_t>(source)].value(), shape, dtype);
+      if (!buffer) return buffer.no_program();
+      tile = Tile{*buffer, {}, shape};
     }
     return ensure_memory(e, block, *tile, &spec->operand_memory[j], node, dtype);
   }
 
-  void emit_instruction(std::size_t m, const sem::InstrSpec* spec);
+  std::optional<NoProgram> emit_instruction(std::size_t m, const sem::InstrSpec* spec);
 };
 
-void OpEmission::emit_instruction(std::size_t m, const sem::InstrSpec* spec) {
+std::optional<NoProgram> OpEmission::emit_instruction(std::size_t m, const sem::InstrSpec* spec) {
   const ir::Node& step = lowering.nodes[m];
   SmallVector<int, 3> ins;
   SmallVector<Window, 3> windows;
   SmallVector<Shape, 3> in_shapes;
   for (std::size_t j = 0; j < step.inputs.size(); ++j) {
-    Tile t = operand(step.inputs[j], spec, j);
-    ins.push_back(t.buffer);
-    windows.push_back(t.window);
-    in_shapes.push_back(t.shape);
+    Lowered<Tile> t = operand(step.inputs[j], spec, j);
+    if (!t) return t.no_program();
+    ins.push_back(t->buffer);
+    windows.push_back(t->window);
+    in_shapes.push_back(t->shape);
   }
   Shape out_shape = shapes.shape_of(m);
-  Inst& in = make_inst(e, spec, in_shapes, out_shape, dtype, {node, false});
+  Lowered<Inst*> made = make_inst(e, spec, in_shapes, out_shape, dtype, {node, false});
+  if (!made) return made.no_program();
+  Inst& in = **made;
   in.attrs = step.attrs;
   in.in = std::move(ins);
   in.in_window = std::move(windows);
@@ -151,21 +161,23 @@ void OpEmission::emit_instruction(std::size_t m, const sem::InstrSpec* spec) {
   }
   e.builder.place(block, in);
   tiles[m] = std::move(out);
+  return std::nullopt;
 }
 
 }  // namespace
 
-Tile emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands, const Tile* dest, int accumulate,
-                   Depth depth, const ir::Kernel* program) {
+Lowered<Tile> emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands, const Tile* dest,
+                            int accumulate, Depth depth, const ir::Kernel* program) {
   e.current_node = node;
   const OpPick& pick = e.plan.picks.at(node);
-  if (!program && !pick.lowering) throw Unsupported(fmt::format("'{}' has no instruction lowering", e.kernel.nodes[node].op));
+  if (!program && !pick.lowering) return NoProgram{fmt::format("'{}' has no instruction lowering", e.kernel.nodes[node].op)};
   const ir::Kernel& lowering = program ? *program : *pick.lowering;
   OpEmission op{e, block, node, operands, dest, accumulate, depth, lowering, prepared(e, lowering)};
-  for (std::size_t m = 0; m < lowering.nodes.size(); ++m) op.emit_step(m);
+  for (std::size_t m = 0; m < lowering.nodes.size(); ++m)
+    if (auto no = op.emit_step(m)) return *no;
   Tile result = *op.tiles[static_cast<std::size_t>(op.root)];
   if (dest && result.buffer != dest->buffer) {
-    copy_tile(e, block, node, result, *dest, "copy");
+    if (auto no = copy_tile(e, block, node, result, *dest, "copy")) return *no;
     return *dest;
   }
   return result;
