@@ -6,6 +6,7 @@
 #include <random>
 
 #include "args.h"
+#include "kernel_options.h"
 #include "tilesweep/base/error.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
@@ -53,26 +54,26 @@ std::string output_path(const std::string& out, std::size_t i, std::size_t count
 VerbRun add_eval(CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "run the reference interpreter on a kernel with random (seeded) or given inputs");
   struct Opts {
-    std::string file, kernel, shape, out, precision = "f64";
+    KernelOptions kernel;
+    std::string out, precision = "f64";
     std::uint64_t seed = 0;
     std::int64_t default_dim = 0;
-    std::vector<std::string> inputs, ops;
+    std::vector<std::string> inputs;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("file", o->file, "kernel file (.py)")->required();
-  cmd->add_option("-k,--kernel", o->kernel, "kernel name (optional when the file has one kernel)");
-  cmd->add_option("--shape", o->shape, "dim values, e.g. M=64,N=32 (dims fixed by --input files may be left out)");
+  o->kernel.add_file(cmd, "kernel file (.py)");
+  o->kernel.add_kernel(cmd);
+  cmd->add_option("--shape", o->kernel.shape, "dim values, e.g. M=64,N=32 (dims fixed by --input files may be left out)");
   cmd->add_option("--default-dim", o->default_dim, "value for every dim not given by --shape or an input");
   cmd->add_option("--seed", o->seed, "seed for random inputs (uniform in [-1, 1))");
   cmd->add_option("--input", o->inputs, "NAME=FILE.npy: use this array for parameter NAME");
   cmd->add_option("--out", o->out, "write the output(s) as .npy (several outputs: OUT_0.npy, OUT_1.npy, ...)");
   cmd->add_option("--precision", o->precision, "f64 or f32")->check(CLI::IsMember({"f64", "f32"}));
-  cmd->add_option("--ops", o->ops, "extra op semantics file (TOML)");
+  o->kernel.add_ops(cmd);
   return [o, cmd]() {
     if (!*cmd) return -1;
-    sem::OpTable ops = load_ops(o->ops);
-    ir::Module m = ir::load_module(o->file, ops);
-    const ir::Kernel& k = m.kernel(o->kernel);
+    LoadedKernel loaded(o->kernel);
+    const ir::Kernel& k = loaded.kernel();
 
     std::map<std::string, ir::Tensor> given;
     for (const auto& text : o->inputs) {
@@ -85,7 +86,7 @@ VerbRun add_eval(CLI::App& app) {
     }
     std::vector<const ir::Tensor*> known;
     for (const auto& p : k.params) known.push_back(given.count(p.name) ? &given[p.name] : nullptr);
-    sem::DimEnv dims = o->shape.empty() ? sem::DimEnv{} : parse_shape_arg(o->shape);
+    sem::DimEnv dims = o->kernel.shape.empty() ? sem::DimEnv{} : parse_shape_arg(o->kernel.shape);
     if (o->default_dim > 0) {
       // Dims fixed by input files win over the default.
       for (const auto& d : k.dims) {

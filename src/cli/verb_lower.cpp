@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-#include "args.h"
+#include "kernel_options.h"
 #include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/error.h"
 #include "tilesweep/ir/frontend.h"
@@ -21,10 +21,10 @@ namespace ts::cli {
 namespace {
 
 struct LowerOpts {
-  std::string file, kernel, target = "trn1", shape, nki_dir, cache, nki_api = "current";
+  KernelOptions kernel;
+  std::string nki_dir, cache, nki_api = "current";
   int show = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
   unsigned seed = 1;
-  std::vector<std::string> ops;
   std::vector<std::int64_t> index;
 };
 
@@ -77,10 +77,10 @@ void print_choices(const sweep::PreparedKernel& pk) {
 VerbRun add_lower(CLI::App& app) {
   auto* cmd = app.add_subcommand("lower", "count and show the candidate programs of a kernel at one shape on one target");
   auto o = std::make_shared<LowerOpts>();
-  cmd->add_option("file", o->file, "kernel file")->required();
-  cmd->add_option("-k,--kernel", o->kernel, "kernel name (optional when the file has one kernel)");
-  cmd->add_option("-t,--target", o->target, "target: trn1, trn2, trn3");
-  cmd->add_option("-s,--shape", o->shape, "dims, e.g. M=4096,K=1024,N=2048")->required();
+  o->kernel.add_file(cmd);
+  o->kernel.add_kernel(cmd);
+  o->kernel.add_target(cmd);
+  o->kernel.add_shape(cmd);
   cmd->add_option("--show", o->show, "print this many candidates (the first, the last, and random ones by --seed)");
   cmd->add_option("--index", o->index, "print these candidates (by index)");
   cmd->add_option("--seed", o->seed, "seed for the sampled candidates");
@@ -93,15 +93,13 @@ VerbRun add_lower(CLI::App& app) {
   cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")->check(CLI::PositiveNumber);
   cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")->check(CLI::PositiveNumber);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
-  cmd->add_option("--ops", o->ops, "extra op semantics file (TOML)");
+  o->kernel.add_ops(cmd);
   return [o, cmd]() {
     if (!*cmd) return -1;
-    sem::OpTable ops = load_ops(o->ops);
-    ir::Module m = ir::load_module(o->file, ops);
-    const ir::Kernel& k = m.kernel(o->kernel);
-    const sim::Target& t = sim::builtin_target(o->target);
-    sem::DimEnv dims = parse_shape_arg(o->shape);
-    check_dims(k, dims);
+    LoadedKernel loaded(o->kernel);
+    const ir::Kernel& k = loaded.kernel();
+    const sim::Target& t = sim::builtin_target(o->kernel.target);
+    sem::DimEnv dims = kernel_dims(o->kernel, k);
     verify::VerdictCache verdicts(o->cache);
     lower::SynthesisCache synth;
     sweep::PrepareOptions popts;
@@ -113,7 +111,7 @@ VerbRun add_lower(CLI::App& app) {
     sopts.max_lowerings = o->max_lowerings;
     lower::CandidateSpace space(pk.space_variants(), t, dims, sopts);
     const auto& c = space.counts();
-    std::cout << fmt::format("kernel {} on {} at {}\n", k.name, t.name, o->shape);
+    std::cout << fmt::format("kernel {} on {} at {}\n", k.name, t.name, o->kernel.shape);
     std::cout << fmt::format("  variants: {} proved ({:.0f} ms), {} with a lowering for every op\n", c.variants, pk.propagate_ms,
                              c.lowered_variants);
     std::cout << fmt::format("  instruction choices: {:.0f} (lowering x engine combinations, summed over variant x fusion forms; synthesis {:.0f} ms, {} tile ops)\n",
@@ -158,7 +156,7 @@ VerbRun add_lower(CLI::App& app) {
       if (!h)
         throw UserError(fmt::format("error: --emit-nki: kernel '{}' has no heuristic candidate at {} on {} (see 'no "
                                     "program' above); add --show N or --index I to write sampled candidates",
-                                    k.name, o->shape, t.name));
+                                    k.name, o->kernel.shape, t.name));
       std::cout << "\nheuristic candidate (no --show / --index given):\n" << lower::print_program(*h);
       write_nki(*h, "heuristic");
     }

@@ -8,7 +8,7 @@
 
 #include <tbb/global_control.h>
 
-#include "args.h"
+#include "kernel_options.h"
 #include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/error.h"
 #include "tilesweep/ir/frontend.h"
@@ -24,10 +24,10 @@ namespace ts::cli {
 namespace {
 
 struct ScoreOpts {
-  std::string file, kernel, target = "trn1", shape, mesh = "1", cache, nki_dir, nki_api = "current";
+  KernelOptions kernel;
+  std::string mesh = "1", cache, nki_dir, nki_api = "current";
   int top = 5, threads = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
   bool json = false, engines_per_op = false;
-  std::vector<std::string> ops;
 };
 
 // One searched configuration: a sharding (or none) and its best candidates. Latencies on the
@@ -67,14 +67,14 @@ std::string json_subject(const ir::Kernel& k, const ScoreOpts& o, const sem::Dim
   std::string shape;
   for (const auto& [name, value] : dims) shape += fmt::format("{}{}: {}", shape.empty() ? "" : ", ", json_string(name), value);
   return fmt::format("\"kernel\": {}, \"file\": {}, \"target\": {}, \"shape\": {{{}}}, \"mesh\": {}, ",
-                     json_string(k.name), json_string(o.file), json_string(o.target), shape, json_string(o.mesh));
+                     json_string(k.name), json_string(o.kernel.file), json_string(o.kernel.target), shape, json_string(o.mesh));
 }
 
 // The NKI source of each top candidate (--emit-nki).
 void emit_top(Outcome& out, const lower::CandidateSpace& space, const ir::Kernel& k, const ScoreOpts& o) {
   lower::NkiApi api = lower::parse_nki_api(o.nki_api);
   for (const auto& c : out.range.top) {
-    lower::Program p = space.materialize(c.index);
+    lower::Program p = space.materialize(c.index).value();
     p.config = space.describe(c.index);
     try {
       out.nki.push_back(lower::emit_nki(p, lower::nki_params(k), api));
@@ -96,7 +96,7 @@ void write_top(const Outcome& r, const ir::Kernel& k, const ScoreOpts& o, std::o
       log << fmt::format("NKI of rank {} (candidate {}) not written: {}\n", i + 1, r.range.top[i].index, r.nki_error[i]);
       continue;
     }
-    std::string path = fmt::format("{}/{}_{}_rank{}.py", o.nki_dir, k.name, o.target, i + 1);
+    std::string path = fmt::format("{}/{}_{}_rank{}.py", o.nki_dir, k.name, o.kernel.target, i + 1);
     std::string head = r.setting.sharding.empty()
                            ? ""
                            : fmt::format("# The per-device kernel of sharding {} on mesh {}; the collectives are not part of it.\n",
@@ -175,10 +175,10 @@ void print_json(const std::string& subject, const Outcome& r, std::int64_t score
 VerbRun add_score(CLI::App& app) {
   auto* cmd = app.add_subcommand("score", "search one kernel at one shape on this machine and print the best simulated candidates");
   auto o = std::make_shared<ScoreOpts>();
-  cmd->add_option("file", o->file, "kernel file")->required();
-  cmd->add_option("-k,--kernel", o->kernel, "kernel name (optional when the file has one kernel)");
-  cmd->add_option("-t,--target", o->target, "target: trn1, trn2, trn3");
-  cmd->add_option("-s,--shape", o->shape, "dims, e.g. M=4096,K=1024,N=2048")->required();
+  o->kernel.add_file(cmd);
+  o->kernel.add_kernel(cmd);
+  o->kernel.add_target(cmd);
+  o->kernel.add_shape(cmd);
   cmd->add_option("--mesh", o->mesh, "device mesh, e.g. 4 or 2x2: also search the sharding of the kernel over it");
   cmd->add_option("--top", o->top, "candidates to print")->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
@@ -192,18 +192,16 @@ VerbRun add_score(CLI::App& app) {
   cmd->add_option("--emit-nki", o->nki_dir, "write the NKI source of the printed (--top) candidates to this folder");
   cmd->add_option("--nki-api", o->nki_api, "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
-  cmd->add_option("--ops", o->ops, "extra op semantics file (TOML)");
+  o->kernel.add_ops(cmd);
   return [o, cmd]() {
     if (!*cmd) return -1;
     auto t0 = std::chrono::steady_clock::now();
     std::optional<tbb::global_control> limit;
     if (o->threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o->threads));
-    sem::OpTable ops = load_ops(o->ops);
-    ir::Module m = ir::load_module(o->file, ops);
-    const ir::Kernel& k = m.kernel(o->kernel);
-    const sim::Target& t = sim::builtin_target(o->target);
-    sem::DimEnv dims = parse_shape_arg(o->shape);
-    check_dims(k, dims);
+    LoadedKernel loaded(o->kernel);
+    const ir::Kernel& k = loaded.kernel();
+    const sim::Target& t = sim::builtin_target(o->kernel.target);
+    sem::DimEnv dims = kernel_dims(o->kernel, k);
     mesh::MeshShape shape = mesh::parse_mesh_shape(o->mesh);
     verify::VerdictCache verdicts(o->cache);
     lower::SynthesisCache synth;
@@ -223,7 +221,7 @@ VerbRun add_score(CLI::App& app) {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (o->json) print_json(json_subject(k, *o, dims), *best, scored, infeasible, seconds);
     else {
-      std::cout << fmt::format("kernel {} on {} at {} (simulated latencies; target description {})\n", k.name, t.name, o->shape, t.name);
+      std::cout << fmt::format("kernel {} on {} at {} (simulated latencies; target description {})\n", k.name, t.name, o->kernel.shape, t.name);
       print_text(*best, scored, infeasible, seconds);
     }
     if (!o->nki_dir.empty()) write_top(*best, k, *o, o->json ? std::cerr : std::cout);

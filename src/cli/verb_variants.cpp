@@ -2,7 +2,7 @@
 // with the proof of each step and its time.
 #include <iostream>
 
-#include "args.h"
+#include "kernel_options.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/graph_printer.h"
 #include "tilesweep/mutate/propagate.h"
@@ -14,26 +14,25 @@ namespace ts::cli {
 VerbRun add_variants(CLI::App& app) {
   auto* cmd = app.add_subcommand("variants", "list the proved algebraic variants of a kernel (operator propagation) with proof times");
   struct Opts {
-    std::string file, kernel, cache;
+    KernelOptions kernel;
+    std::string cache;
     unsigned timeout_ms = verify::ProveOptions{}.timeout_ms;  // a safety net: the rlimit decides
     int max_variants = 64;
     bool show = false, log = false;
-    std::vector<std::string> ops;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("file", o->file, "kernel file")->required();
-  cmd->add_option("-k,--kernel", o->kernel, "kernel name (optional when the file has one kernel)");
+  o->kernel.add_file(cmd);
+  o->kernel.add_kernel(cmd);
   cmd->add_option("--timeout", o->timeout_ms, "wall-clock safety net per solver check, ms (default 60000; the deterministic rlimit budget decides verdicts)")->check(CLI::PositiveNumber);
   cmd->add_option("--max-variants", o->max_variants, "stop after this many variants")->check(CLI::PositiveNumber);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--show", o->show, "print each variant's full graph");
   cmd->add_flag("--log", o->log, "print every equivalence query, proved or not");
-  cmd->add_option("--ops", o->ops, "extra op semantics file (TOML)");
+  o->kernel.add_ops(cmd);
   return [o, cmd]() {
     if (!*cmd) return -1;
-    sem::OpTable ops = load_ops(o->ops);
-    ir::Module m = ir::load_module(o->file, ops);
-    const ir::Kernel& k = m.kernel(o->kernel);
+    LoadedKernel loaded(o->kernel);
+    const ir::Kernel& k = loaded.kernel();
     verify::VerdictCache cache(o->cache);
     mutate::PropagateOptions opts;
     opts.max_variants = o->max_variants;
