@@ -91,7 +91,8 @@ AttrSpec parse_attr(const toml::node& n, const OpSpec& op, const toml::table& ow
   }
   for (auto&& [k, v] : *t) {
     if (k != "name" && k != "type" && k != "of" && k != "default" && k != "choices")
-      fail(loc_of(v, file), "unknown attribute key '{}' (expected name, type, of, default, choices)", k.str());
+      fail(loc_of(v, file), "unknown attribute key '{}'{} (expected name, type, of, default, choices)", k.str(),
+           key_hint(k.str(), {"name", "type", "of", "default", "choices"}));
   }
   return a;
 }
@@ -116,23 +117,17 @@ void check_contract(const OpSpec& op, const SourceLoc& loc) {
 
 }  // namespace
 
-toml::table parse_spec_toml(std::string_view text, const std::string& file) {
-  try {
-    return toml::parse(text, file);
-  } catch (const toml::parse_error& e) {
-    fail(SourceLoc{file, static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column)}, "{}",
-         e.description());
-  }
-}
-
 OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc,
                 const std::set<std::string>& extra_keys) {
   static const std::set<std::string> keys = {"doc",   "operands", "attrs",  "args",     "shape", "broadcast",
                                              "out",   "contract", "requires", "expr",   "fold",  "funcs",
                                              "binops", "reduceops"};
   for (auto&& [k, v] : t) {
-    if (!keys.count(std::string(k.str())) && !extra_keys.count(std::string(k.str())))
-      fail(loc_of(v, file), "op '{}': unknown key '{}'", name, k.str());
+    if (!keys.count(std::string(k.str())) && !extra_keys.count(std::string(k.str()))) {
+      std::set<std::string> all = keys;
+      all.insert(extra_keys.begin(), extra_keys.end());
+      fail(loc_of(v, file), "op '{}': unknown key '{}'{}", name, k.str(), key_hint(k.str(), all));
+    }
   }
   OpSpec op;
   op.name = name;

@@ -15,6 +15,7 @@
 #include "tilesweep/base/hash.h"
 #include "tilesweep/base/source.h"
 #include "tilesweep/base/suggest.h"
+#include "tilesweep/base/toml_reader.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/target/target.h"
 
@@ -26,95 +27,8 @@ namespace fs = std::filesystem;
 
 constexpr std::int64_t kMaxDimSize = std::numeric_limits<std::int32_t>::max();
 constexpr std::int64_t kMaxShapesPerKernel = 65536;
-constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
 constexpr int kMaxMeshAxes = 4;
 constexpr std::int64_t kMaxMeshDevices = 65536;
-
-const char* type_name(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::none: return "nothing";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "a list";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-  }
-  return "a value";
-}
-
-// Reads typed values out of one job file's TOML; every error is at the offending key or value.
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-
-  SourceLoc at(const toml::source_region& r) const {
-    // The root table has no position of its own: its mistakes are reported at the first line.
-    if (r.begin.line == 0) return SourceLoc{file_, 1, 1};
-    return SourceLoc{file_, static_cast<int>(r.begin.line), static_cast<int>(r.begin.column)};
-  }
-  SourceLoc at(const toml::node& n) const { return at(n.source()); }
-  SourceLoc at(const toml::key& k) const { return at(k.source()); }
-
-  // Every key of `t` must be one of `keys`; `where` names the table ("the job", "[search]").
-  void check_keys(const toml::table& t, const std::vector<std::string>& keys, std::string_view where) const {
-    for (auto&& [k, v] : t) {
-      std::string key(k.str());
-      if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
-      std::string hint = did_you_mean(key, keys);
-      if (hint.empty()) hint = fmt::format(" (its keys: {})", fmt::join(keys, ", "));
-      fail(at(k), "unknown key '{}' in {}{}", key, where, hint);
-    }
-  }
-
-  // The sub-table `key` of `t`, or null when absent.
-  const toml::table* table(const toml::table& t, std::string_view key) const {
-    const toml::node* n = t.get(key);
-    if (!n) return nullptr;
-    if (!n->is_table()) fail(at(*n), "'{}' must be a table ([{}]), not {}", key, key, type_name(*n));
-    return n->as_table();
-  }
-
-  std::string string(const toml::node& n, std::string_view key) const {
-    if (!n.is_string()) fail(at(n), "'{}' must be a string, not {}", key, type_name(n));
-    return n.as_string()->get();
-  }
-
-  std::int64_t integer(const toml::node& n, std::string_view key, std::int64_t lo, std::int64_t hi) const {
-    if (!n.is_integer()) fail(at(n), "'{}' must be an integer, not {}", key, type_name(n));
-    std::int64_t v = n.as_integer()->get();
-    if (v < lo && hi == kMaxInt) fail(at(n), "'{}' must be at least {}, got {}", key, lo, v);
-    if (v < lo || v > hi) fail(at(n), "'{}' must be between {} and {}, got {}", key, lo, hi, v);
-    return v;
-  }
-
-  bool boolean(const toml::node& n, std::string_view key) const {
-    if (!n.is_boolean()) fail(at(n), "'{}' must be true or false, not {}", key, type_name(n));
-    return n.as_boolean()->get();
-  }
-
-  // A non-empty list; `example` shows what one looks like.
-  const toml::array& list(const toml::node& n, std::string_view key, std::string_view example) const {
-    if (!n.is_array()) fail(at(n), "'{}' must be a list, like {} = {}, not {}", key, key, example, type_name(n));
-    if (n.as_array()->empty()) fail(at(n), "'{}' is empty; give at least one, like {} = {}", key, key, example);
-    return *n.as_array();
-  }
-
- private:
-  std::string file_;
-};
-
-toml::table parse_toml(const std::string& text, const std::string& path) {
-  try {
-    return toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    fail(SourceLoc{path, static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column)}, "{}",
-         e.description());
-  }
-}
 
 // Names that end up in file names and record keys: no spaces, commas or quotes.
 bool valid_name(const std::string& s, std::string_view extra) {
@@ -127,7 +41,7 @@ bool valid_name(const std::string& s, std::string_view extra) {
 
 std::string resolve(const fs::path& dir, const std::string& rel) { return (dir / rel).lexically_normal().string(); }
 
-std::string parse_name(const Reader& r, const toml::table& doc) {
+std::string parse_name(const TomlReader& r, const toml::table& doc) {
   const toml::node* n = doc.get("name");
   if (!n) fail(r.at(doc.source()), "missing 'name': every job needs one, like name = \"my-sweep\"");
   std::string name = r.string(*n, "name");
@@ -137,7 +51,7 @@ std::string parse_name(const Reader& r, const toml::table& doc) {
   return name;
 }
 
-std::vector<std::string> parse_targets(const Reader& r, const toml::table& doc) {
+std::vector<std::string> parse_targets(const TomlReader& r, const toml::table& doc) {
   std::vector<std::string> known = sim::builtin_target_names();
   const toml::node* n = doc.get("targets");
   if (!n)
@@ -161,12 +75,12 @@ std::string dims_note(const ir::Kernel& k) {
   return fmt::format("kernel '{}' has dims {}", k.name, fmt::join(k.dims, ", "));
 }
 
-std::int64_t dim_size(const Reader& r, const toml::node& n, const std::string& dim, const ir::Kernel& k) {
+std::int64_t dim_size(const TomlReader& r, const toml::node& n, const std::string& dim, const ir::Kernel& k) {
   if (n.is_array())
     fail(r.at(n), "dim '{}' takes one size in a list of shapes; for several sizes use a grid, like "
                   "shapes = {{ {} = [...], ... }} ({})", dim, dim, dims_note(k));
   if (!n.is_integer())
-    fail(r.at(n), "dim '{}' must be a positive integer, not {} ({})", dim, type_name(n), dims_note(k));
+    fail(r.at(n), "dim '{}' must be a positive integer, not {} ({})", dim, toml_type_name(n), dims_note(k));
   std::int64_t v = n.as_integer()->get();
   if (v < 1) fail(r.at(n), "dim '{}' = {} must be positive ({})", dim, v, dims_note(k));
   if (v > kMaxDimSize) fail(r.at(n), "dim '{}' = {} is larger than the {} limit ({})", dim, v, kMaxDimSize, dims_note(k));
@@ -174,7 +88,7 @@ std::int64_t dim_size(const Reader& r, const toml::node& n, const std::string& d
 }
 
 // The table gives every dim of the kernel and nothing else.
-void check_dims(const Reader& r, const toml::table& t, const ir::Kernel& k) {
+void check_dims(const TomlReader& r, const toml::table& t, const ir::Kernel& k) {
   for (auto&& [key, v] : t) {
     std::string d(key.str());
     if (std::find(k.dims.begin(), k.dims.end(), d) == k.dims.end())
@@ -186,7 +100,7 @@ void check_dims(const Reader& r, const toml::table& t, const ir::Kernel& k) {
 }
 
 // shapes = { M = [..], K = .. }: the cartesian product, first dim outermost.
-std::vector<Shape> expand_grid(const Reader& r, const toml::table& grid, const ir::Kernel& k) {
+std::vector<Shape> expand_grid(const TomlReader& r, const toml::table& grid, const ir::Kernel& k) {
   check_dims(r, grid, k);
   std::vector<std::vector<std::int64_t>> values;
   std::int64_t total = 1;
@@ -225,7 +139,7 @@ std::vector<Shape> expand_grid(const Reader& r, const toml::table& grid, const i
 }
 
 // The shape's preconditions from the kernel (e.g. maxpool's even dims) hold.
-void check_preconditions(const Reader& r, const toml::node& at, const Shape& s, const ir::Kernel& k) {
+void check_preconditions(const TomlReader& r, const toml::node& at, const Shape& s, const ir::Kernel& k) {
   auto env = shape_env(s);
   for (const auto& p : k.preconditions) {
     std::optional<bool> ok = p.holds(env);
@@ -234,7 +148,7 @@ void check_preconditions(const Reader& r, const toml::node& at, const Shape& s, 
   }
 }
 
-std::vector<Shape> parse_shapes(const Reader& r, const toml::table& t, const ir::Kernel& k, const SourceLoc& loc) {
+std::vector<Shape> parse_shapes(const TomlReader& r, const toml::table& t, const ir::Kernel& k, const SourceLoc& loc) {
   const toml::node* n = t.get("shapes");
   if (!n) {
     if (k.dims.empty()) return {Shape{}};
@@ -248,12 +162,12 @@ std::vector<Shape> parse_shapes(const Reader& r, const toml::table& t, const ir:
   }
   if (!n->is_array())
     fail(r.at(*n), "'shapes' must be a grid table like {{ M = [1024, 2048] }} or a list of tables like "
-                   "[{{ M = 1024 }}], not {}", type_name(*n));
+                   "[{{ M = 1024 }}], not {}", toml_type_name(*n));
   std::vector<Shape> out;
   std::set<Shape> seen;
   for (const toml::node& e : r.list(*n, "shapes", "[{ ... }]")) {
     const toml::table* item = e.as_table();
-    if (!item) fail(r.at(e), "each entry of 'shapes' must be a table like {{ M = 1024, ... }}, not {}", type_name(e));
+    if (!item) fail(r.at(e), "each entry of 'shapes' must be a table like {{ M = 1024, ... }}, not {}", toml_type_name(e));
     check_dims(r, *item, k);
     Shape s;
     for (const auto& d : k.dims) s.emplace_back(d, dim_size(r, *item->get(d), d, k));
@@ -266,7 +180,7 @@ std::vector<Shape> parse_shapes(const Reader& r, const toml::table& t, const ir:
   return out;
 }
 
-std::string read_kernel_file(const Reader& r, const toml::node& at, const std::string& rel, const std::string& path) {
+std::string read_kernel_file(const TomlReader& r, const toml::node& at, const std::string& rel, const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
     fail(r.at(at), "kernel file '{}' does not exist (looked for '{}'); paths are relative to the job file", rel, path);
@@ -280,7 +194,7 @@ std::string read_kernel_file(const Reader& r, const toml::node& at, const std::s
   }
 }
 
-const ir::Kernel& pick_kernel(const Reader& r, const toml::table& t, const ir::Module& m, const std::string& rel,
+const ir::Kernel& pick_kernel(const TomlReader& r, const toml::table& t, const ir::Module& m, const std::string& rel,
                               const SourceLoc& loc) {
   std::vector<std::string> names;
   for (const auto& k : m.kernels) names.push_back(k.name);
@@ -297,7 +211,7 @@ const ir::Kernel& pick_kernel(const Reader& r, const toml::table& t, const ir::M
        did_you_mean(name, names));
 }
 
-ir::DType parse_kernel_dtype(const Reader& r, const toml::table& t) {
+ir::DType parse_kernel_dtype(const TomlReader& r, const toml::table& t) {
   const toml::node* n = t.get("dtype");
   if (!n) return ir::DType::F32;
   std::string s = r.string(*n, "dtype");
@@ -307,7 +221,7 @@ ir::DType parse_kernel_dtype(const Reader& r, const toml::table& t) {
   return *d;
 }
 
-JobKernel parse_kernel(const Reader& r, const toml::table& t, const fs::path& dir) {
+JobKernel parse_kernel(const TomlReader& r, const toml::table& t, const fs::path& dir) {
   r.check_keys(t, {"file", "name", "label", "dtype", "shapes"}, "[[kernel]]");
   JobKernel jk;
   jk.loc = r.at(t);
@@ -331,11 +245,11 @@ JobKernel parse_kernel(const Reader& r, const toml::table& t, const fs::path& di
   return jk;
 }
 
-std::vector<JobKernel> parse_kernels(const Reader& r, const toml::table& doc, const fs::path& dir) {
+std::vector<JobKernel> parse_kernels(const TomlReader& r, const toml::table& doc, const fs::path& dir) {
   const toml::node* n = doc.get("kernel");
   if (!n) fail(r.at(doc.source()), "no [[kernel]] tables: a job sweeps at least one kernel");
   if (!n->is_array_of_tables() || n->as_array()->empty())
-    fail(r.at(*n), "'kernel' must be a list of tables, written [[kernel]], not {}", type_name(*n));
+    fail(r.at(*n), "'kernel' must be a list of tables, written [[kernel]], not {}", toml_type_name(*n));
   std::vector<JobKernel> out;
   for (const toml::node& e : *n->as_array()) {
     JobKernel k = parse_kernel(r, *e.as_table(), dir);
@@ -354,7 +268,7 @@ std::vector<JobKernel> parse_kernels(const Reader& r, const toml::table& doc, co
 
 // ---- [search], [mesh], [output] ----
 
-std::int64_t parse_keep(const Reader& r, const toml::node& n) {
+std::int64_t parse_keep(const TomlReader& r, const toml::node& n) {
   std::string s = r.string(n, "keep");
   if (s == "all") return kKeepAll;
   const std::string prefix = "top:";
@@ -366,7 +280,7 @@ std::int64_t parse_keep(const Reader& r, const toml::node& n) {
   return v;
 }
 
-std::vector<int> parse_bufs(const Reader& r, const toml::node& n) {
+std::vector<int> parse_bufs(const TomlReader& r, const toml::node& n) {
   std::vector<int> out;
   for (const toml::node& e : r.list(n, "bufs", "[1, 2]")) {
     int b = static_cast<int>(r.integer(e, "bufs", 1, 8));
@@ -376,7 +290,7 @@ std::vector<int> parse_bufs(const Reader& r, const toml::node& n) {
   return out;
 }
 
-Search parse_search(const Reader& r, const toml::table& doc) {
+Search parse_search(const TomlReader& r, const toml::table& doc) {
   Search s;
   const toml::table* t = r.table(doc, "search");
   if (!t) return s;
@@ -423,7 +337,7 @@ std::optional<MeshShape> parse_mesh_shape(const std::string& s) {
   return m;
 }
 
-MeshShape mesh_shape(const Reader& r, const toml::node& n) {
+MeshShape mesh_shape(const TomlReader& r, const toml::node& n) {
   std::string s = r.string(n, "shapes");
   std::optional<MeshShape> m = parse_mesh_shape(s);
   if (!m) fail(r.at(n), "mesh shape \"{}\" must be positive integers joined by 'x', like \"4\" or \"2x2\"", s);
@@ -436,7 +350,7 @@ MeshShape mesh_shape(const Reader& r, const toml::node& n) {
   return *m;
 }
 
-std::optional<MeshSpec> parse_mesh(const Reader& r, const toml::table& doc) {
+std::optional<MeshSpec> parse_mesh(const TomlReader& r, const toml::table& doc) {
   const toml::table* t = r.table(doc, "mesh");
   if (!t) return std::nullopt;
   r.check_keys(*t, {"shapes", "topology"}, "[mesh]");
@@ -480,7 +394,7 @@ void check_writable(const SourceLoc& loc, const std::string& archive) {
     fail(loc, "archive '{}' exists and is not writable: {}", archive, std::strerror(errno));
 }
 
-std::string parse_output(const Reader& r, const toml::table& doc, const fs::path& dir, const std::string& name,
+std::string parse_output(const TomlReader& r, const toml::table& doc, const fs::path& dir, const std::string& name,
                          OutputCheck check) {
   const toml::table* t = r.table(doc, "output");
   std::string archive = resolve(dir, name + ".h5");
@@ -526,15 +440,15 @@ std::string Job::hash() const {
 
 Job parse_job(const std::string& text, const std::string& path, OutputCheck output) {
   check_text(path, text);
-  Reader r(path);
-  toml::table doc = parse_toml(text, path);
+  TomlReader r(path);
+  toml::table doc = r.parse(text);
   r.check_keys(doc, {"name", "targets", "seed", "kernel", "search", "mesh", "output"}, "the job");
   Job job;
   job.path = path;
   job.text = text;
   job.name = parse_name(r, doc);
   job.targets = parse_targets(r, doc);
-  if (const toml::node* n = doc.get("seed")) job.seed = static_cast<std::uint64_t>(r.integer(*n, "seed", 0, kMaxInt));
+  if (const toml::node* n = doc.get("seed")) job.seed = static_cast<std::uint64_t>(r.integer(*n, "seed", 0));
   fs::path dir = fs::path(path).parent_path();
   job.kernels = parse_kernels(r, doc, dir);
   job.search = parse_search(r, doc);

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "tilesweep/base/source.h"
+#include "tilesweep/base/toml_reader.h"
 
 namespace ts::embedded {
 extern const std::string_view trn1_target_toml, trn1_isa_toml, trn2_target_toml, trn2_isa_toml, trn3_target_toml,
@@ -16,62 +17,39 @@ namespace ts::sim {
 
 namespace {
 
-SourceLoc loc_of(const toml::node& n, const std::string& file) {
-  return SourceLoc{file, static_cast<int>(n.source().begin.line), static_cast<int>(n.source().begin.column)};
-}
+SourceLoc loc_of(const toml::node& n, const std::string& file) { return TomlReader(file).at(n); }
 
-// Typed access to "section.key" with errors that name the file, line and key.
+// Typed access to "section.key" through the one TOML reader: errors name the file, line and key.
 class Reader {
  public:
-  Reader(const toml::table& doc, std::string file) : doc_(doc), file_(std::move(file)) {}
+  Reader(const toml::table& doc, std::string file) : doc_(doc), toml_(std::move(file)) {}
 
-  const toml::table& section(const std::string& name) {
-    const toml::node* n = doc_.at_path(name).node();
-    if (!n) fail(SourceLoc{file_, 1, 1}, "missing table [{}]", name);
-    if (!n->is_table()) fail(loc_of(*n, file_), "'{}' must be a table", name);
-    return *n->as_table();
-  }
+  const toml::table& section(const std::string& name) { return toml_.section(doc_, name); }
 
   double number(const toml::table& t, const std::string& section, const std::string& key, double lo, double hi) {
-    const toml::node* n = t.get(key);
-    if (!n) fail(loc_of(t, file_), "missing key '{}.{}'", section, key);
-    if (!n->is_number()) fail(loc_of(*n, file_), "'{}.{}' must be a number", section, key);
-    double v = n->is_integer() ? static_cast<double>(*n->value<std::int64_t>()) : *n->value<double>();
-    if (!(v >= lo && v <= hi)) fail(loc_of(*n, file_), "'{}.{}' = {} is outside [{}, {}]", section, key, v, lo, hi);
-    return v;
+    return toml_.number(toml_.required(t, key, path(section, key)), path(section, key), lo, hi);
   }
 
   std::int64_t integer(const toml::table& t, const std::string& section, const std::string& key, std::int64_t lo,
                        std::int64_t hi) {
-    const toml::node* n = t.get(key);
-    if (!n) fail(loc_of(t, file_), "missing key '{}.{}'", section, key);
-    if (!n->is_integer()) fail(loc_of(*n, file_), "'{}.{}' must be an integer", section, key);
-    std::int64_t v = *n->value<std::int64_t>();
-    if (v < lo || v > hi) fail(loc_of(*n, file_), "'{}.{}' = {} is outside [{}, {}]", section, key, v, lo, hi);
-    return v;
+    return toml_.integer(toml_.required(t, key, path(section, key)), path(section, key), lo, hi);
   }
 
   std::string string(const toml::table& t, const std::string& section, const std::string& key) {
-    const toml::node* n = t.get(key);
-    if (!n || !n->is_string()) fail(n ? loc_of(*n, file_) : loc_of(t, file_), "'{}{}' must be a string", section.empty() ? "" : section + ".", key);
-    return n->as_string()->get();
+    return toml_.string(toml_.required(t, key, path(section, key)), path(section, key));
   }
 
-  const std::string& file() const { return file_; }
+  const std::string& file() const { return toml_.file(); }
 
  private:
+  static std::string path(const std::string& section, const std::string& key) {
+    return section.empty() ? key : section + "." + key;
+  }
   const toml::table& doc_;
-  std::string file_;
+  TomlReader toml_;
 };
 
-toml::table parse(const std::string& text, const std::string& file) {
-  try {
-    return toml::parse(text, file);
-  } catch (const toml::parse_error& e) {
-    fail(SourceLoc{file, static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column)}, "{}",
-         e.description());
-  }
-}
+toml::table parse(const std::string& text, const std::string& file) { return TomlReader(file).parse(text); }
 
 }  // namespace
 
