@@ -25,10 +25,11 @@ class Lowered {
   Lowered(T value) : v_(std::move(value)) {}         // NOLINT: implicit, like std::expected
   Lowered(NoProgram why) : v_(std::move(why)) {}     // NOLINT
   explicit operator bool() const { return v_.index() == 0; }
-  T& operator*() { return std::get<0>(v_); }
-  const T& operator*() const { return std::get<0>(v_); }
-  T* operator->() { return &std::get<0>(v_); }
-  const T* operator->() const { return &std::get<0>(v_); }
+  // The value; only where there is one (checked by operator bool), like std::optional's.
+  T& operator*() { return *std::get_if<0>(&v_); }
+  const T& operator*() const { return *std::get_if<0>(&v_); }
+  T* operator->() { return std::get_if<0>(&v_); }
+  const T* operator->() const { return std::get_if<0>(&v_); }
   const NoProgram& no_program() const { return std::get<1>(v_); }
   T& value() & { return check(), std::get<0>(v_); }
   const T& value() const& { return check(), std::get<0>(v_); }
