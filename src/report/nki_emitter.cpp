@@ -167,8 +167,8 @@ NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta, const 
     c.section = static_cast<int>(it - to.begin());
     const ir::Kernel& variant = *p.pk.space_variants().at(static_cast<std::size_t>(c.variant)).kernel;
     if (std::string why = tiles_misfit(asked, c, variant, dims); !why.empty()) return {"", why};
-    lower::Program prog = asked.materialize(c);
-    if (instruction_names(prog) != instruction_names(recorded.materialize(b.index)))
+    lower::Program prog = asked.materialize(c).value();
+    if (instruction_names(prog) != instruction_names(recorded.materialize(b.index).value()))
       return {"", "its instruction choices do not carry over to this shape (another lowering would be picked)"};
     sweep::CandidateScore score = sweep::score_program(prog, *p.target);
     if (!score.feasible) return {"", "it does not fit at this shape: " + score.reason};
