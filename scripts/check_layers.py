@@ -3,7 +3,7 @@
 src/<lib>/ and include/tilesweep/<lib>/ names a library at or below the includer's, and no file
 reaches into another library's folder by a relative path.
 
-Library order (lowest first): base < semantics < ir < target < verify < mutate < lower < sim <
+Library order (lowest first): base < semantics < ir < target < verify < mutate < lower < sim < nki_import <
 mesh < store < sweep < report < cli. `store` is a leaf above base: it includes base and itself
 only. Exits 1 with one line per include that points up the stack: file:line: what, and the fix.
 
@@ -15,7 +15,7 @@ import re
 import sys
 from pathlib import Path
 
-ORDER = ["base", "semantics", "ir", "target", "verify", "mutate", "lower", "sim", "mesh", "store", "sweep",
+ORDER = ["base", "semantics", "ir", "target", "verify", "mutate", "lower", "sim", "nki_import", "mesh", "store", "sweep",
          "report", "cli"]
 LEAVES = {"store": {"base", "store"}}  # library -> the only libraries it may include
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

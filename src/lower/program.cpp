@@ -21,7 +21,7 @@ std::int64_t Buffer::bytes_per_partition() const {
 std::int64_t Buffer::bytes() const { return elements() * ir::dtype_bytes(dtype); }
 
 std::int64_t Window::start(const std::vector<std::int64_t>& iter) const {
-  std::int64_t s = 0;
+  std::int64_t s = offset;
   for (const auto& [block, step] : terms) s += iter[block] * step;
   return s;
 }

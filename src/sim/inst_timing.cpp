@@ -127,9 +127,16 @@ std::vector<InstTiming> inst_timings(const Program& p, const Target& t, double h
       out.push_back(compute_timing(p, t, in));
     } else {
       auto vars = cost_vars(p, t, in);
-      // A DMA moves the whole tile whatever its copies: `bytes` is the tile's.
+      // A DMA moves the whole tile whatever its copies: `bytes` is the tile's (its window's when
+      // the DMA fills or sends a window of a wider buffer).
       const lower::Buffer* tile = tile_of(p, in);
-      if (tile) vars.set("bytes", static_cast<double>(tile->bytes()));
+      if (tile) {
+        const lower::Window* w = in.store ? (in.in_window.empty() ? nullptr : &in.in_window[0]) : &in.out_window;
+        double bytes = static_cast<double>(tile->bytes());
+        if (w && !w->whole() && !tile->shape.empty())
+          bytes = static_cast<double>(tile->shape.front() * w->width * ir::dtype_bytes(tile->dtype));
+        vars.set("bytes", bytes);
+      }
       out.push_back(dma_timing(p, t, in, formula_value(*in.spec, vars), hbm_bytes_per_ns));
     }
     out.back().instructions = repeat;

@@ -69,11 +69,13 @@ struct Access {
 };
 
 // A window of an on-chip buffer along its free (last) dim: columns [start, start + width), start =
-// sum over (block b, step s) of iter(b) * s. width 0 = the whole buffer. Instructions read and
-// write windows of wider buffers (a row block's tile, one K slice of a row of x).
+// offset + sum over (block b, step s) of iter(b) * s. width 0 = the whole buffer. Instructions read
+// and write windows of wider buffers (a row block's tile, one K slice of a row of x; an imported
+// NKI kernel's tile of a larger on-chip array, whose constant index is the offset).
 struct Window {
   Terms terms;
   std::int64_t width = 0;
+  std::int64_t offset = 0;
 
   bool whole() const { return width == 0; }
   std::int64_t start(const std::vector<std::int64_t>& iter) const;
