@@ -105,8 +105,19 @@ ImportedKernel Translator::run(const Stmt& kernel, const std::vector<KernelArg>&
     builder_.buffer(arrays_[r.array].buffer).output = static_cast<int>(out.outputs.size());
     out.outputs.push_back(arrays_[r.array].name);
   }
+  single_buffer_if_over();
   out.program = std::move(builder_).build();
   return out;
+}
+
+// Double-buffered tiles that do not fit: the allocator falls back to one buffer each, per memory.
+void Translator::single_buffer_if_over() {
+  lower::Program& p = builder_.program();
+  lower::OnChipUse use = lower::on_chip_use(p, target_.psum.bank_bytes);
+  bool sbuf = use.sbuf_bytes > target_.sbuf.usable_bytes_per_partition;
+  bool psum = use.psum_banks > target_.psum.banks;
+  for (lower::Buffer& b : p.buffers)
+    if ((sbuf && b.memory == sem::Memory::Sbuf) || (psum && b.memory == sem::Memory::Psum)) b.bufs = 1;
 }
 
 void Translator::exec_block(const Block& b) {

@@ -72,6 +72,7 @@ class Translator {
   void unroll(const Stmt& s, const Value& range);
   void import(const Stmt& s);
   Value call_function(const Stmt& def, const Expr& call);
+  void single_buffer_if_over();
 
   // expressions (eval.cpp)
   Value eval(const ExprPtr& e);

@@ -46,6 +46,14 @@ double Timeline::write_ready(int b, int e, bool continues) const {
   return w;
 }
 
+double Timeline::war_ready(int b, int e) const {
+  const BufferState& bs = s_.buffers[b];
+  const Slot& slot = bs.slots[bs.slot_of(bs.versions)];
+  double w = kNever;
+  for (int r = 0; r < kEngines; ++r) w = std::max(w, slot.reads[r].t + link(r, e));
+  return w;
+}
+
 void Timeline::mark_read(int b, int e, double end) {
   BufferState& bs = s_.buffers[b];
   if (bs.versions == 0) return;
@@ -93,7 +101,10 @@ void Timeline::run_dma(int inst) {
   if (in.store) {
     ready = std::max(ready, read_ready(in.in.front(), kDma));
   } else {
-    ready = std::max(ready, write_ready(in.out, kDma, false));
+    // A load into a window of a wider buffer (one tile of an imported kernel's on-chip array)
+    // writes columns the previous window load did not: WAR only, no WAW wait between them.
+    if (in.out_window.whole()) ready = std::max(ready, write_ready(in.out, kDma, false));
+    else ready = std::max(ready, war_ready(in.out, kDma));
     ready = std::max(ready, s_.hbm_written[tm.hbm_buffer].t + t_.dma.start_ns);  // stage-to-stage through HBM
   }
   const int n = s_.dma.size();

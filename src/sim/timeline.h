@@ -32,6 +32,7 @@ class Timeline {
   // Earliest start on engine e allowed by reading / writing buffer b.
   double read_ready(int b, int e) const;
   double write_ready(int b, int e, bool continues) const;
+  double war_ready(int b, int e) const;  // WAR alone: the reads of the slot the next version overwrites
   void mark_read(int b, int e, double end);
   void mark_write(int b, int e, double end, double ready, bool continues);
   void set(Field& f, double t) { f = Field{t, ++s_.seq}; }
