@@ -245,7 +245,7 @@ MEMORIES = {"sbuf", "psum", "hbm"}
 REDUCE_KINDS = {"add", "mul", "max", "min"}
 COST_VARS = {"N", "P", "MIN_II", "fp32", "bytes"}
 SOURCE_KEY = re.compile(r"\b(A[1-3]|H[1-7]|HV1|I[1-4]h?|P[1-6]|S[0-4]|L[12]|C[1-5]|T[1-3]|R1|K[1-4]|N1|X[1-8]|"
-                        r"DERIVED|ASSUMPTION)\b")
+                        r"DERIVED|ASSUMPTION|FITTED)\b")
 
 
 class ExprChecker:

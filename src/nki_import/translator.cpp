@@ -105,6 +105,7 @@ ImportedKernel Translator::run(const Stmt& kernel, const std::vector<KernelArg>&
     builder_.buffer(arrays_[r.array].buffer).output = static_cast<int>(out.outputs.size());
     out.outputs.push_back(arrays_[r.array].name);
   }
+  contract_arrays();
   single_buffer_if_over();
   out.program = std::move(builder_).build();
   return out;

@@ -73,6 +73,7 @@ class Translator {
   void import(const Stmt& s);
   Value call_function(const Stmt& def, const Expr& call);
   void single_buffer_if_over();
+  void contract_arrays();
 
   // expressions (eval.cpp)
   Value eval(const ExprPtr& e);
