@@ -139,8 +139,14 @@ Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* ds
   }
   if (fn == "tensor_scalar") {
     Args a = bind_args(e, {"data", "op0", "operand0", "reverse0", "op1", "operand1", "reverse1", "engine", "mask", "dtype"}, true);
-    if ((a.count("reverse0") && truth(a["reverse0"], loc)) || (a.count("reverse1") && truth(a["reverse1"], loc)))
-      throw UserError(loc, "tensor_scalar with reverse operands is not supported");
+    auto commutes = [&](const char* op) {
+      if (!a.count(op) || a[op].kind == K::None) return true;
+      std::string n = alu_name(a[op], loc);
+      return n == "add" || n == "mul" || n == "maximum" || n == "minimum";
+    };
+    if ((a.count("reverse0") && truth(a["reverse0"], loc) && !commutes("op0")) ||
+        (a.count("reverse1") && truth(a["reverse1"], loc) && !commutes("op1")))
+      throw UserError(loc, "tensor_scalar with a reversed non-commutative operator is not supported");
     Operand x = operand(a["data"], loc);
     Operand s0 = a["operand0"].tensor() ? operand(a["operand0"], loc) : constant(number(a["operand0"], loc, "operand0"), x.parts, loc);
     sem::AttrMap attrs = {{"op0", alu_name(a["op0"], loc)}};
