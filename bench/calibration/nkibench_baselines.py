@@ -64,3 +64,87 @@ def adamw(theta, grad, m, v):
                 res[:, h * 512:(h + 1) * 512] = nl.subtract(th_d, upd)
             nl.store(out[r * 128 + ip, c * 1024 + jf], value=res, mask=rows)
     return out
+
+
+@nki.jit
+def rope(x, cos, sin):
+    # x [d_head, S], cos / sin [d_head / 2, S]; 512-column tiles along S. The baseline keeps the two
+    # halves of d_head on partitions 0-63 and 64-127 of one tile; tilesweep's tiles are
+    # whole-partition, so each half is its own 64-partition tile (same bytes, same instructions:
+    # one copy of the lower half, four multiplies, a subtract and an add on Vector per tile).
+    D, S = x.shape
+    H = D // 2
+    out = nl.ndarray((D, S), dtype=x.dtype, buffer=nl.shared_hbm)
+    for s in range(0, S, 512):
+        up = nl.load(x[0:H, s:s + 512])
+        low = nl.load(x[H:D, s:s + 512])
+        c = nl.load(cos[0:H, s:s + 512])
+        sn = nl.load(sin[0:H, s:s + 512])
+        low_c = nl.copy(low)
+        e_cos = nisa.tensor_tensor(up, c, nl.multiply)
+        o_cos = nisa.tensor_tensor(low_c, c, nl.multiply)
+        e_sin = nisa.tensor_tensor(up, sn, nl.multiply)
+        o_sin = nisa.tensor_tensor(low_c, sn, nl.multiply)
+        r_up = nisa.tensor_tensor(e_cos, o_sin, nl.subtract)
+        r_low = nisa.tensor_tensor(o_cos, e_sin, nl.add)
+        nl.store(out[0:H, s:s + 512], value=r_up)
+        nl.store(out[H:D, s:s + 512], value=r_low)
+    return out
+
+
+@nki.jit
+def bmm(lhs, rhs):
+    # lhs [B, M, K=64], rhs [B, K, N]. Per batch and 1024-column chunk of N: the rhs chunk
+    # [64, 1024] loaded once; per 1024-row block of M: eight [128, 64] lhs tiles loaded and
+    # transposed on the Tensor engine (PSUM, then copied into a [64, 1024] SBUF strip), then
+    # 8 x 2 matmuls of [64, 128] x [64, 512], each copied out of PSUM into a [128, 1024] tile
+    # stored per 128 rows.
+    B, M, K = lhs.shape
+    _, _, N = rhs.shape
+    out = nl.ndarray((B, M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    for b in nl.affine_range(B):
+        for j in nl.affine_range(N // 1024):
+            r = nl.load(rhs[b, :, j * 1024:(j + 1) * 1024])
+            for i in nl.affine_range(M // 1024):
+                strip = nl.ndarray((nl.par_dim(K), 1024), dtype=nl.float32, buffer=nl.sbuf)
+                for t in nl.affine_range(8):
+                    lt = nl.load(lhs[b, (i * 8 + t) * 128:(i * 8 + t + 1) * 128, :])
+                    strip[:, t * 128:(t + 1) * 128] = nisa.nc_transpose(lt)
+                for t in nl.affine_range(8):
+                    o = nl.ndarray((nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+                    for h in nl.affine_range(2):
+                        ps = nisa.nc_matmul(strip[:, t * 128:(t + 1) * 128], r[:, h * 512:(h + 1) * 512])
+                        o[:, h * 512:(h + 1) * 512] = nl.copy(ps)
+                    nl.store(out[b, (i * 8 + t) * 128:(i * 8 + t + 1) * 128, j * 1024:(j + 1) * 1024], value=o)
+    return out
+
+
+@nki.jit
+def transpose_matmul(lhsT, rhs):
+    # lhsT [K, M], rhs [K, N] fp32. Per 1024-row block of M: its 16 K tiles [128, 1024] loaded
+    # once; per 1024-column block of N (the last one 704 wide, masked): 16 K tiles of rhs loaded;
+    # per 128-row tile and 512-column half: 16 matmuls accumulate in PSUM, copied out into a
+    # [128, 1024] tile stored per 128 rows.
+    K, M = lhsT.shape
+    _, N = rhs.shape
+    KT = K // 128
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    jf = nl.arange(1024)[None, :]
+    ip = nl.arange(128)[:, None]
+    for i in nl.affine_range(M // 1024):
+        a_all = nl.ndarray((KT, nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+        for k in nl.affine_range(KT):
+            a_all[k] = nl.load(lhsT[k * 128:(k + 1) * 128, i * 1024:(i + 1) * 1024])
+        for j in nl.affine_range((N + 1023) // 1024):
+            b_all = nl.ndarray((KT, nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+            for k in nl.affine_range(KT):
+                b_all[k, ip, jf] = nl.load(rhs[k * 128 + ip, j * 1024 + jf], mask=(j * 1024 + jf < N))
+            for t in nl.affine_range(8):
+                o = nl.ndarray((nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+                for h in nl.affine_range(2):
+                    acc = nl.zeros((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+                    for k in nl.affine_range(KT):
+                        acc += nisa.nc_matmul(a_all[k, :, t * 128:(t + 1) * 128], b_all[k, :, h * 512:(h + 1) * 512])
+                    o[:, h * 512:(h + 1) * 512] = nl.copy(acc)
+                nl.store(out[(i * 8 + t) * 128 + ip, j * 1024 + jf], value=o, mask=(j * 1024 + jf < N))
+    return out

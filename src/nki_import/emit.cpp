@@ -75,7 +75,18 @@ int Translator::alloc(const std::string& name, sem::Memory m, ir::DType dt, std:
     b.bufs = block_ != 0 && !sequential_[block_] ? 2 : 1;
     b.nest = nest_;
   }
+  std::string site = fmt::format("{}:{}:{}", loc.line, loc.col, name);
+  auto reused = site_buffers_.find(site);
+  if (reuse_ > 0 && reused != site_buffers_.end() && reused->second < static_cast<int>(builder_.program().buffers.size())) {
+    const lower::Buffer& old = builder_.buffer(reused->second);
+    if (old.memory == b.memory && old.dtype == b.dtype && old.shape == b.shape && m != sem::Memory::Hbm) {
+      a.buffer = reused->second;
+      arrays_.push_back(std::move(a));
+      return static_cast<int>(arrays_.size()) - 1;
+    }
+  }
   a.buffer = builder_.add_buffer(std::move(b));
+  site_buffers_[site] = a.buffer;
   arrays_.push_back(std::move(a));
   return static_cast<int>(arrays_.size()) - 1;
 }

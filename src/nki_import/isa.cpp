@@ -45,7 +45,11 @@ Value Translator::copy_into(const Value& src, const Value* dst, std::optional<ir
     if (!dst) return src;
     throw UserError(loc, fmt::format("cannot assign {} into a tile", describe(src)));
   }
-  return emit("tensor_copy", std::nullopt, {operand(src, loc)}, {}, dst, dt, false, loc);
+  Operand from = operand(src, loc);
+  if (builder_.buffer(from.buffer).memory == sem::Memory::Psum)  // PSUM evacuation: the compiler uses ACT
+    return emit("activation", sem::Engine::Scalar, {from, constant(0.0, from.parts, loc)},
+                {{"func", std::string("copy")}, {"scale", 1.0}}, dst, dt, false, loc);
+  return emit("tensor_copy", std::nullopt, {from}, {}, dst, dt, false, loc);
 }
 
 Value Translator::elementwise(const std::string& alu, const Value& a, const Value& b, const Value* dst,

@@ -3,7 +3,7 @@
 //   nl.matmul                 nc_matmul (Tensor); transpose_x=False first transposes x on the
 //                             Tensor engine (nc_transpose_pe into PSUM, tensor_copy to SBUF)
 //   nl.transpose              nc_transpose_pe (Tensor) into PSUM
-//   nl.copy, tile assignment  tensor_copy (Vector)
+//   nl.copy, tile assignment  from PSUM activation(copy) (Scalar), else tensor_copy (Vector)
 //   nl.exp/tanh/... (unary)   activation on the Scalar engine, bias 0
 //   nl.add/... tile op tile   tensor_tensor (Vector); tile op [P,1] tile or number: tensor_scalar (Vector)
 //   nl.sum/max/min/mean       tensor_reduce (Vector) along the free dims (mean: then x 1/n)

@@ -216,13 +216,29 @@ void Translator::for_loop(const Stmt& s) {
                                               "nl.static_range / range, not over {}",
                                               describe(r)));
   if (r.trips <= 0) return;
-  if (r.s == "static_range" || r.trips == 1) return unroll(s, r);
+  if (r.s == "static_range" || r.trips == 1) return unroll(s, r, 0, r.trips);
+  std::optional<NeedConcrete> need = loop(s, r, r.trips);
+  if (!need) return;
+  // A mask that cuts the tile in some iterations: most often the last one only. Peel it.
+  if (!loop(s, r, r.trips - 1)) return unroll(s, r, r.trips - 1, r.trips);
+  if (r.trips > kMaxUnroll)
+    throw UserError(need->loc, fmt::format("{} in some iterations of a loop of {} trips only; tilesweep unrolls such "
+                                           "loops up to {} trips (peel the iterations into their own statements)",
+                                           need->what, r.trips, kMaxUnroll));
+  unroll(s, r, 0, r.trips);
+}
+
+// The loop as a program block of `trips` iterations; when its body needs the loop variable
+// known (NeedConcrete for this block), everything it built is rolled back and the need returned.
+std::optional<NeedConcrete> Translator::loop(const Stmt& s, const Value& r, std::int64_t trips) {
+  if (trips <= 0) return std::nullopt;
   lower::Program saved = builder_.program();
   std::size_t arrays = arrays_.size();
   auto scopes = scopes_;
   auto constants = constants_;
+  auto sites = site_buffers_;
   int outer = block_, nest = nest_, nests = nests_;
-  int blk = builder_.loop(block_, s.targets[0]->kind == ExprKind::Name ? s.targets[0]->text : "i", r.trips);
+  int blk = builder_.loop(block_, s.targets[0]->kind == ExprKind::Name ? s.targets[0]->text : "i", trips);
   sequential_[blk] = r.s == "sequential_range";
   if (outer == 0) nest_ = ++nests_;
   Affine var = r.a;
@@ -233,30 +249,31 @@ void Translator::for_loop(const Stmt& s) {
     exec_block(s.body);
   } catch (const NeedConcrete& need) {
     if (need.block != blk) throw;
-    if (r.trips > kMaxUnroll)
-      throw UserError(need.loc, fmt::format("{} in some iterations of a loop of {} trips only; tilesweep unrolls such "
-                                            "loops up to {} trips (peel the last iteration into its own statement)",
-                                            need.what, r.trips, kMaxUnroll));
     builder_.program() = std::move(saved);
     arrays_.resize(arrays);
     scopes_ = std::move(scopes);
     constants_ = std::move(constants);
+    site_buffers_ = std::move(sites);
     block_ = outer, nest_ = nest, nests_ = nests;
-    return unroll(s, r);
+    return need;
   }
   block_ = outer;
   nest_ = nest;
+  return std::nullopt;
 }
 
-// Every iteration translated with the loop variable known (nested loops stay loops); top-level
-// iterations are separate nests, so their tiles share the memory.
-void Translator::unroll(const Stmt& s, const Value& r) {
+// Iterations [from, to) translated with the loop variable known (nested loops stay loops). Their
+// tiles reuse the buffers the same allocation made before (the compiler reuses the storage);
+// top-level iterations are separate nests, so their tiles share the memory.
+void Translator::unroll(const Stmt& s, const Value& r, std::int64_t from, std::int64_t to) {
   int nest = nest_;
-  for (std::int64_t k = 0; k < r.trips && !returned_; ++k) {
+  ++reuse_;
+  for (std::int64_t k = from; k < to && !returned_; ++k) {
     if (block_ == 0) nest_ = ++nests_;
     bind(s.targets[0], Value::integer(r.a + Affine{k * r.step, {}}));
     exec_block(s.body);
   }
+  --reuse_;
   nest_ = nest;
 }
 

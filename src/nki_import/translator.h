@@ -69,7 +69,8 @@ class Translator {
   void bind(const ExprPtr& target, const Value& v);
   void aug_assign(const Stmt& s);
   void for_loop(const Stmt& s);
-  void unroll(const Stmt& s, const Value& range);
+  std::optional<NeedConcrete> loop(const Stmt& s, const Value& range, std::int64_t trips);
+  void unroll(const Stmt& s, const Value& range, std::int64_t from, std::int64_t to);
   void import(const Stmt& s);
   Value call_function(const Stmt& def, const Expr& call);
   void single_buffer_if_over();
@@ -139,7 +140,8 @@ class Translator {
   std::map<int, bool> sequential_;                      // per loop block: sequential_range
   std::map<std::pair<double, std::int64_t>, int> constants_;
   std::optional<Value> returned_;
-  int block_ = 0, nest_ = -1, nests_ = 0, call_depth_ = 0, tensor_params_ = 0;
+  std::map<std::string, int> site_buffers_;            // allocation site -> its latest buffer
+  int block_ = 0, nest_ = -1, nests_ = 0, call_depth_ = 0, tensor_params_ = 0, reuse_ = 0;
   bool new_api_ = false;
 };
 
