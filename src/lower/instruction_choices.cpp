@@ -57,6 +57,20 @@ std::string SynthesisCache::text() const {
   return out;
 }
 
+std::string SynthesisCache::records_text() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, std::string> all = records_;
+  all.insert(searched_.begin(), searched_.end());
+  std::string out;
+  for (const auto& [id, record] : all) out += id + " " + record + "\n";
+  return out;
+}
+
+std::size_t SynthesisCache::records() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return records_.size();
+}
+
 void SynthesisCache::absorb(const std::string& text) {
   std::istringstream in(text);
   std::string line;

@@ -48,10 +48,18 @@ void absorb_shares(const std::string& all, verify::VerdictCache& verdicts, lower
 
 }  // namespace
 
-Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& shared_verdicts, const ProofShare& share)
-    : job_(job), verdicts_(verdict_file) {
+Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdict_file) {
   auto t0 = std::chrono::steady_clock::now();
-  verdicts_.absorb(shared_verdicts);
+  const auto& stage = in.stage;
+  const auto& share = in.share;
+  auto tell = [&](const std::string& what) {
+    if (stage) stage(what);
+  };
+  verdicts_.absorb(in.shared_verdicts);
+  synthesis_.absorb(in.synthesis_records);
+  if (verdicts_.size() > 0 || synthesis_.records() > 0)
+    tell(fmt::format("at hand from an earlier run: {} proof verdicts, {} synthesis records", verdicts_.size(),
+                     synthesis_.records()));
   for (const auto& jk : job.kernels) modules_.push_back(ir::parse_module(jk.source, jk.file, sem::OpTable::builtin()));
   if (job.mesh)
     for (const auto& m : job.mesh->shapes) meshes_.push_back(mesh::parse_mesh_shape(m.text));
@@ -59,7 +67,8 @@ Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& s
     meshes_.push_back(mesh::MeshShape{{1}});
   std::optional<mesh::TopologyKind> topology;
   if (job.mesh && !job.mesh->topology.empty()) topology = mesh::parse_topology(job.mesh->topology);
-  prepare_all(share);
+  prepare_all(share, stage);
+  tell("building the candidate spaces");
   std::vector<std::int64_t> sizes;
   const int targets = static_cast<int>(job.targets.size());
   for (int k = 0; k < static_cast<int>(job.kernels.size()); ++k) {
@@ -89,12 +98,16 @@ Plan::Plan(const Job& job, const std::string& verdict_file, const std::string& s
     }
   }
   units_ = cut_units(sizes, job.search.unit_size);
+  tell(fmt::format("{} spaces, {} candidates to score in {} units", spaces_.size(), candidates(), units_.size()));
   prepare_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Each rank does its share of each stage's questions, then the ranks exchange answers, so that
 // every proof and every synthesis search of the job runs on exactly one rank.
-void Plan::prepare_all(const ProofShare& share) {
+void Plan::prepare_all(const ProofShare& share, const std::function<void(const std::string&)>& stage) {
+  auto tell = [&](const std::string& what) {
+    if (stage) stage(what);
+  };
   PrepareOptions o;
   o.synthesis.max_depth = job_.search.isa_depth;
   const int kernels = static_cast<int>(job_.kernels.size()), targets = static_cast<int>(job_.targets.size());
@@ -112,11 +125,15 @@ void Plan::prepare_all(const ProofShare& share) {
       auto t0 = std::chrono::steady_clock::now();
       variants[k] = mutate::propagate(kernel(k), o.propagate, &verdicts_);
       propagate_ms[k] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (own)
+        tell(fmt::format("variants of {} ({}/{}): {} proved in {:.1f} s", job_.kernels[k].label, k + 1, kernels,
+                         variants[k].variants.size(), propagate_ms[k] / 1000.0));
     }
     if (own) exchange();
   }
   // Synthesis: the job's distinct queries over every (kernel, target, variant), in job order,
   // dealt out to the ranks in turn.
+  tell("instruction lowerings (ISA synthesis)");
   if (share.ranks > 1) {
     std::set<std::string> seen;
     int dealt = 0;
@@ -128,13 +145,20 @@ void Plan::prepare_all(const ProofShare& share) {
             if (q.op && seen.insert(lower::SynthesisCache::key(*q.op, isa, q.options)).second && mine(dealt++))
               synthesis_.get(*q.op, isa, q.options, &verdicts_);
       }
+    tell(fmt::format("{} distinct synthesis queries, {} searched on this rank; exchanging", seen.size(),
+                     synthesis_.searches()));
     exchange();
   }
   for (int k = 0; k < kernels; ++k)
     for (int t = 0; t < targets; ++t) {
+      auto t0 = std::chrono::steady_clock::now();
+      std::size_t searched = synthesis_.searches();
       prepared_.push_back(
           prepare_choices(variants[k], sim::builtin_target(job_.targets[t]).isa, synthesis_, o, &verdicts_));
       prepared_.back().propagate_ms = propagate_ms[k];
+      tell(fmt::format("lowerings of {} on {} ({}/{}): {} searched in {:.1f} s", job_.kernels[k].label,
+                       job_.targets[t], k * targets + t + 1, kernels * targets, synthesis_.searches() - searched,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
     }
 }
 

@@ -29,6 +29,7 @@
 #include "tilesweep/sweep/results.h"
 #include "tilesweep/sweep/run_identity.h"
 #include "tilesweep/sweep/scheduler.h"
+#include "tilesweep/sweep/synthesis_file.h"
 
 namespace ts::sweep {
 
@@ -46,6 +47,13 @@ std::string now_iso() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 struct Setup {
@@ -110,23 +118,27 @@ Setup setup_job(const Comm& comm, const RunOptions& o) {
 // and they exchange verdicts (ProofShare); rank 0's proof cache file is read by rank 0 and
 // handed to all first. A failure inside cannot be agreed on (the ranks meet in the exchanges):
 // it aborts the job. Every rank's plan must then have rank 0's digest.
-std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, std::ostream& err) {
+std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, const RunOptions& o, std::ostream& err) {
   const std::string cache_file = s.archive + ".proofs";
-  std::string cached;
+  std::string cached, records;
   if (comm.rank() == 0) {
-    std::ifstream in(cache_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    cached = text.str();
+    cached = read_text(cache_file);
+    records = read_synthesis_records(synthesis_path(s.archive), o.tool_version);
   }
   cached = comm.broadcast(cached);
-  ProofShare share{comm.rank(), comm.size(), [&](const std::string& mine) { return comm.allgather(mine); }};
+  PlanInputs in;
+  in.synthesis_records = comm.broadcast(records);
+  in.share = {comm.rank(), comm.size(), [&](const std::string& mine) { return comm.allgather(mine); }};
+  auto t0 = Clock::now();
+  if (comm.rank() == 0 && !o.quiet)  // rank 0 says what the prepare is doing
+    in.stage = [&](const std::string& what) { err << fmt::format("prepare {:6.1f} s: {}", seconds_since(t0), what) << std::endl; };
+  if (comm.rank() == 0)
+    in.verdict_file = cache_file;  // read here again, and saved at the end
+  else
+    in.shared_verdicts = cached;
   std::unique_ptr<Plan> plan;
   try {
-    if (comm.rank() == 0)
-      plan = std::make_unique<Plan>(s.job, cache_file, "", share);
-    else
-      plan = std::make_unique<Plan>(s.job, "", cached, share);
+    plan = std::make_unique<Plan>(s.job, in);
   } catch (const std::exception& e) {
     if (comm.size() == 1) throw;
     abort_job(comm, err, e.what());
@@ -256,7 +268,7 @@ int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ost
   int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = o.threads > 0 ? o.threads : std::max(1, hw / comm.local_size());
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-  std::unique_ptr<Plan> plan = build_plan(comm, setup, err);
+  std::unique_ptr<Plan> plan = build_plan(comm, setup, o, err);
   std::string digest = agree_on_plan(comm, *plan);
   if (o.dry_run) {
     if (comm.rank() == 0) print_dry_run(*plan, setup.archive, out);
@@ -264,7 +276,9 @@ int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ost
   }
   std::optional<OpenJournal> journal;
   agree(comm, [&] {
-    if (comm.rank() == 0) journal.emplace(open_journal(o, setup, digest));
+    if (comm.rank() != 0) return;
+    journal.emplace(open_journal(o, setup, digest));
+    write_synthesis_records(synthesis_path(setup.archive), o.tool_version, plan->synthesis_records());
   });
   install_interrupt_handlers();
   if (comm.rank() != 0) {

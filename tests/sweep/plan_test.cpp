@@ -2,6 +2,8 @@
 // spaces: what lets rank 0 prove once and hand the proofs to the other ranks.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <cmath>
 #include <condition_variable>
 #include <memory>
@@ -15,6 +17,7 @@
 #include "tilesweep/sim/roofline.h"
 #include "tilesweep/sweep/job.h"
 #include "tilesweep/sweep/plan.h"
+#include "tilesweep/sweep/synthesis_file.h"
 #include "tilesweep/sweep/run_identity.h"
 
 namespace ts::sweep {
@@ -24,7 +27,7 @@ TEST(Plan, SharedVerdictsReplaceEverySolverQuery) {
   Job job = load_job(std::string(TS_SOURCE_DIR) + "/tests/sweep/data/small.toml");
   Plan first(job);
   ASSERT_GT(first.solver_queries(), 0u);
-  Plan second(job, "", first.verdicts_text());
+  Plan second(job, {.shared_verdicts = first.verdicts_text()});
   EXPECT_EQ(second.solver_queries(), 0u);
   EXPECT_EQ(second.verdicts_text(), first.verdicts_text());
   ASSERT_EQ(second.spaces().size(), first.spaces().size());
@@ -56,13 +59,49 @@ TEST(Plan, DigestFollowsWhatDecidesTheUnitIds) {
   Plan first(job);
   const std::string digest = plan_digest(first);
   EXPECT_EQ(digest.size(), 16u);
-  EXPECT_EQ(plan_digest(Plan(job, "", first.verdicts_text())), digest);
+  EXPECT_EQ(plan_digest(Plan(job, {.shared_verdicts = first.verdicts_text()})), digest);
   Job units = job;
   units.search.unit_size = 7;
-  EXPECT_NE(plan_digest(Plan(units, "", first.verdicts_text())), digest);
+  EXPECT_NE(plan_digest(Plan(units, {.shared_verdicts = first.verdicts_text()})), digest);
   Job lowerings = job;
   lowerings.search.max_lowerings = 1;
-  EXPECT_NE(plan_digest(Plan(lowerings, "", first.verdicts_text())), digest);
+  EXPECT_NE(plan_digest(Plan(lowerings, {.shared_verdicts = first.verdicts_text()})), digest);
+}
+
+// A resumed run starts from the records an earlier plan saved (`<archive>.synthesis`): it
+// searches nothing, and builds the same plan (digest) and the same lowerings (proof records).
+TEST(Plan, SynthesisRecordsReplaceTheSearch) {
+  Job job = load_job(std::string(TS_SOURCE_DIR) + "/tests/sweep/data/other.toml");
+  Plan first(job);
+  ASSERT_GT(first.synthesis_searches(), 0u);
+  std::vector<std::string> told;
+  Plan again(job, {.shared_verdicts = first.verdicts_text(),
+                   .synthesis_records = first.synthesis_records(),
+                   .stage = [&](const std::string& s) { told.push_back(s); }});
+  EXPECT_EQ(again.synthesis_searches(), 0u);
+  EXPECT_EQ(plan_digest(again), plan_digest(first));
+  ASSERT_EQ(again.proofs().size(), first.proofs().size());
+  for (std::size_t i = 0; i < first.proofs().size(); ++i) EXPECT_EQ(again.proofs()[i].text, first.proofs()[i].text) << i;
+  ASSERT_FALSE(told.empty());
+  EXPECT_NE(told.front().find("synthesis records"), std::string::npos) << told.front();
+}
+
+// The records file: read back as written; another tool version, a changed byte or a missing
+// file read as no records.
+TEST(SynthesisFile, RoundTripVersionAndDamage) {
+  const std::string path = ::testing::TempDir() + "/plan_test.synthesis";
+  const std::string records = "0123456789abcdef 1 2 3 tensor_tensor\nfedcba9876543210 4 5\n";
+  write_synthesis_records(path, "0.1.0", records);
+  EXPECT_EQ(read_synthesis_records(path, "0.1.0"), records);
+  EXPECT_EQ(read_synthesis_records(path, "0.2.0"), "");
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-3, std::ios::end);
+    f.put('9');
+  }
+  EXPECT_EQ(read_synthesis_records(path, "0.1.0"), "");
+  EXPECT_EQ(read_synthesis_records(path + ".missing", "0.1.0"), "");
+  EXPECT_EQ(synthesis_path("results/a.h5"), "results/a.h5.synthesis");
 }
 
 // With [mesh] shapes ["1", "2"]: mesh "1" as without a mesh, then one space per sharding choice
@@ -159,9 +198,9 @@ TEST(Plan, ProofShareSplitsProofsAndSearches) {
   };
   std::unique_ptr<Plan> halves[2];
   std::thread other([&] {
-    halves[1] = std::make_unique<Plan>(job, "", "", ProofShare{1, 2, [&](const std::string& m) { return exchange(1, m); }});
+    halves[1] = std::make_unique<Plan>(job, PlanInputs{.share = {1, 2, [&](const std::string& m) { return exchange(1, m); }}});
   });
-  halves[0] = std::make_unique<Plan>(job, "", "", ProofShare{0, 2, [&](const std::string& m) { return exchange(0, m); }});
+  halves[0] = std::make_unique<Plan>(job, PlanInputs{.share = {0, 2, [&](const std::string& m) { return exchange(0, m); }}});
   other.join();
   auto lowerings = [](const Plan& p) {
     std::vector<std::string> out;
@@ -207,7 +246,7 @@ TEST(Plan, SectionBudgetSamplesLargeSections) {
     }
   }
   EXPECT_TRUE(some_sampled);
-  Plan again(job, "", sampled.verdicts_text());
+  Plan again(job, {.shared_verdicts = sampled.verdicts_text()});
   for (std::size_t s = 0; s < sampled.spaces().size(); ++s)
     for (std::int64_t p = 0; p < sampled.spaces()[s].sample.size(); ++p)
       ASSERT_EQ(again.spaces()[s].sample.index(p), sampled.spaces()[s].sample.index(p));

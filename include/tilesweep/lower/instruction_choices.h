@@ -28,6 +28,8 @@ class SynthesisCache {
   std::size_t searches() const;  // results found by searching, not by the cache or a record
 
   std::string text() const;  // one line per result searched here: "<key hash> <record>"
+  std::string records_text() const;  // the same for every record known: searched or absorbed
+  std::size_t records() const;       // records absorbed
   void absorb(const std::string& text);
 
   // What a result is cached under: equal keys, equal results.

@@ -59,13 +59,21 @@ struct ProofShare {
   std::function<std::string(const std::string&)> exchange;  // needed when ranks > 1
 };
 
+// What a Plan may start from besides the job; all optional.
+struct PlanInputs {
+  std::string verdict_file;       // the proof cache file, read if present; save_verdicts() writes it
+  std::string shared_verdicts;    // another Plan's verdicts_text(): not proved again here
+  std::string synthesis_records;  // an earlier Plan's synthesis_records(): rebuilt, not searched
+  ProofShare share;
+  // Told what the prepare is doing as it goes (one line each: the caches at hand, each kernel's
+  // variants, each (kernel, target)'s lowerings, the spaces built).
+  std::function<void(const std::string&)> stage;
+};
+
 class Plan {
  public:
-  // Prepares every (kernel, target) of the job and builds every space. `verdict_file`: the
-  // proof cache file ("" for none), read if present; save_verdicts() writes it. `shared_verdicts`:
-  // another Plan's verdicts_text(), so that what it proved is not proved again here.
-  Plan(const Job& job, const std::string& verdict_file = "", const std::string& shared_verdicts = "",
-       const ProofShare& share = {});
+  // Prepares every (kernel, target) of the job and builds every space.
+  explicit Plan(const Job& job, const PlanInputs& in = {});
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 
@@ -81,6 +89,9 @@ class Plan {
   void save_verdicts() const { verdicts_.save(); }
   std::string verdicts_text() const { return verdicts_.text(); }
   std::string share_text() const;  // verdicts and synthesized lowerings, for ProofShare::exchange
+  // Every synthesis record this plan knows (searched here or received), for a later run's
+  // PlanInputs::synthesis_records (`run` keeps them in `<archive>.synthesis`).
+  std::string synthesis_records() const { return synthesis_.records_text(); }
   std::size_t solver_queries() const { return verdicts_.misses(); }  // proofs not found in the caches
   std::size_t synthesis_searches() const { return synthesis_.searches(); }  // not rebuilt from a share
 
@@ -89,7 +100,7 @@ class Plan {
   std::vector<store::ProofRecord> proofs() const;
 
  private:
-  void prepare_all(const ProofShare& share);
+  void prepare_all(const ProofShare& share, const std::function<void(const std::string&)>& stage);
   const PreparedKernel& prepared(int kernel, int target) const;
 
   const Job& job_;
