@@ -205,7 +205,7 @@ cmp -s "$ref" "$full/a.h5" || { echo "the old archive changed"; exit 1; }
 dd if=/dev/zero of="$full/fill" bs=4k count=100000 2> /dev/null
 timeout 60 "$ts" merge "$ref" "$dir/b.h5" -o "$full/m.h5" > "$dir/m.out" 2>&1; rc=$?
 [[ $rc -eq 2 ]] && grep -q "No space left on device" "$dir/m.out" || { echo "merge on a full disk: exit $rc: $(tail -3 "$dir/m.out")"; exit 1; }
-left=$(ls "$full" | grep -v -x -e a.h5 -e a.h5.journal -e a.h5.proofs -e fill)
+left=$(ls "$full" | grep -v -x -e a.h5 -e a.h5.journal -e a.h5.proofs -e a.h5.synthesis -e fill)
 [[ -z $left ]] || { echo "partial files left: $left"; exit 1; }
 SH
 }
