@@ -33,13 +33,18 @@ void run(benchmark::State& state, const ts::lower::Program& p, bool extrapolate)
 void BM_Elementwise(benchmark::State& state) {
   run(state, test::elementwise(trn2(), state.range(0), 128, 2048, 3), state.range(1) != 0);
 }
-BENCHMARK(BM_Elementwise)->Args({64, 1})->Args({1024, 1})->Args({1024, 0})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Elementwise)
+    ->Args({64, 1})
+    ->Args({1024, 1})
+    ->Args({1024, 0})
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_Matmul(benchmark::State& state) {
   std::int64_t n = state.range(0);
   run(state, test::matmul(trn2(), n, n, n, ts::ir::DType::BF16, 3), state.range(1) != 0);
 }
-BENCHMARK(BM_Matmul)->Args({1024, 1})->Args({4096, 1})->Args({1024, 0})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Matmul)->Args({1024, 1})->Args({4096, 1})->Args({1024, 0})->Unit(
+    benchmark::kMicrosecond);
 
 void BM_Rownorm(benchmark::State& state) {
   run(state, test::rownorm(trn2(), state.range(0), 128, 4096, 2), true);
@@ -61,14 +66,18 @@ void BM_Materialized(benchmark::State& state, const char* file, ts::sem::DimEnv 
   }
   if (programs.empty()) return state.SkipWithError("no candidate materializes");
   for (auto _ : state)
-    for (const auto& p : programs) benchmark::DoNotOptimize(ts::sim::simulate(p, trn2()).latency_ns);
+    for (const auto& p : programs)
+      benchmark::DoNotOptimize(ts::sim::simulate(p, trn2()).latency_ns);
   state.counters["candidates"] = static_cast<double>(programs.size());
   // Median over the candidates of one simulation each, timed alone.
   std::vector<double> us;
   for (const auto& p : programs) {
     auto t0 = std::chrono::steady_clock::now();
-    for (int rep = 0; rep < 20; ++rep) benchmark::DoNotOptimize(ts::sim::simulate(p, trn2()).latency_ns);
-    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 20);
+    for (int rep = 0; rep < 20; ++rep)
+      benchmark::DoNotOptimize(ts::sim::simulate(p, trn2()).latency_ns);
+    us.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+        20);
   }
   std::sort(us.begin(), us.end());
   state.counters["median_us"] = us[us.size() / 2];
@@ -76,8 +85,10 @@ void BM_Materialized(benchmark::State& state, const char* file, ts::sem::DimEnv 
 }
 BENCHMARK_CAPTURE(BM_Materialized, matmul, "matmul.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}})
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Materialized, rmsnorm, "rmsnorm.py", {{"M", 4096}, {"N", 4096}})->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Materialized, softmax, "softmax.py", {{"M", 4096}, {"N", 2048}})->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Materialized, rmsnorm, "rmsnorm.py", {{"M", 4096}, {"N", 4096}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Materialized, softmax, "softmax.py", {{"M", 4096}, {"N", 2048}})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 BENCHMARK_MAIN();

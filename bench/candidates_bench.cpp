@@ -23,8 +23,9 @@ struct Fixture {
   sweep::PreparedKernel prepared;
   std::unique_ptr<lower::CandidateSpace> space;
 
-  Fixture(const std::string& file, sem::DimEnv dims) : module(ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file,
-                                                                             sem::OpTable::builtin())) {
+  Fixture(const std::string& file, sem::DimEnv dims)
+      : module(ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file,
+                               sem::OpTable::builtin())) {
     const sim::Target& t = sim::builtin_target("trn2");
     prepared = sweep::prepare_kernel(module.kernels.front(), t.isa, cache);
     space = std::make_unique<lower::CandidateSpace>(prepared.space_variants(), t, std::move(dims));
@@ -38,11 +39,16 @@ Fixture& fixture(int which) {
   static Fixture swiglu_mlp("axon/swiglu_mlp.py", {{"M", 4096}, {"K", 4096}, {"N", 4096}});
   static Fixture gqa("axon/gqa.py", {{"M", 4096}, {"N", 4096}});
   switch (which) {
-    case 0: return rmsnorm_matmul;
-    case 1: return softmax;
-    case 2: return silu_mlp;
-    case 3: return swiglu_mlp;
-    default: return gqa;
+    case 0:
+      return rmsnorm_matmul;
+    case 1:
+      return softmax;
+    case 2:
+      return silu_mlp;
+    case 3:
+      return swiglu_mlp;
+    default:
+      return gqa;
   }
 }
 
@@ -72,7 +78,8 @@ void Enumerate(benchmark::State& state) {
     ++visited;
     i = next_in_run(i, run, n);
   }
-  state.counters["built"] = static_cast<double>(cursor.built()) / static_cast<double>(visited);  // programs built per candidate
+  state.counters["built"] = static_cast<double>(cursor.built()) /
+                            static_cast<double>(visited);  // programs built per candidate
 }
 
 void Score(benchmark::State& state) {
@@ -87,7 +94,8 @@ void Score(benchmark::State& state) {
     benchmark::DoNotOptimize(s);
     i = next_in_run(i, run, n);
   }
-  state.counters["simulated"] = simulated / scored;  // instruction executions simulated per candidate
+  state.counters["simulated"] =
+      simulated / scored;  // instruction executions simulated per candidate
 }
 
 }  // namespace

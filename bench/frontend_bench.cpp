@@ -17,7 +17,8 @@ std::vector<std::pair<std::string, std::string>> suite_sources() {
   for (const char* suite : {"axon", "nkibench"}) {
     fs::path dir = fs::path(TS_SOURCE_DIR) / "jobs" / "kernels" / suite;
     for (const auto& f : fs::directory_iterator(dir))
-      if (f.path().extension() == ".py") out.emplace_back(f.path().string(), ts::read_text_file(f.path().string()));
+      if (f.path().extension() == ".py")
+        out.emplace_back(f.path().string(), ts::read_text_file(f.path().string()));
   }
   return out;
 }
@@ -48,11 +49,14 @@ void BM_InterpretRmsnormMatmul(benchmark::State& state) {
   std::vector<ts::ir::Tensor> inputs;
   for (const auto& p : k.params) {
     ts::ir::Tensor t(ts::ir::concrete_shape(p.shape, dims));
-    for (std::size_t i = 0; i < t.data.size(); ++i) t.data[i] = 0.001 * static_cast<double>(i % 1000);
+    for (std::size_t i = 0; i < t.data.size(); ++i)
+      t.data[i] = 0.001 * static_cast<double>(i % 1000);
     inputs.push_back(std::move(t));
   }
-  for (auto _ : state) benchmark::DoNotOptimize(ts::ir::evaluate(k, dims, inputs, ts::ir::Precision::F64));
-  state.counters["MACs/s"] = benchmark::Counter(static_cast<double>(n * n * n), benchmark::Counter::kIsIterationInvariantRate);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ts::ir::evaluate(k, dims, inputs, ts::ir::Precision::F64));
+  state.counters["MACs/s"] = benchmark::Counter(static_cast<double>(n * n * n),
+                                                benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_InterpretRmsnormMatmul)->Arg(64)->Arg(128)->Unit(benchmark::kMillisecond);
 

@@ -8,7 +8,9 @@
 
 namespace {
 
-ts::ir::Module parse(const char* src) { return ts::ir::parse_module(src, "bench.py", ts::sem::OpTable::builtin()); }
+ts::ir::Module parse(const char* src) {
+  return ts::ir::parse_module(src, "bench.py", ts::sem::OpTable::builtin());
+}
 
 void run(benchmark::State& state, const char* a, const char* b, ts::verify::VerdictKind want) {
   ts::ir::Module ma = parse(a), mb = parse(b);
@@ -20,21 +22,25 @@ void run(benchmark::State& state, const char* a, const char* b, ts::verify::Verd
 
 void BM_ProveRmsnormSwap(benchmark::State& state) {
   run(state,
-      "def f(x: f32[M, K], w: f32[K, N], eps: f32):\n    rms = rsqrt(mean(square(x), axis=1, keepdims=True) + eps)\n    return matmul(x * rms, w)\n",
-      "def f(x: f32[M, K], w: f32[K, N], eps: f32):\n    rms = rsqrt(mean(square(x), axis=1, keepdims=True) + eps)\n    return matmul(x, w) * rms\n",
+      "def f(x: f32[M, K], w: f32[K, N], eps: f32):\n    rms = rsqrt(mean(square(x), axis=1, "
+      "keepdims=True) + eps)\n    return matmul(x * rms, w)\n",
+      "def f(x: f32[M, K], w: f32[K, N], eps: f32):\n    rms = rsqrt(mean(square(x), axis=1, "
+      "keepdims=True) + eps)\n    return matmul(x, w) * rms\n",
       ts::verify::VerdictKind::Equivalent);
 }
 BENCHMARK(BM_ProveRmsnormSwap)->Unit(benchmark::kMillisecond);
 
 void BM_ProveMatmulAssociativity(benchmark::State& state) {
   run(state, "def f(a: f32[M, K], b: f32[K, N], c: f32[N, P]):\n    return (a @ b) @ c\n",
-      "def f(a: f32[M, K], b: f32[K, N], c: f32[N, P]):\n    return a @ (b @ c)\n", ts::verify::VerdictKind::Equivalent);
+      "def f(a: f32[M, K], b: f32[K, N], c: f32[N, P]):\n    return a @ (b @ c)\n",
+      ts::verify::VerdictKind::Equivalent);
 }
 BENCHMARK(BM_ProveMatmulAssociativity)->Unit(benchmark::kMillisecond);
 
 void BM_RefuteSiluPastMultiply(benchmark::State& state) {
   run(state, "def f(x: f32[M, N], y: f32[M, N]):\n    return silu(x * y)\n",
-      "def f(x: f32[M, N], y: f32[M, N]):\n    return silu(x) * y\n", ts::verify::VerdictKind::NotEquivalent);
+      "def f(x: f32[M, N], y: f32[M, N]):\n    return silu(x) * y\n",
+      ts::verify::VerdictKind::NotEquivalent);
 }
 BENCHMARK(BM_RefuteSiluPastMultiply)->Unit(benchmark::kMillisecond);
 

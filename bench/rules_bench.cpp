@@ -32,7 +32,8 @@ struct RuleTiming {
 };
 
 std::vector<RuleTiming> time_file(const std::string& file, int runs) {
-  ir::Module m = ir::load_module((fs::path(TS_SOURCE_DIR) / "tests" / "verify" / file).string(), sem::OpTable::builtin());
+  ir::Module m = ir::load_module((fs::path(TS_SOURCE_DIR) / "tests" / "verify" / file).string(),
+                                 sem::OpTable::builtin());
   std::map<std::string, std::pair<const ir::Kernel*, const ir::Kernel*>> pairs;
   for (const auto& k : m.kernels) {
     auto cut = k.name.rfind('_');
@@ -63,7 +64,9 @@ int main(int argc, char** argv) {
   int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
   std::set<std::string> shown;
   for (int i = 2; i < argc; ++i) shown.insert(argv[i]);
-  fmt::print("| file | rules | equivalent | not equivalent | unknown | median ms | p95 ms | max rlimit |\n|---|---|---|---|---|---|---|---|\n");
+  fmt::print(
+      "| file | rules | equivalent | not equivalent | unknown | median ms | p95 ms | max rlimit "
+      "|\n|---|---|---|---|---|---|---|---|\n");
   std::vector<RuleTiming> listed, all;
   for (const char* file : {"true_identities.py", "false_identities.py", "unknown_identities.py"}) {
     auto timings = time_file(file, runs);
@@ -77,14 +80,17 @@ int main(int argc, char** argv) {
       if (shown.count(t.name)) listed.push_back(t);
       all.push_back(t);
     }
-    fmt::print("| {} | {} | {} | {} | {} | {:.1f} | {:.1f} | {} |\n", file, timings.size(), count[0], count[1], count[2],
-               percentile(ms, 0.5), percentile(ms, 0.95), rlimit);
+    fmt::print("| {} | {} | {} | {} | {} | {:.1f} | {:.1f} | {} |\n", file, timings.size(),
+               count[0], count[1], count[2], percentile(ms, 0.5), percentile(ms, 0.95), rlimit);
   }
-  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.rlimit > y.rlimit; });
+  std::sort(all.begin(), all.end(),
+            [](const auto& x, const auto& y) { return x.rlimit > y.rlimit; });
   fmt::print("most expensive checks:");
-  for (std::size_t i = 0; i < all.size() && i < 3; ++i) fmt::print(" {} ({} units, {:.1f} ms)", all[i].name, all[i].rlimit, all[i].median_ms);
+  for (std::size_t i = 0; i < all.size() && i < 3; ++i)
+    fmt::print(" {} ({} units, {:.1f} ms)", all[i].name, all[i].rlimit, all[i].median_ms);
   fmt::print("\n");
   for (const auto& t : listed)
-    fmt::print("{}: {} in {:.1f} ms (median of {}), {} rlimit units\n", t.name, verify::verdict_name(t.kind), t.median_ms, runs, t.rlimit);
+    fmt::print("{}: {} in {:.1f} ms (median of {}), {} rlimit units\n", t.name,
+               verify::verdict_name(t.kind), t.median_ms, runs, t.rlimit);
   return 0;
 }

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make pkg-config ccache
+  g++ cmake make pkg-config ccache clang-format
   libopenmpi-dev openmpi-bin
   libz3-dev
   libhdf5-dev hdf5-tools

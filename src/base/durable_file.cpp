@@ -66,8 +66,10 @@ std::string publish_file(const std::string& tmp, const std::string& path) {
   };
   // The bytes are durable before the name moves, and the move is durable before we return.
   if (int err = sync_path(tmp)) return failed("cannot sync '" + tmp + "'", err);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return failed("cannot rename '" + tmp + "' to it", errno);
-  if (int err = sync_parent_dir(path)) return std::string("cannot sync its folder: ") + std::strerror(err);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return failed("cannot rename '" + tmp + "' to it", errno);
+  if (int err = sync_parent_dir(path))
+    return std::string("cannot sync its folder: ") + std::strerror(err);
   return "";
 }
 
@@ -90,8 +92,8 @@ void check_writable(const std::string& path, std::string_view what) {
   int err = write_new_file(probe, "probe");
   std::remove(probe.c_str());
   if (err != 0)
-    throw UserError(fmt::format("error: {}: cannot write in folder '{}': {}", what, folder.empty() ? "." : folder,
-                                std::strerror(err)));
+    throw UserError(fmt::format("error: {}: cannot write in folder '{}': {}", what,
+                                folder.empty() ? "." : folder, std::strerror(err)));
 }
 
 }  // namespace ts

@@ -12,7 +12,9 @@ namespace ts::cli {
 sem::DimEnv parse_shape_arg(const std::string& text) {
   sem::DimEnv env;
   std::size_t p = 0;
-  if (text.empty()) throw UserError("error: --shape is empty; expected NAME=INT[,NAME=INT...], e.g. --shape M=64,N=32");
+  if (text.empty())
+    throw UserError(
+        "error: --shape is empty; expected NAME=INT[,NAME=INT...], e.g. --shape M=64,N=32");
   while (p <= text.size()) {
     std::size_t q = text.find(',', p);
     std::string part = text.substr(p, q == std::string::npos ? std::string::npos : q - p);
@@ -21,12 +23,16 @@ sem::DimEnv parse_shape_arg(const std::string& text) {
     std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
     std::int64_t v = 0;
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    bool ok_name = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+    bool ok_name =
+        !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
     if (eq == std::string::npos || !ok_name || value.empty() || ec != std::errc() ||
         ptr != value.data() + value.size())
-      throw UserError(fmt::format("error: --shape: expected NAME=INT, got '{}' (e.g. --shape M=64,N=32)", part));
-    if (v < 1) throw UserError(fmt::format("error: --shape: {} must be at least 1, got {}", name, v));
-    if (!env.emplace(name, v).second) throw UserError(fmt::format("error: --shape: {} is given twice", name));
+      throw UserError(fmt::format(
+          "error: --shape: expected NAME=INT, got '{}' (e.g. --shape M=64,N=32)", part));
+    if (v < 1)
+      throw UserError(fmt::format("error: --shape: {} must be at least 1, got {}", name, v));
+    if (!env.emplace(name, v).second)
+      throw UserError(fmt::format("error: --shape: {} is given twice", name));
     if (q == std::string::npos) break;
     p = q + 1;
   }
@@ -51,14 +57,16 @@ void check_dims(const ir::Kernel& k, const sem::DimEnv& dims) {
   for (const auto& d : k.dims) all += (all.empty() ? "" : ", ") + d;
   for (const auto& [name, v] : dims)
     if (std::find(k.dims.begin(), k.dims.end(), name) == k.dims.end())
-      throw UserError(fmt::format("error: --shape: kernel '{}' has no dim '{}'{} (its dims: {})", k.name, name,
-                                  did_you_mean(name, k.dims), all));
+      throw UserError(fmt::format("error: --shape: kernel '{}' has no dim '{}'{} (its dims: {})",
+                                  k.name, name, did_you_mean(name, k.dims), all));
   for (const auto& d : k.dims)
     if (!dims.count(d))
-      throw UserError(fmt::format("error: --shape: dim '{}' of kernel '{}' is missing (give all of: {})", d, k.name, all));
+      throw UserError(fmt::format(
+          "error: --shape: dim '{}' of kernel '{}' is missing (give all of: {})", d, k.name, all));
   for (const auto& p : k.preconditions)
     if (p.holds(dims) == false)
-      throw UserError(fmt::format("error: --shape: kernel '{}' needs {} ({})", k.name, p.str(), p.what));
+      throw UserError(
+          fmt::format("error: --shape: kernel '{}' needs {} ({})", k.name, p.str(), p.what));
 }
 
 }  // namespace ts::cli

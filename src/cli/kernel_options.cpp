@@ -5,22 +5,30 @@
 
 namespace ts::cli {
 
-void KernelOptions::add_file(CLI::App* cmd, const std::string& help) { cmd->add_option("file", file, help)->required(); }
+void KernelOptions::add_file(CLI::App* cmd, const std::string& help) {
+  cmd->add_option("file", file, help)->required();
+}
 
 void KernelOptions::add_kernel(CLI::App* cmd) {
   cmd->add_option("-k,--kernel", kernel, "kernel name (optional when the file has one kernel)");
 }
 
-void KernelOptions::add_target(CLI::App* cmd) { cmd->add_option("-t,--target", target, "target: trn1, trn2, trn3"); }
+void KernelOptions::add_target(CLI::App* cmd) {
+  cmd->add_option("-t,--target", target, "target: trn1, trn2, trn3");
+}
 
 void KernelOptions::add_shape(CLI::App* cmd) {
   cmd->add_option("-s,--shape", shape, "dims, e.g. M=4096,K=1024,N=2048")->required();
 }
 
-void KernelOptions::add_ops(CLI::App* cmd, const std::string& help) { cmd->add_option("--ops", ops, help); }
+void KernelOptions::add_ops(CLI::App* cmd, const std::string& help) {
+  cmd->add_option("--ops", ops, help);
+}
 
 LoadedKernel::LoadedKernel(const KernelOptions& o)
-    : ops_(load_ops(o.ops)), module_(ir::load_module(o.file, ops_)), kernel_(module_.kernel(o.kernel)) {}
+    : ops_(load_ops(o.ops)),
+      module_(ir::load_module(o.file, ops_)),
+      kernel_(module_.kernel(o.kernel)) {}
 
 sem::DimEnv kernel_dims(const KernelOptions& o, const ir::Kernel& k) {
   sem::DimEnv dims = parse_shape_arg(o.shape);

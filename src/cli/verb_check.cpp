@@ -9,7 +9,9 @@
 namespace ts::cli {
 
 VerbRun add_check(CLI::App& app) {
-  auto* cmd = app.add_subcommand("check", "parse and validate a kernel file; print its kernels, inferred shapes and op graphs");
+  auto* cmd = app.add_subcommand(
+      "check",
+      "parse and validate a kernel file; print its kernels, inferred shapes and op graphs");
   struct Opts {
     std::vector<std::string> files;
     std::vector<std::string> ops;

@@ -1,6 +1,6 @@
-// `tilesweep diff A.h5 B.h5 [--threshold PCT]`: per-shape changes of the best candidate and latency,
-// regressions first, each with only the knobs that changed (include/tilesweep/report/merge.h).
-// Exit 0 either way; "no differences" when none.
+// `tilesweep diff A.h5 B.h5 [--threshold PCT]`: per-shape changes of the best candidate and
+// latency, regressions first, each with only the knobs that changed
+// (include/tilesweep/report/merge.h). Exit 0 either way; "no differences" when none.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -11,14 +11,17 @@
 namespace ts::cli {
 
 VerbRun add_diff(CLI::App& app) {
-  auto* cmd = app.add_subcommand("diff", "per-shape changes of the best candidate and latency from A to B (regressions first)");
+  auto* cmd = app.add_subcommand(
+      "diff",
+      "per-shape changes of the best candidate and latency from A to B (regressions first)");
   auto a = std::make_shared<std::string>();
   auto b = std::make_shared<std::string>();
   cmd->add_option("a", *a, "the archive before")->required();
   cmd->add_option("b", *b, "the archive after")->required();
   auto threshold = std::make_shared<double>(0.1);
   cmd->add_option("--threshold", *threshold,
-                  "latency changes of at most PCT percent are not regressions or improvements (default 0.1; 0: any change)")
+                  "latency changes of at most PCT percent are not regressions or improvements "
+                  "(default 0.1; 0: any change)")
       ->option_text("PCT")
       ->check(CLI::Range(0.0, 1e6));
   return [=]() {

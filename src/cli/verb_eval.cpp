@@ -45,14 +45,16 @@ Stats stats(const ir::Tensor& t) {
 std::string output_path(const std::string& out, std::size_t i, std::size_t count) {
   if (count == 1) return out;
   std::string stem = out;
-  if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".npy") == 0) stem.resize(stem.size() - 4);
+  if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".npy") == 0)
+    stem.resize(stem.size() - 4);
   return fmt::format("{}_{}.npy", stem, i);
 }
 
 }  // namespace
 
 VerbRun add_eval(CLI::App& app) {
-  auto* cmd = app.add_subcommand("eval", "run the reference interpreter on a kernel with random (seeded) or given inputs");
+  auto* cmd = app.add_subcommand(
+      "eval", "run the reference interpreter on a kernel with random (seeded) or given inputs");
   struct Opts {
     KernelOptions kernel;
     std::string out, precision = "f64";
@@ -63,11 +65,14 @@ VerbRun add_eval(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   o->kernel.add_file(cmd, "kernel file (.py)");
   o->kernel.add_kernel(cmd);
-  cmd->add_option("--shape", o->kernel.shape, "dim values, e.g. M=64,N=32 (dims fixed by --input files may be left out)");
-  cmd->add_option("--default-dim", o->default_dim, "value for every dim not given by --shape or an input");
+  cmd->add_option("--shape", o->kernel.shape,
+                  "dim values, e.g. M=64,N=32 (dims fixed by --input files may be left out)");
+  cmd->add_option("--default-dim", o->default_dim,
+                  "value for every dim not given by --shape or an input");
   cmd->add_option("--seed", o->seed, "seed for random inputs (uniform in [-1, 1))");
   cmd->add_option("--input", o->inputs, "NAME=FILE.npy: use this array for parameter NAME");
-  cmd->add_option("--out", o->out, "write the output(s) as .npy (several outputs: OUT_0.npy, OUT_1.npy, ...)");
+  cmd->add_option("--out", o->out,
+                  "write the output(s) as .npy (several outputs: OUT_0.npy, OUT_1.npy, ...)");
   cmd->add_option("--precision", o->precision, "f64 or f32")->check(CLI::IsMember({"f64", "f32"}));
   o->kernel.add_ops(cmd);
   return [o, cmd]() {
@@ -80,8 +85,11 @@ VerbRun add_eval(CLI::App& app) {
       auto [name, path] = parse_input_arg(text);
       bool known = false;
       for (const auto& p : k.params) known = known || p.name == name;
-      if (!known) throw UserError(fmt::format("error: --input: kernel '{}' has no parameter '{}'", k.name, name));
-      if (given.count(name)) throw UserError(fmt::format("error: --input: '{}' is given twice", name));
+      if (!known)
+        throw UserError(
+            fmt::format("error: --input: kernel '{}' has no parameter '{}'", k.name, name));
+      if (given.count(name))
+        throw UserError(fmt::format("error: --input: '{}' is given twice", name));
       given[name] = ir::read_npy(path);
     }
     std::vector<const ir::Tensor*> known;
@@ -108,7 +116,8 @@ VerbRun add_eval(CLI::App& app) {
         continue;
       }
       ir::Tensor t(ir::concrete_shape(p.shape, dims));
-      if (p.scalar && p.default_value) t.data[0] = *p.default_value;
+      if (p.scalar && p.default_value)
+        t.data[0] = *p.default_value;
       else
         for (double& v : t.data) v = uni(rng);
       inputs.push_back(std::move(t));
@@ -118,15 +127,18 @@ VerbRun add_eval(CLI::App& app) {
 
     std::string env;
     for (const auto& [n, v] : dims) env += (env.empty() ? "" : ",") + n + "=" + std::to_string(v);
-    std::cout << fmt::format("kernel {} at {} ({}, seed {})\n", k.name, env.empty() ? "no dims" : env, o->precision, o->seed);
+    std::cout << fmt::format("kernel {} at {} ({}, seed {})\n", k.name,
+                             env.empty() ? "no dims" : env, o->precision, o->seed);
     for (std::size_t i = 0; i < outs.size(); ++i) {
       Stats s = stats(outs[i]);
-      std::cout << fmt::format("  output {}: shape {} min {:.6g} max {:.6g} mean {:.6g} l2 {:.6g}{}\n", i,
-                               outs[i].shape_str(), s.min, s.max, s.mean, s.l2,
-                               s.nonfinite ? fmt::format(" non-finite {}", s.nonfinite) : "");
+      std::cout << fmt::format(
+          "  output {}: shape {} min {:.6g} max {:.6g} mean {:.6g} l2 {:.6g}{}\n", i,
+          outs[i].shape_str(), s.min, s.max, s.mean, s.l2,
+          s.nonfinite ? fmt::format(" non-finite {}", s.nonfinite) : "");
       if (!o->out.empty()) {
         std::string path = output_path(o->out, i, outs.size());
-        ir::write_npy(path, outs[i], precision == ir::Precision::F32 ? ir::NpyType::F32 : ir::NpyType::F64);
+        ir::write_npy(path, outs[i],
+                      precision == ir::Precision::F32 ? ir::NpyType::F32 : ir::NpyType::F64);
         std::cout << "  wrote " << path << "\n";
       }
     }

@@ -30,26 +30,31 @@ struct LowerOpts {
 
 void print_choices(const sweep::PreparedKernel& pk) {
   const auto& kc = pk.choices.front();
-  std::cout << "instruction choices of the original kernel (proved lowerings per op, cheapest kept first):\n";
+  std::cout << "instruction choices of the original kernel (proved lowerings per op, cheapest kept "
+               "first):\n";
   for (const auto& op : kc.ops) {
     if (!op.synthesis) {
       std::cout << fmt::format("  {}: none ({})\n", op.label, op.note);
       continue;
     }
     static const char* stops[] = {"exhausted", "candidate limit", "step limit", "time limit"};
-    std::cout << fmt::format("  {}  [{}]: {} lowering(s); synthesis {} steps, {}\n", op.label, op.tile,
-                             op.synthesis->lowerings.size(), op.synthesis->steps, stops[static_cast<int>(op.synthesis->stop)]);
+    std::cout << fmt::format("  {}  [{}]: {} lowering(s); synthesis {} steps, {}\n", op.label,
+                             op.tile, op.synthesis->lowerings.size(), op.synthesis->steps,
+                             stops[static_cast<int>(op.synthesis->stop)]);
     for (std::size_t i = 0; i < op.synthesis->lowerings.size() && i < 4; ++i)
       std::cout << "      " << op.synthesis->lowerings[i].text << "\n";
   }
-  std::cout << "instruction fusion (an element-wise op and its reduction read the tile in one proved instruction; every variant):\n";
+  std::cout << "instruction fusion (an element-wise op and its reduction read the tile in one "
+               "proved instruction; every variant):\n";
   std::set<std::string> pairs;
   for (std::size_t v = 0; v < pk.choices.size(); ++v)
     for (const auto& pc : pk.choices[v].pairs)
       if (pairs.insert(pc.label + pc.synthesis->lowerings.front().text).second)
-        std::cout << fmt::format("  {} (variant {}): {}\n", pc.label, v, pc.synthesis->lowerings.front().text);
+        std::cout << fmt::format("  {} (variant {}): {}\n", pc.label, v,
+                                 pc.synthesis->lowerings.front().text);
   if (pairs.empty()) std::cout << "  none found\n";
-  std::cout << "second propagation round (a matmul's transposed left operand: the transpose moved up past element-wise\n"
+  std::cout << "second propagation round (a matmul's transposed left operand: the transpose moved "
+               "up past element-wise\n"
                "instructions to the matmuls producing them, and fused there):\n";
   auto label = [&](int node) {
     const ir::Node& n = pk.variants.variants.front().kernel.nodes[node];
@@ -62,12 +67,15 @@ void print_choices(const sweep::PreparedKernel& pk) {
       chain.push_back(label(sc.site.chain[i]));
       ms += sc.commutes[i].ms;
     }
-    std::cout << fmt::format("  {}: transpose moved past {} (each proved to commute with transpose, {:.1f} ms)\n", sc.label,
-                             chain.empty() ? "nothing" : fmt::format("{}", fmt::join(chain, ", ")), ms);
+    std::cout << fmt::format(
+        "  {}: transpose moved past {} (each proved to commute with transpose, {:.1f} ms)\n",
+        sc.label, chain.empty() ? "nothing" : fmt::format("{}", fmt::join(chain, ", ")), ms);
     for (const auto& f : sc.fusions) std::cout << "    instruction fusion: " << f << "\n";
     for (const auto& fp : sc.producers)
-      std::cout << fmt::format("    {} computed transposed: {}\n", label(fp->node), fp->fused.lowerings.front().text);
-    std::cout << fmt::format("    {} reads it as it is: {}\n", label(sc.site.consumer), sc.use->lowerings.front().text);
+      std::cout << fmt::format("    {} computed transposed: {}\n", label(fp->node),
+                               fp->fused.lowerings.front().text);
+    std::cout << fmt::format("    {} reads it as it is: {}\n", label(sc.site.consumer),
+                             sc.use->lowerings.front().text);
   }
   if (kc.swaps.empty()) std::cout << "  none found\n";
 }
@@ -75,23 +83,30 @@ void print_choices(const sweep::PreparedKernel& pk) {
 }  // namespace
 
 VerbRun add_lower(CLI::App& app) {
-  auto* cmd = app.add_subcommand("lower", "count and show the candidate programs of a kernel at one shape on one target");
+  auto* cmd = app.add_subcommand(
+      "lower", "count and show the candidate programs of a kernel at one shape on one target");
   auto o = std::make_shared<LowerOpts>();
   o->kernel.add_file(cmd);
   o->kernel.add_kernel(cmd);
   o->kernel.add_target(cmd);
   o->kernel.add_shape(cmd);
-  cmd->add_option("--show", o->show, "print this many candidates (the first, the last, and random ones by --seed)");
+  cmd->add_option("--show", o->show,
+                  "print this many candidates (the first, the last, and random ones by --seed)");
   cmd->add_option("--index", o->index, "print these candidates (by index)");
   cmd->add_option("--seed", o->seed, "seed for the sampled candidates");
-  cmd->add_option("--emit-nki", o->nki_dir,
-                  "write the NKI source of the shown candidates to this folder (without --show / --index: the "
-                  "heuristic candidate)");
-  cmd->add_option("--nki-api", o->nki_api, "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
+  cmd->add_option(
+      "--emit-nki", o->nki_dir,
+      "write the NKI source of the shown candidates to this folder (without --show / --index: the "
+      "heuristic candidate)");
+  cmd->add_option("--nki-api", o->nki_api,
+                  "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
-  cmd->add_option("--max-variants", o->max_variants, "algebraic variants kept")->check(CLI::PositiveNumber);
-  cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")->check(CLI::PositiveNumber);
-  cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-variants", o->max_variants, "algebraic variants kept")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   o->kernel.add_ops(cmd);
   return [o, cmd]() {
@@ -112,30 +127,40 @@ VerbRun add_lower(CLI::App& app) {
     lower::CandidateSpace space(pk.space_variants(), t, dims, sopts);
     const auto& c = space.counts();
     std::cout << fmt::format("kernel {} on {} at {}\n", k.name, t.name, o->kernel.shape);
-    std::cout << fmt::format("  variants: {} proved ({:.0f} ms), {} with a lowering for every op\n", c.variants, pk.propagate_ms,
-                             c.lowered_variants);
-    std::cout << fmt::format("  instruction choices: {:.0f} (lowering x engine combinations, summed over variant x fusion forms; synthesis {:.0f} ms, {} tile ops)\n",
-                             c.instruction_choices, pk.synthesis_ms, synth.size());
+    std::cout << fmt::format("  variants: {} proved ({:.0f} ms), {} with a lowering for every op\n",
+                             c.variants, pk.propagate_ms, c.lowered_variants);
+    std::cout << fmt::format(
+        "  instruction choices: {:.0f} (lowering x engine combinations, summed over variant x "
+        "fusion forms; synthesis {:.0f} ms, {} tile ops)\n",
+        c.instruction_choices, pk.synthesis_ms, synth.size());
     std::cout << fmt::format("  tile configs: {:.0f} before capacity pruning\n", c.tile_configs);
     std::cout << fmt::format("  candidates: {} feasible after capacity pruning\n", c.candidates);
     for (const auto& s : space.sections())
       std::cout << fmt::format("    variant {} {}: {} candidates [{}, {})\n", s.variant,
-                               s.swapped ? "fused transposed" : s.fused ? "fused" : "unfused", s.size, s.first,
-                               s.first + s.size);
+                               s.swapped ? "fused transposed"
+                               : s.fused ? "fused"
+                                         : "unfused",
+                               s.size, s.first, s.first + s.size);
     for (const auto& u : c.unsupported) std::cout << "  no program: " << u << "\n";
     print_choices(pk);
     std::vector<std::int64_t> pick = o->index;
     for (auto i : pick)
       if (i < 0 || i >= space.size())
-        throw UserError(fmt::format("error: --index: candidate {} does not exist (there are {})", i, space.size()));
+        throw UserError(fmt::format("error: --index: candidate {} does not exist (there are {})", i,
+                                    space.size()));
     std::mt19937_64 rng(o->seed);
     for (int i = 0; i < o->show && space.size() > 0; ++i)
-      pick.push_back(i == 0 ? 0 : i == 1 ? space.size() - 1 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size())));
+      pick.push_back(
+          i == 0   ? 0
+          : i == 1 ? space.size() - 1
+                   : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size())));
     lower::NkiApi api = lower::parse_nki_api(o->nki_api);
     auto write_nki = [&](const lower::Program& p, const std::string& stem) {
       std::error_code ec;
       std::filesystem::create_directories(o->nki_dir, ec);
-      if (ec) throw UserError(fmt::format("error: --emit-nki: cannot create folder '{}': {}", o->nki_dir, ec.message()));
+      if (ec)
+        throw UserError(fmt::format("error: --emit-nki: cannot create folder '{}': {}", o->nki_dir,
+                                    ec.message()));
       std::string path = fmt::format("{}/{}_{}.py", o->nki_dir, k.name, stem);
       try {
         write_file_durably(path, lower::emit_nki(p, lower::nki_params(k), api), "--emit-nki file");
@@ -154,10 +179,12 @@ VerbRun add_lower(CLI::App& app) {
     if (!o->nki_dir.empty() && pick.empty()) {
       auto h = space.heuristic();
       if (!h)
-        throw UserError(fmt::format("error: --emit-nki: kernel '{}' has no heuristic candidate at {} on {} (see 'no "
-                                    "program' above); add --show N or --index I to write sampled candidates",
-                                    k.name, o->kernel.shape, t.name));
-      std::cout << "\nheuristic candidate (no --show / --index given):\n" << lower::print_program(*h);
+        throw UserError(fmt::format(
+            "error: --emit-nki: kernel '{}' has no heuristic candidate at {} on {} (see 'no "
+            "program' above); add --show N or --index I to write sampled candidates",
+            k.name, o->kernel.shape, t.name));
+      std::cout << "\nheuristic candidate (no --show / --index given):\n"
+                << lower::print_program(*h);
       write_nki(*h, "heuristic");
     }
     return 0;

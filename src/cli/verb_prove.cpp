@@ -10,7 +10,9 @@
 namespace ts::cli {
 
 VerbRun add_prove(CLI::App& app) {
-  auto* cmd = app.add_subcommand("prove", "decide with Z3 whether two kernels are equivalent for all shapes (exit 0 equivalent, 1 not, 3 unknown)");
+  auto* cmd = app.add_subcommand("prove",
+                                 "decide with Z3 whether two kernels are equivalent for all shapes "
+                                 "(exit 0 equivalent, 1 not, 3 unknown)");
   struct Opts {
     std::string a, b, kernel, kernel_b, cache;
     unsigned timeout_ms = 60000;
@@ -20,11 +22,16 @@ VerbRun add_prove(CLI::App& app) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("a", o->a, "first kernel file")->required();
   cmd->add_option("b", o->b, "second kernel file")->required();
-  cmd->add_option("-k,--kernel", o->kernel, "kernel name in both files (optional when each has one kernel)");
+  cmd->add_option("-k,--kernel", o->kernel,
+                  "kernel name in both files (optional when each has one kernel)");
   cmd->add_option("--kernel-b", o->kernel_b, "kernel name in the second file, when it differs");
-  cmd->add_option("--rlimit", o->rlimit, "solver budget per check, in Z3 resource units (deterministic: decides the verdict)")
+  cmd->add_option(
+         "--rlimit", o->rlimit,
+         "solver budget per check, in Z3 resource units (deterministic: decides the verdict)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--timeout", o->timeout_ms, "wall-clock safety net per solver check, ms (the verdict-deciding budget is --rlimit)")
+  cmd->add_option(
+         "--timeout", o->timeout_ms,
+         "wall-clock safety net per solver check, ms (the verdict-deciding budget is --rlimit)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_option("--ops", o->ops, "extra op semantics file (TOML)");
@@ -50,11 +57,15 @@ VerbRun add_prove(CLI::App& app) {
     } else if (v.kind == verify::VerdictKind::Unknown) {
       std::cout << ": " << v.reason;
     }
-    std::cout << fmt::format("\n({}.{} vs {}.{}, {:.1f} ms{})\n", o->a, ka.name, o->b, kb.name, v.ms, v.cached ? ", cached" : "");
+    std::cout << fmt::format("\n({}.{} vs {}.{}, {:.1f} ms{})\n", o->a, ka.name, o->b, kb.name,
+                             v.ms, v.cached ? ", cached" : "");
     switch (v.kind) {
-      case verify::VerdictKind::Equivalent: return 0;
-      case verify::VerdictKind::NotEquivalent: return 1;
-      case verify::VerdictKind::Unknown: return 3;
+      case verify::VerdictKind::Equivalent:
+        return 0;
+      case verify::VerdictKind::NotEquivalent:
+        return 1;
+      case verify::VerdictKind::Unknown:
+        return 3;
     }
     return 3;
   };

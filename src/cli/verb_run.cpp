@@ -15,14 +15,19 @@
 namespace ts::cli {
 
 VerbRun add_run(CLI::App& app) {
-  auto* cmd = app.add_subcommand("run", "run a sweep job (MPI-aware: works alone or under mpiexec)");
+  auto* cmd =
+      app.add_subcommand("run", "run a sweep job (MPI-aware: works alone or under mpiexec)");
   auto o = std::make_shared<sweep::RunOptions>();
   cmd->add_option("job", o->job_path, "job file (TOML)")->required();
-  cmd->add_flag("--resume", o->resume, "continue the run recorded in the archive's journal, skipping its done units");
-  cmd->add_option("--archive", o->archive, "archive to write (default: the job's [output] archive)");
-  cmd->add_flag("--dry-run", o->dry_run, "print the work units and candidate counts; score nothing");
+  cmd->add_flag("--resume", o->resume,
+                "continue the run recorded in the archive's journal, skipping its done units");
+  cmd->add_option("--archive", o->archive,
+                  "archive to write (default: the job's [output] archive)");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "print the work units and candidate counts; score nothing");
   cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
-  cmd->add_option("--threads", o->threads, "threads per rank (default: this node's cores / its ranks)")
+  cmd->add_option("--threads", o->threads,
+                  "threads per rank (default: this node's cores / its ranks)")
       ->check(CLI::PositiveNumber);
   return [o, cmd]() {
     if (!*cmd) return -1;

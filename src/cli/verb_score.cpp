@@ -1,12 +1,12 @@
 // `tilesweep score FILE --kernel K --target T --shape .. [--mesh 2x2] [--top N] [--json]`:
 // searches one (kernel, shape) on this machine with all cores and prints the best candidates
 // with simulated latency, roofline bound, % of roofline, per-engine busy time and the baselines.
+#include <tbb/global_control.h>
+
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-
-#include <tbb/global_control.h>
 
 #include "kernel_options.h"
 #include "tilesweep/base/durable_file.h"
@@ -37,12 +37,15 @@ struct Outcome {
   sweep::RangeResult range;
   double heuristic_ns = NAN, best_ns = INFINITY;
   std::vector<std::string> configs;  // per top entry
-  std::vector<std::string> nki;      // per top entry with --emit-nki: the source, or "" (nki_error says why)
+  std::vector<std::string>
+      nki;  // per top entry with --emit-nki: the source, or "" (nki_error says why)
   std::vector<std::string> nki_error;
 
   std::string sharding() const { return setting.sharding.empty() ? "none" : setting.sharding; }
   // A local latency (a baseline, infinite when none) on the mesh.
-  double mesh_ns(double local_ns) const { return std::isfinite(local_ns) ? setting.latency(local_ns) : local_ns; }
+  double mesh_ns(double local_ns) const {
+    return std::isfinite(local_ns) ? setting.latency(local_ns) : local_ns;
+  }
 };
 
 std::string json_string(const std::string& s) {
@@ -65,13 +68,17 @@ std::string json_integer(double v) { return std::isfinite(v) ? fmt::format("{:.0
 // What was searched, so a saved result names its own question: kernel, file, target, dims, mesh.
 std::string json_subject(const ir::Kernel& k, const ScoreOpts& o, const sem::DimEnv& dims) {
   std::string shape;
-  for (const auto& [name, value] : dims) shape += fmt::format("{}{}: {}", shape.empty() ? "" : ", ", json_string(name), value);
-  return fmt::format("\"kernel\": {}, \"file\": {}, \"target\": {}, \"shape\": {{{}}}, \"mesh\": {}, ",
-                     json_string(k.name), json_string(o.kernel.file), json_string(o.kernel.target), shape, json_string(o.mesh));
+  for (const auto& [name, value] : dims)
+    shape += fmt::format("{}{}: {}", shape.empty() ? "" : ", ", json_string(name), value);
+  return fmt::format(
+      "\"kernel\": {}, \"file\": {}, \"target\": {}, \"shape\": {{{}}}, \"mesh\": {}, ",
+      json_string(k.name), json_string(o.kernel.file), json_string(o.kernel.target), shape,
+      json_string(o.mesh));
 }
 
 // The NKI source of each top candidate (--emit-nki).
-void emit_top(Outcome& out, const lower::CandidateSpace& space, const ir::Kernel& k, const ScoreOpts& o) {
+void emit_top(Outcome& out, const lower::CandidateSpace& space, const ir::Kernel& k,
+              const ScoreOpts& o) {
   lower::NkiApi api = lower::parse_nki_api(o.nki_api);
   for (const auto& c : out.range.top) {
     lower::Program p = space.materialize(c.index).value();
@@ -90,25 +97,31 @@ void emit_top(Outcome& out, const lower::CandidateSpace& space, const ir::Kernel
 void write_top(const Outcome& r, const ir::Kernel& k, const ScoreOpts& o, std::ostream& log) {
   std::error_code ec;
   std::filesystem::create_directories(o.nki_dir, ec);
-  if (ec) throw UserError(fmt::format("error: --emit-nki: cannot create folder '{}': {}", o.nki_dir, ec.message()));
+  if (ec)
+    throw UserError(
+        fmt::format("error: --emit-nki: cannot create folder '{}': {}", o.nki_dir, ec.message()));
   for (std::size_t i = 0; i < r.nki.size(); ++i) {
     if (r.nki[i].empty()) {
-      log << fmt::format("NKI of rank {} (candidate {}) not written: {}\n", i + 1, r.range.top[i].index, r.nki_error[i]);
+      log << fmt::format("NKI of rank {} (candidate {}) not written: {}\n", i + 1,
+                         r.range.top[i].index, r.nki_error[i]);
       continue;
     }
     std::string path = fmt::format("{}/{}_{}_rank{}.py", o.nki_dir, k.name, o.kernel.target, i + 1);
     std::string head = r.setting.sharding.empty()
                            ? ""
-                           : fmt::format("# The per-device kernel of sharding {} on mesh {}; the collectives are not part of it.\n",
-                                         r.setting.sharding, o.mesh);
+                           : fmt::format(
+                                 "# The per-device kernel of sharding {} on mesh {}; the "
+                                 "collectives are not part of it.\n",
+                                 r.setting.sharding, o.mesh);
     write_file_durably(path, head + r.nki[i], "--emit-nki file");
-    log << fmt::format("NKI ({} API) of rank {} (candidate {}): {}\n", o.nki_api, i + 1, r.range.top[i].index, path);
+    log << fmt::format("NKI ({} API) of rank {} (candidate {}): {}\n", o.nki_api, i + 1,
+                       r.range.top[i].index, path);
   }
 }
 
 // Searches the local shape of `setting`.
-Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::MeshSetting setting, const ScoreOpts& o,
-               const ir::Kernel& k) {
+Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::MeshSetting setting,
+               const ScoreOpts& o, const ir::Kernel& k) {
   lower::SpaceOptions so;
   so.max_block = o.max_block;
   so.max_lowerings = o.max_lowerings;
@@ -122,31 +135,39 @@ Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::Mes
     if (s.feasible) out.heuristic_ns = out.setting.latency(s.sim.latency_ns);
   }
   for (const auto& c : out.range.top) out.configs.push_back(space.describe(c.index));
-  if (!out.range.top.empty()) out.best_ns = out.setting.latency(out.range.top.front().sim.latency_ns);
+  if (!out.range.top.empty())
+    out.best_ns = out.setting.latency(out.range.top.front().sim.latency_ns);
   if (!o.nki_dir.empty()) emit_top(out, space, k, o);
   return out;
 }
 
 void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, double seconds) {
   const sim::Roofline& roof = r.setting.roofline;
-  std::cout << fmt::format("roofline bound {:.2f} us (memory {:.2f}, matmul {:.2f}, other {:.2f}); sharding {}\n", roof.bound_ns / 1e3,
-                           roof.memory_ns / 1e3, roof.matmul_ns / 1e3, roof.other_ns / 1e3, r.sharding());
-  std::cout << fmt::format("{} candidates scored, {} infeasible, {:.2f} s\n", scored, infeasible, seconds);
-  std::cout << fmt::format("baselines: heuristic {:.2f} us, no-algebra {:.2f} us, no-fusion {:.2f} us\n", r.heuristic_ns / 1e3,
-                           r.mesh_ns(r.range.no_algebra_ns) / 1e3, r.mesh_ns(r.range.no_fusion_ns) / 1e3);
-  std::cout << "rank  index      latency_us  %roofline  tensor_us vector_us scalar_us gpsimd_us dma_us  config\n";
+  std::cout << fmt::format(
+      "roofline bound {:.2f} us (memory {:.2f}, matmul {:.2f}, other {:.2f}); sharding {}\n",
+      roof.bound_ns / 1e3, roof.memory_ns / 1e3, roof.matmul_ns / 1e3, roof.other_ns / 1e3,
+      r.sharding());
+  std::cout << fmt::format("{} candidates scored, {} infeasible, {:.2f} s\n", scored, infeasible,
+                           seconds);
+  std::cout << fmt::format(
+      "baselines: heuristic {:.2f} us, no-algebra {:.2f} us, no-fusion {:.2f} us\n",
+      r.heuristic_ns / 1e3, r.mesh_ns(r.range.no_algebra_ns) / 1e3,
+      r.mesh_ns(r.range.no_fusion_ns) / 1e3);
+  std::cout << "rank  index      latency_us  %roofline  tensor_us vector_us scalar_us gpsimd_us "
+               "dma_us  config\n";
   for (std::size_t i = 0; i < r.range.top.size(); ++i) {
     const auto& c = r.range.top[i];
     const auto& b = c.sim.busy_ns;
     double lat = r.setting.latency(c.sim.latency_ns);
-    std::cout << fmt::format("{:<5} {:<10} {:>10.2f} {:>9.1f}% {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>7.2f}  {}\n", i + 1, c.index,
-                             lat / 1e3, 100 * roof.bound_ns / lat, b[0] / 1e3, b[1] / 1e3, b[2] / 1e3, b[3] / 1e3, b[4] / 1e3,
-                             r.configs[i]);
+    std::cout << fmt::format(
+        "{:<5} {:<10} {:>10.2f} {:>9.1f}% {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>7.2f}  {}\n",
+        i + 1, c.index, lat / 1e3, 100 * roof.bound_ns / lat, b[0] / 1e3, b[1] / 1e3, b[2] / 1e3,
+        b[3] / 1e3, b[4] / 1e3, r.configs[i]);
   }
 }
 
-void print_json(const std::string& subject, const Outcome& r, std::int64_t scored, std::int64_t infeasible,
-                double seconds) {
+void print_json(const std::string& subject, const Outcome& r, std::int64_t scored,
+                std::int64_t infeasible, double seconds) {
   const sim::Roofline& roof = r.setting.roofline;
   std::string top;
   for (std::size_t i = 0; i < r.range.top.size(); ++i) {
@@ -154,50 +175,67 @@ void print_json(const std::string& subject, const Outcome& r, std::int64_t score
     const auto& b = c.sim.busy_ns;
     const double lat = r.setting.latency(c.sim.latency_ns);
     top += fmt::format(
-        "{}{{\"index\": {}, \"latency_ns\": {}, \"percent_of_roofline\": {}, \"busy_ns\": {{\"tensor\": {}, \"vector\": {}, "
-        "\"scalar\": {}, \"gpsimd\": {}, \"dma\": {}}}, \"hbm_read_bytes\": {}, \"hbm_write_bytes\": {}, \"sbuf_peak_bytes\": {}, "
+        "{}{{\"index\": {}, \"latency_ns\": {}, \"percent_of_roofline\": {}, \"busy_ns\": "
+        "{{\"tensor\": {}, \"vector\": {}, "
+        "\"scalar\": {}, \"gpsimd\": {}, \"dma\": {}}}, \"hbm_read_bytes\": {}, "
+        "\"hbm_write_bytes\": {}, \"sbuf_peak_bytes\": {}, "
         "\"psum_peak_bytes\": {}, \"spill_bytes\": {}, \"collective_ns\": {}, \"config\": {}}}",
-        i ? ", " : "", c.index, json_number(lat), json_number(100 * roof.bound_ns / lat), json_number(b[0]), json_number(b[1]),
-        json_number(b[2]), json_number(b[3]), json_number(b[4]), json_integer(c.sim.hbm_read_bytes),
-        json_integer(c.sim.hbm_write_bytes), c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes, json_integer(c.sim.spill_bytes),
-        json_number(r.setting.collective_ns),
-        json_string(r.configs[i]));
+        i ? ", " : "", c.index, json_number(lat), json_number(100 * roof.bound_ns / lat),
+        json_number(b[0]), json_number(b[1]), json_number(b[2]), json_number(b[3]),
+        json_number(b[4]), json_integer(c.sim.hbm_read_bytes), json_integer(c.sim.hbm_write_bytes),
+        c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes, json_integer(c.sim.spill_bytes),
+        json_number(r.setting.collective_ns), json_string(r.configs[i]));
   }
   std::cout << fmt::format(
-      "{{{}\"best_ns\": {}, \"roofline_ns\": {}, \"sharding\": {}, \"baselines\": {{\"heuristic_ns\": {}, \"no_algebra_ns\": {}, "
-      "\"no_fusion_ns\": {}}}, \"candidates_scored\": {}, \"infeasible\": {}, \"seconds\": {:.3f}, \"simulated\": true, \"top\": [{}]}}\n",
-      subject, json_number(r.best_ns), json_number(roof.bound_ns), json_string(r.sharding()), json_number(r.heuristic_ns),
-      json_number(r.mesh_ns(r.range.no_algebra_ns)), json_number(r.mesh_ns(r.range.no_fusion_ns)), scored, infeasible, seconds, top);
+      "{{{}\"best_ns\": {}, \"roofline_ns\": {}, \"sharding\": {}, \"baselines\": "
+      "{{\"heuristic_ns\": {}, \"no_algebra_ns\": {}, "
+      "\"no_fusion_ns\": {}}}, \"candidates_scored\": {}, \"infeasible\": {}, \"seconds\": {:.3f}, "
+      "\"simulated\": true, \"top\": [{}]}}\n",
+      subject, json_number(r.best_ns), json_number(roof.bound_ns), json_string(r.sharding()),
+      json_number(r.heuristic_ns), json_number(r.mesh_ns(r.range.no_algebra_ns)),
+      json_number(r.mesh_ns(r.range.no_fusion_ns)), scored, infeasible, seconds, top);
 }
 
 }  // namespace
 
 VerbRun add_score(CLI::App& app) {
-  auto* cmd = app.add_subcommand("score", "search one kernel at one shape on this machine and print the best simulated candidates");
+  auto* cmd = app.add_subcommand(
+      "score",
+      "search one kernel at one shape on this machine and print the best simulated candidates");
   auto o = std::make_shared<ScoreOpts>();
   o->kernel.add_file(cmd);
   o->kernel.add_kernel(cmd);
   o->kernel.add_target(cmd);
   o->kernel.add_shape(cmd);
-  cmd->add_option("--mesh", o->mesh, "device mesh, e.g. 4 or 2x2: also search the sharding of the kernel over it");
+  cmd->add_option("--mesh", o->mesh,
+                  "device mesh, e.g. 4 or 2x2: also search the sharding of the kernel over it");
   cmd->add_option("--top", o->top, "candidates to print")->check(CLI::PositiveNumber);
-  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--max-variants", o->max_variants, "algebraic variants kept")->check(CLI::PositiveNumber);
-  cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")->check(CLI::PositiveNumber);
-  cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")->check(CLI::PositiveNumber);
-  cmd->add_flag("--engines-per-op", o->engines_per_op,
-                "choose the engine per op (where its instructions have two), not one policy for all");
+  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-variants", o->max_variants, "algebraic variants kept")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag(
+      "--engines-per-op", o->engines_per_op,
+      "choose the engine per op (where its instructions have two), not one policy for all");
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");
-  cmd->add_option("--emit-nki", o->nki_dir, "write the NKI source of the printed (--top) candidates to this folder");
-  cmd->add_option("--nki-api", o->nki_api, "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
+  cmd->add_option("--emit-nki", o->nki_dir,
+                  "write the NKI source of the printed (--top) candidates to this folder");
+  cmd->add_option("--nki-api", o->nki_api,
+                  "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
   o->kernel.add_ops(cmd);
   return [o, cmd]() {
     if (!*cmd) return -1;
     auto t0 = std::chrono::steady_clock::now();
     std::optional<tbb::global_control> limit;
-    if (o->threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(o->threads));
+    if (o->threads > 0)
+      limit.emplace(tbb::global_control::max_allowed_parallelism,
+                    static_cast<std::size_t>(o->threads));
     LoadedKernel loaded(o->kernel);
     const ir::Kernel& k = loaded.kernel();
     const sim::Target& t = sim::builtin_target(o->kernel.target);
@@ -219,9 +257,12 @@ VerbRun add_score(CLI::App& app) {
       if (!best || r.best_ns < best->best_ns) best = std::move(r);
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (o->json) print_json(json_subject(k, *o, dims), *best, scored, infeasible, seconds);
+    if (o->json)
+      print_json(json_subject(k, *o, dims), *best, scored, infeasible, seconds);
     else {
-      std::cout << fmt::format("kernel {} on {} at {} (simulated latencies; target description {})\n", k.name, t.name, o->kernel.shape, t.name);
+      std::cout << fmt::format(
+          "kernel {} on {} at {} (simulated latencies; target description {})\n", k.name, t.name,
+          o->kernel.shape, t.name);
       print_text(*best, scored, infeasible, seconds);
     }
     if (!o->nki_dir.empty()) write_top(*best, k, *o, o->json ? std::cerr : std::cout);

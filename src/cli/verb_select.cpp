@@ -23,10 +23,14 @@ struct SelectOpts {
 std::string json_text(const std::string& s) {
   std::string out = "\"";
   for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\', out += static_cast<char>(ch);
-    else if (ch == '\n') out += "\\n";
-    else if (ch < 0x20) out += fmt::format("\\u{:04x}", ch);
-    else out += static_cast<char>(ch);
+    if (ch == '"' || ch == '\\')
+      out += '\\', out += static_cast<char>(ch);
+    else if (ch == '\n')
+      out += "\\n";
+    else if (ch < 0x20)
+      out += fmt::format("\\u{:04x}", ch);
+    else
+      out += static_cast<char>(ch);
   }
   return out + "\"";
 }
@@ -34,36 +38,46 @@ std::string json_text(const std::string& s) {
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 
 std::string library_json(const store::Library& lib) {
-  std::string out = "{\n  \"tool_version\": " + json_text(lib.tool_version) + ",\n  \"archives\": [";
-  for (std::size_t i = 0; i < lib.archives.size(); ++i) out += (i ? ", " : "") + json_text(lib.archives[i]);
+  std::string out =
+      "{\n  \"tool_version\": " + json_text(lib.tool_version) + ",\n  \"archives\": [";
+  for (std::size_t i = 0; i < lib.archives.size(); ++i)
+    out += (i ? ", " : "") + json_text(lib.archives[i]);
   out += "],\n  \"entries\": [";
   for (std::size_t i = 0; i < lib.entries.size(); ++i) {
     const auto& e = lib.entries[i];
     out += fmt::format(
-        "{}\n    {{\"kernel\": {}, \"target\": {}, \"shape\": {}, \"mesh\": {}, \"variant\": {}, \"choice\": {}, "
-        "\"index\": {}, \"config\": {}, \"latency_ns\": {}, \"roofline_ns\": {}, \"roofline_pct\": {}, "
-        "\"heuristic_ns\": {}, \"archive\": {}, \"job_name\": {}, \"tool_version\": {}, \"nki\": {}, "
+        "{}\n    {{\"kernel\": {}, \"target\": {}, \"shape\": {}, \"mesh\": {}, \"variant\": {}, "
+        "\"choice\": {}, "
+        "\"index\": {}, \"config\": {}, \"latency_ns\": {}, \"roofline_ns\": {}, \"roofline_pct\": "
+        "{}, "
+        "\"heuristic_ns\": {}, \"archive\": {}, \"job_name\": {}, \"tool_version\": {}, \"nki\": "
+        "{}, "
         "\"nki_error\": {}}}",
-        i ? "," : "", json_text(e.kernel), json_text(e.target), json_text(e.shape), json_text(e.mesh), e.variant,
-        e.choice, e.index, json_text(e.config), json_number(e.latency_ns), json_number(e.roofline_ns),
-        json_number(e.roofline_pct), json_number(e.heuristic_ns), json_text(e.archive), json_text(e.job_name),
+        i ? "," : "", json_text(e.kernel), json_text(e.target), json_text(e.shape),
+        json_text(e.mesh), e.variant, e.choice, e.index, json_text(e.config),
+        json_number(e.latency_ns), json_number(e.roofline_ns), json_number(e.roofline_pct),
+        json_number(e.heuristic_ns), json_text(e.archive), json_text(e.job_name),
         json_text(e.tool_version), json_text(e.nki), json_text(e.nki_error));
   }
   return out + "\n  ]\n}\n";
 }
 
-// One file per entry: <kernel>_<target>_<shape>_mesh<mesh>.py, characters outside [A-Za-z0-9_-] as '_'.
+// One file per entry: <kernel>_<target>_<shape>_mesh<mesh>.py, characters outside [A-Za-z0-9_-] as
+// '_'.
 void write_nki_dir(const store::Library& lib, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw UserError(fmt::format("error: --nki-dir: cannot create folder '{}': {}", dir, ec.message()));
+  if (ec)
+    throw UserError(
+        fmt::format("error: --nki-dir: cannot create folder '{}': {}", dir, ec.message()));
   for (const auto& e : lib.entries) {
     std::string name = fmt::format("{}_{}_{}_mesh{}", e.kernel, e.target, e.shape, e.mesh);
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
-    std::string text = !e.nki.empty() ? e.nki
-                                      : fmt::format("# {} {} {} mesh {}: no NKI source: {}\n", e.kernel, e.target,
-                                                    e.shape, e.mesh, e.nki_error);
+    std::string text = !e.nki.empty()
+                           ? e.nki
+                           : fmt::format("# {} {} {} mesh {}: no NKI source: {}\n", e.kernel,
+                                         e.target, e.shape, e.mesh, e.nki_error);
     write_file_durably(dir + "/" + name + ".py", text, "--nki-dir file");
   }
 }
@@ -74,28 +88,38 @@ void write_nki_dir(const store::Library& lib, const std::string& dir) {
 std::string python_module(const store::Library& lib) {
   std::string out =
       "\"\"\"The shape library's NKI kernels (written by `tilesweep select --python`).\n\n"
-      "    kernel(\"softmax\", \"trn1\", M=256, N=256) -> the @nki.jit function for exactly that shape.\n"
-      "A shape that was not swept raises LookupError naming the nearest entry (a kernel is built for one\n"
-      "shape and asserts it); `tilesweep lookup LIB --nki` re-instantiates a configuration at a new shape.\n"
+      "    kernel(\"softmax\", \"trn1\", M=256, N=256) -> the @nki.jit function for exactly that "
+      "shape.\n"
+      "A shape that was not swept raises LookupError naming the nearest entry (a kernel is built "
+      "for one\n"
+      "shape and asserts it); `tilesweep lookup LIB --nki` re-instantiates a configuration at a "
+      "new shape.\n"
       "\"\"\"\nimport math\n\nENTRIES = {\n";
   for (const auto& e : lib.entries) {
     if (e.nki.empty() || e.mesh != "1") continue;
-    out += fmt::format("    ({}, {}, {}): {},\n", json_text(e.kernel), json_text(e.target), json_text(e.shape), json_text(e.nki));
+    out += fmt::format("    ({}, {}, {}): {},\n", json_text(e.kernel), json_text(e.target),
+                       json_text(e.shape), json_text(e.nki));
   }
   out +=
-      "}\n_LOADED = {}\n\n\ndef _dims(shape):\n    return dict((k, int(v)) for k, v in (i.split(\"=\") for i in shape.split(\",\")))\n\n\n"
+      "}\n_LOADED = {}\n\n\ndef _dims(shape):\n    return dict((k, int(v)) for k, v in "
+      "(i.split(\"=\") for i in shape.split(\",\")))\n\n\n"
       "def kernel(name, target, **dims):\n"
       "    key = (name, target, \",\".join(f\"{k}={dims[k]}\" for k in sorted(dims)))\n"
       "    if key not in ENTRIES:\n"
-      "        near = [(sum(abs(math.log2(d[k] / dims[k])) for k in dims), s) for (n, t, s) in ENTRIES\n"
+      "        near = [(sum(abs(math.log2(d[k] / dims[k])) for k in dims), s) for (n, t, s) in "
+      "ENTRIES\n"
       "                for d in [_dims(s)] if n == name and t == target and set(d) == set(dims)]\n"
       "        hint = f\"; nearest entry {min(near)[1]}\" if near else \"\"\n"
-      "        raise LookupError(f\"no NKI kernel for {name} on {target} at {key[2]}{hint}; run `tilesweep lookup LIB \"\n"
-      "                          f\"--kernel {name} --target {target} --shape {key[2]} --nki` to re-instantiate one\")\n"
+      "        raise LookupError(f\"no NKI kernel for {name} on {target} at {key[2]}{hint}; run "
+      "`tilesweep lookup LIB \"\n"
+      "                          f\"--kernel {name} --target {target} --shape {key[2]} --nki` to "
+      "re-instantiate one\")\n"
       "    if key not in _LOADED:\n"
       "        scope = {}\n"
-      "        exec(compile(ENTRIES[key], f\"<tilesweep {name} {target} {key[2]}>\", \"exec\"), scope)\n"
-      "        _LOADED[key] = scope[[k for k, v in scope.items() if hasattr(v, \"__call__\") and not k.startswith(\"_\")][-1]]\n"
+      "        exec(compile(ENTRIES[key], f\"<tilesweep {name} {target} {key[2]}>\", \"exec\"), "
+      "scope)\n"
+      "        _LOADED[key] = scope[[k for k, v in scope.items() if hasattr(v, \"__call__\") and "
+      "not k.startswith(\"_\")][-1]]\n"
       "    return _LOADED[key]\n";
   return out;
 }
@@ -103,16 +127,21 @@ std::string python_module(const store::Library& lib) {
 }  // namespace
 
 VerbRun add_select(CLI::App& app) {
-  auto* cmd = app.add_subcommand("select", "build a shape library: the best entry per (kernel, target, shape, mesh) over archives");
+  auto* cmd = app.add_subcommand(
+      "select",
+      "build a shape library: the best entry per (kernel, target, shape, mesh) over archives");
   auto o = std::make_shared<SelectOpts>();
   cmd->add_option("archives", o->archives, "archives (plain or merged)")->required();
   cmd->add_option("-o,--output", o->out, "the library to write (HDF5)")->required();
   cmd->add_option("--json", o->json, "also write the library as JSON");
-  cmd->add_option("--nki-dir", o->nki_dir, "write each entry's NKI source as a .py file in this folder");
+  cmd->add_option("--nki-dir", o->nki_dir,
+                  "write each entry's NKI source as a .py file in this folder");
   cmd->add_option("--python", o->python,
-                  "also write a Python module: kernel(name, target, **dims) returns the entry's NKI function (exact shapes)");
+                  "also write a Python module: kernel(name, target, **dims) returns the entry's "
+                  "NKI function (exact shapes)");
   cmd->add_flag("--no-nki", o->no_nki, "do not re-materialize candidates (no NKI source)");
-  cmd->add_option("--nki-api", o->nki_api, "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
+  cmd->add_option("--nki-api", o->nki_api,
+                  "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
   return [o, cmd]() {
     if (!*cmd) return -1;
@@ -129,8 +158,9 @@ VerbRun add_select(CLI::App& app) {
     if (!o->python.empty()) write_file_durably(o->python, python_module(lib), "--python file");
     int failed = 0;
     for (const auto& e : lib.entries) failed += e.nki.empty() ? 1 : 0;
-    std::cout << fmt::format("{}: {} entries from {} archive(s); NKI source for {} ({} without: see nki_error)\n",
-                             o->out, lib.entries.size(), o->archives.size(), lib.entries.size() - failed, failed);
+    std::cout << fmt::format(
+        "{}: {} entries from {} archive(s); NKI source for {} ({} without: see nki_error)\n",
+        o->out, lib.entries.size(), o->archives.size(), lib.entries.size() - failed, failed);
     return 0;
   };
 }

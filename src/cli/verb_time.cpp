@@ -38,13 +38,16 @@ std::string integer(double v) { return fmt::format("{:.0f}", v); }
 void print_json(const TimeOpts& o, const lower::Program& p, const sim::SimResult& r) {
   const auto& b = r.busy_ns;
   std::cout << fmt::format(
-      "{{\"kernel\": {}, \"file\": {}, \"target\": {}, \"latency_ns\": {:.1f}, \"hbm_read_bytes\": {}, "
-      "\"hbm_write_bytes\": {}, \"spill_bytes\": {}, \"busy_ns\": {{\"tensor\": {:.1f}, \"vector\": {:.1f}, "
-      "\"scalar\": {:.1f}, \"gpsimd\": {:.1f}, \"dma\": {:.1f}}}, \"sbuf_peak_bytes\": {}, \"psum_peak_bytes\": {}, "
+      "{{\"kernel\": {}, \"file\": {}, \"target\": {}, \"latency_ns\": {:.1f}, \"hbm_read_bytes\": "
+      "{}, "
+      "\"hbm_write_bytes\": {}, \"spill_bytes\": {}, \"busy_ns\": {{\"tensor\": {:.1f}, "
+      "\"vector\": {:.1f}, "
+      "\"scalar\": {:.1f}, \"gpsimd\": {:.1f}, \"dma\": {:.1f}}}, \"sbuf_peak_bytes\": {}, "
+      "\"psum_peak_bytes\": {}, "
       "\"instructions\": {}}}\n",
       quoted(p.kernel), quoted(o.file), quoted(o.target), r.latency_ns, integer(r.hbm_read_bytes),
-      integer(r.hbm_write_bytes), integer(r.spill_bytes), b[0], b[1], b[2], b[3], b[4], r.sbuf_peak_bytes,
-      r.psum_peak_bytes, integer(r.instructions));
+      integer(r.hbm_write_bytes), integer(r.spill_bytes), b[0], b[1], b[2], b[3], b[4],
+      r.sbuf_peak_bytes, r.psum_peak_bytes, integer(r.instructions));
 }
 
 void print_text(const TimeOpts& o, const lower::Program& p, const sim::SimResult& r) {
@@ -53,7 +56,8 @@ void print_text(const TimeOpts& o, const lower::Program& p, const sim::SimResult
   std::cout << fmt::format("  latency          {:.3f} us\n", r.latency_ns / 1e3);
   static const char* names[] = {"tensor", "vector", "scalar", "gpsimd", "dma"};
   for (int e = 0; e < 5; ++e)
-    std::cout << fmt::format("  busy {:<7}     {:.3f} us ({:.1f} %)\n", names[e], r.busy_ns[e] / 1e3, pct(r.busy_ns[e]));
+    std::cout << fmt::format("  busy {:<7}     {:.3f} us ({:.1f} %)\n", names[e],
+                             r.busy_ns[e] / 1e3, pct(r.busy_ns[e]));
   std::cout << fmt::format("  HBM read         {} bytes\n", integer(r.hbm_read_bytes));
   std::cout << fmt::format("  HBM written      {} bytes\n", integer(r.hbm_write_bytes));
   std::cout << fmt::format("  spilled          {} bytes\n", integer(r.spill_bytes));
@@ -68,9 +72,11 @@ VerbRun add_time(CLI::App& app) {
   auto* cmd = app.add_subcommand("time", "simulate an NKI kernel (Python source) on a target");
   auto o = std::make_shared<TimeOpts>();
   cmd->add_option("file", o->file, "NKI kernel file (.py)")->required();
-  cmd->add_option("-k,--kernel", o->kernel, "kernel function (optional when the file has one @nki.jit function)");
+  cmd->add_option("-k,--kernel", o->kernel,
+                  "kernel function (optional when the file has one @nki.jit function)");
   cmd->add_option("-t,--target", o->target, "target: trn1, trn2, trn3");
-  cmd->add_option("--arg", o->args, "NAME=DTYPE[D0,D1,...] for a tensor parameter, NAME=VALUE for a scalar")
+  cmd->add_option("--arg", o->args,
+                  "NAME=DTYPE[D0,D1,...] for a tensor parameter, NAME=VALUE for a scalar")
       ->allow_extra_args(false);
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");
   return [o, cmd]() {
@@ -82,9 +88,12 @@ VerbRun add_time(CLI::App& app) {
     nki::ImportedKernel k = nki::import_kernel(source, o->file, o->kernel, args, t);
     sim::SimResult r = sim::simulate(k.program, t);
     if (!r.feasible)
-      throw UserError(fmt::format("{}: kernel '{}' cannot run on {}: {}", o->file, k.program.kernel, o->target, r.reason));
-    if (o->json) print_json(*o, k.program, r);
-    else print_text(*o, k.program, r);
+      throw UserError(fmt::format("{}: kernel '{}' cannot run on {}: {}", o->file, k.program.kernel,
+                                  o->target, r.reason));
+    if (o->json)
+      print_json(*o, k.program, r);
+    else
+      print_text(*o, k.program, r);
     return 0;
   };
 }

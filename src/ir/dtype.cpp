@@ -12,27 +12,35 @@ std::optional<DType> parse_dtype(std::string_view name) {
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case DType::F8: return "f8";
-    case DType::BF16: return "bf16";
-    case DType::F16: return "f16";
-    case DType::F32: return "f32";
+    case DType::F8:
+      return "f8";
+    case DType::BF16:
+      return "bf16";
+    case DType::F16:
+      return "f16";
+    case DType::F32:
+      return "f32";
   }
   return "?";
 }
 
 int dtype_bytes(DType t) {
   switch (t) {
-    case DType::F8: return 1;
+    case DType::F8:
+      return 1;
     case DType::BF16:
-    case DType::F16: return 2;
-    case DType::F32: return 4;
+    case DType::F16:
+      return 2;
+    case DType::F32:
+      return 4;
   }
   return 4;
 }
 
 DType promote(DType a, DType b) {
   if (a == b) return a;
-  if ((a == DType::BF16 && b == DType::F16) || (a == DType::F16 && b == DType::BF16)) return DType::F32;
+  if ((a == DType::BF16 && b == DType::F16) || (a == DType::F16 && b == DType::BF16))
+    return DType::F32;
   return a > b ? a : b;
 }
 

@@ -23,7 +23,8 @@ std::optional<sem::DimEnv> narrowing_example(const Kernel& k, const Dim& a, cons
   for (std::int64_t t = 0; t < kTrials; ++t) {
     sem::DimEnv env;
     std::int64_t rest = t;
-    bool grid = static_cast<double>(k.dims.size()) * std::log(static_cast<double>(kSide)) <= std::log(static_cast<double>(kTrials));
+    bool grid = static_cast<double>(k.dims.size()) * std::log(static_cast<double>(kSide)) <=
+                std::log(static_cast<double>(kTrials));
     for (const auto& d : k.dims) {
       state = state * 6364136223846793005ull + 1442695040888963407ull;
       env[d] = 1 + (grid ? rest % kSide : static_cast<std::int64_t>((state >> 33) % kSide));
@@ -62,22 +63,42 @@ struct Value {
   bool flag = false;
   std::vector<Value> items;
 
-  static Value tensor(int n) { Value v; v.kind = Tensor; v.node = n; return v; }
-  static Value num(double x, bool i) { Value v; v.kind = Number; v.number = x; v.is_int = i; return v; }
+  static Value tensor(int n) {
+    Value v;
+    v.kind = Tensor;
+    v.node = n;
+    return v;
+  }
+  static Value num(double x, bool i) {
+    Value v;
+    v.kind = Number;
+    v.number = x;
+    v.is_int = i;
+    return v;
+  }
   static Value of_dim(Dim d) {
     if (d.is_const()) return num(static_cast<double>(d.value()), true);
-    Value v; v.kind = DimV; v.dim = std::move(d); return v;
+    Value v;
+    v.kind = DimV;
+    v.dim = std::move(d);
+    return v;
   }
 };
 
 const char* kind_name(const Value& v) {
   switch (v.kind) {
-    case Value::Tensor: return "a tensor";
-    case Value::Number: return "a number";
-    case Value::DimV: return "a dim";
-    case Value::Bool: return "a bool";
-    case Value::Tuple: return "a tuple";
-    case Value::None: return "None";
+    case Value::Tensor:
+      return "a tensor";
+    case Value::Number:
+      return "a number";
+    case Value::DimV:
+      return "a dim";
+    case Value::Bool:
+      return "a bool";
+    case Value::Tuple:
+      return "a tuple";
+    case Value::None:
+      return "None";
   }
   return "?";
 }
@@ -101,7 +122,9 @@ class Elaborator {
       // the op. A helper may not: its calls would be ambiguous.
       if (ops.find(f.name)) {
         if (!is_kernel(f))
-          fail(f.loc, "helper '{}' has the name of a built-in op; choose another name for the function", f.name);
+          fail(f.loc,
+               "helper '{}' has the name of a built-in op; choose another name for the function",
+               f.name);
         continue;
       }
       functions_.emplace(f.name, &f);
@@ -135,8 +158,7 @@ class Elaborator {
       name = a.args[0].get();
       t.scalar = false;
     }
-    if (name->kind != AstExpr::Name)
-      fail(a.loc, "expected a type like f32[M, N] or f32");
+    if (name->kind != AstExpr::Name) fail(a.loc, "expected a type like f32[M, N] or f32");
     auto dt = parse_dtype(name->name);
     if (!dt)
       fail(name->loc, "unknown dtype '{}' (expected f32, bf16, f16 or f8){}", name->name,
@@ -147,7 +169,10 @@ class Elaborator {
         if (s.is_slice) fail(a.loc, "a shape lists dims separated by commas, like f32[M, N]");
         t.shape.push_back(dim_expr(*s.index, declare_dims));
         if (t.shape.back().is_const() && t.shape.back().value() <= 0)
-          fail(s.index->loc, "a dim must be positive, not {}: a tensor needs at least one element along every dim", t.shape.back().value());
+          fail(
+              s.index->loc,
+              "a dim must be positive, not {}: a tensor needs at least one element along every dim",
+              t.shape.back().value());
       }
     }
     return t;
@@ -231,8 +256,11 @@ class Elaborator {
     for (std::size_t i = 0; i < f.body.size(); ++i) {
       const AstStmt& s = f.body[i];
       switch (s.kind) {
-        case AstStmt::Expr: break;  // docstring or pass
-        case AstStmt::Assign: assign(s, scope); break;
+        case AstStmt::Expr:
+          break;  // docstring or pass
+        case AstStmt::Assign:
+          assign(s, scope);
+          break;
         case AstStmt::Return: {
           for (std::size_t j = i + 1; j < f.body.size(); ++j)
             if (f.body[j].kind != AstStmt::Expr)
@@ -242,14 +270,16 @@ class Elaborator {
         }
       }
     }
-    fail(f.loc, "'{}' has no return statement; a kernel or helper must end with `return ...`", f.name);
+    fail(f.loc, "'{}' has no return statement; a kernel or helper must end with `return ...`",
+         f.name);
   }
 
   void assign(const AstStmt& s, Scope& scope) {
     Value v = eval(*s.value, scope);
     for (const auto& t : s.targets) {
       if (std::find(k_.dims.begin(), k_.dims.end(), t) != k_.dims.end())
-        fail(s.loc, "'{}' is a dim of kernel '{}'; choose another name for the variable", t, k_.name);
+        fail(s.loc, "'{}' is a dim of kernel '{}'; choose another name for the variable", t,
+             k_.name);
       if (ops_.find(t) || functions_.count(t))
         fail(s.loc, "'{}' is the name of {}; choose another name for the variable", t,
              ops_.find(t) ? "an op" : "a function");
@@ -259,7 +289,9 @@ class Elaborator {
       return;
     }
     if (v.kind != Value::Tuple || v.items.size() != s.targets.size())
-      fail(s.loc, "cannot unpack {} into {} names", v.kind == Value::Tuple ? fmt::format("{} values", v.items.size()) : kind_name(v), s.targets.size());
+      fail(s.loc, "cannot unpack {} into {} names",
+           v.kind == Value::Tuple ? fmt::format("{} values", v.items.size()) : kind_name(v),
+           s.targets.size());
     for (std::size_t i = 0; i < s.targets.size(); ++i) bind(scope, s.targets[i], v.items[i]);
   }
 
@@ -274,7 +306,10 @@ class Elaborator {
     EvalDepth(int& d, const SourceLoc& loc) : depth(d) {
       if (++depth > kMaxEvalDepth) {
         --depth;  // the destructor does not run when the constructor throws
-        fail(loc, "expression nested too deeply (more than {} levels, counting inlined helper calls); split it into named steps", kMaxEvalDepth);
+        fail(loc,
+             "expression nested too deeply (more than {} levels, counting inlined helper calls); "
+             "split it into named steps",
+             kMaxEvalDepth);
       }
     }
     ~EvalDepth() { --depth; }
@@ -283,10 +318,14 @@ class Elaborator {
   Value eval(const AstExpr& e, Scope& scope) {
     EvalDepth guard(eval_depth_, e.loc);
     switch (e.kind) {
-      case AstExpr::Name: return name(e, scope);
-      case AstExpr::Int: return Value::num(static_cast<double>(e.int_value), true);
-      case AstExpr::Float: return Value::num(e.float_value, false);
-      case AstExpr::String: fail(e.loc, "strings are not values in the kernel language");
+      case AstExpr::Name:
+        return name(e, scope);
+      case AstExpr::Int:
+        return Value::num(static_cast<double>(e.int_value), true);
+      case AstExpr::Float:
+        return Value::num(e.float_value, false);
+      case AstExpr::String:
+        fail(e.loc, "strings are not values in the kernel language");
       case AstExpr::Unary: {
         Value v = eval(*e.args[0], scope);
         if (e.name == "+") return v;
@@ -295,14 +334,19 @@ class Elaborator {
         if (v.kind == Value::Tensor) return op_call("neg", {v}, {}, e.loc);
         fail(e.loc, "cannot negate {}", kind_name(v));
       }
-      case AstExpr::Binary: return binary(e, scope);
-      case AstExpr::Call: return call(e, scope);
+      case AstExpr::Binary:
+        return binary(e, scope);
+      case AstExpr::Call:
+        return call(e, scope);
       case AstExpr::Attribute: {
         Value base = eval(*e.args[0], scope);
-        if (base.kind == Value::Tensor && e.name == "T") return op_call("transpose", {base}, {}, e.loc);
-        fail(e.loc, "unknown attribute '.{}' of {} (only .T is supported)", e.name, kind_name(base));
+        if (base.kind == Value::Tensor && e.name == "T")
+          return op_call("transpose", {base}, {}, e.loc);
+        fail(e.loc, "unknown attribute '.{}' of {} (only .T is supported)", e.name,
+             kind_name(base));
       }
-      case AstExpr::Subscript: return subscript(e, scope);
+      case AstExpr::Subscript:
+        return subscript(e, scope);
       case AstExpr::Tuple: {
         Value t;
         t.kind = Value::Tuple;
@@ -340,7 +384,8 @@ class Elaborator {
     if (op == "**") {
       if (b.kind == Value::Number && b.number == 2) return op_call("square", {a}, {}, e.loc);
       if (b.kind == Value::Number && b.number == 0.5) return op_call("sqrt", {a}, {}, e.loc);
-      fail(e.loc, "'**' on tensors supports only the exponents 2 and 0.5; use square, sqrt, exp or log");
+      fail(e.loc,
+           "'**' on tensors supports only the exponents 2 and 0.5; use square, sqrt, exp or log");
     }
     static const std::map<std::string, std::string> ops = {
         {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"}, {"@", "matmul"}};
@@ -351,7 +396,8 @@ class Elaborator {
 
   Value constant_binary(const AstExpr& e, const Value& a, const Value& b) {
     auto is_num = [](const Value& v) { return v.kind == Value::Number || v.kind == Value::DimV; };
-    if (!is_num(a) || !is_num(b)) fail(e.loc, "operator '{}' cannot combine {} and {}", e.name, kind_name(a), kind_name(b));
+    if (!is_num(a) || !is_num(b))
+      fail(e.loc, "operator '{}' cannot combine {} and {}", e.name, kind_name(a), kind_name(b));
     const std::string& op = e.name;
     bool ints = (a.kind == Value::DimV || a.is_int) && (b.kind == Value::DimV || b.is_int);
     if (a.kind == Value::DimV || b.kind == Value::DimV) {
@@ -387,7 +433,8 @@ class Elaborator {
   Value call(const AstExpr& e, Scope& scope) {
     const AstExpr& callee = *e.args[0];
     if (callee.kind == AstExpr::Attribute)
-      fail(callee.loc, "write {}(...) without a module prefix: kernel ops are built in", callee.name);
+      fail(callee.loc, "write {}(...) without a module prefix: kernel ops are built in",
+           callee.name);
     if (callee.kind != AstExpr::Name) fail(callee.loc, "only named functions can be called");
     std::vector<Value> args;
     for (std::size_t i = 1; i < e.args.size(); ++i) args.push_back(eval(*e.args[i], scope));
@@ -406,7 +453,8 @@ class Elaborator {
   Value inline_call(const AstFunction& f, const std::vector<Value>& args,
                     const std::vector<std::pair<std::string, Value>>& kws, const SourceLoc& loc) {
     if (std::find(stack_.begin(), stack_.end(), f.name) != stack_.end())
-      fail(loc, "recursive call to '{}': helpers are inlined, so recursion is not supported", f.name);
+      fail(loc, "recursive call to '{}': helpers are inlined, so recursion is not supported",
+           f.name);
     if (stack_.size() >= kMaxInlineDepth)
       fail(loc, "helper calls nested more than {} deep", kMaxInlineDepth);
     if (args.size() > f.params.size())
@@ -414,7 +462,8 @@ class Elaborator {
     Scope scope;
     for (std::size_t i = 0; i < args.size(); ++i) scope[f.params[i].name] = args[i];
     for (const auto& [k, v] : kws) {
-      auto p = std::find_if(f.params.begin(), f.params.end(), [&](const AstParam& q) { return q.name == k; });
+      auto p = std::find_if(f.params.begin(), f.params.end(),
+                            [&](const AstParam& q) { return q.name == k; });
       if (p == f.params.end()) fail(loc, "'{}' has no parameter '{}'", f.name, k);
       if (scope.count(k)) fail(loc, "argument '{}' of '{}' given twice", k, f.name);
       scope[k] = v;
@@ -432,7 +481,8 @@ class Elaborator {
 
   int materialize(const Value& v, const SourceLoc& loc, const std::string& what) {
     switch (v.kind) {
-      case Value::Tensor: return v.node;
+      case Value::Tensor:
+        return v.node;
       case Value::Number: {
         int n = add_node("const", {}, {{"value", v.number}}, loc);
         k_.nodes[n].weak = true;
@@ -443,27 +493,36 @@ class Elaborator {
         k_.nodes[n].weak = true;
         return n;
       }
-      default: fail(loc, "{} must be a tensor or a number, not {}", what, kind_name(v));
+      default:
+        fail(loc, "{} must be a tensor or a number, not {}", what, kind_name(v));
     }
   }
 
-  sem::AttrValue attr_value(const Value& v, const std::string& op, const std::string& arg, const SourceLoc& loc) {
+  sem::AttrValue attr_value(const Value& v, const std::string& op, const std::string& arg,
+                            const SourceLoc& loc) {
     switch (v.kind) {
-      case Value::Bool: return v.flag;
+      case Value::Bool:
+        return v.flag;
       case Value::Number:
         if (v.is_int) return static_cast<std::int64_t>(v.number);
         return v.number;
-      case Value::DimV: return v.dim;
+      case Value::DimV:
+        return v.dim;
       case Value::Tuple: {
         std::vector<Dim> ds;
         for (const auto& x : v.items) {
-          if (x.kind == Value::DimV) ds.push_back(x.dim);
-          else if (x.kind == Value::Number && x.is_int) ds.push_back(Dim(static_cast<std::int64_t>(x.number)));
-          else fail(loc, "argument '{}' of '{}' must hold integers or dims, not {}", arg, op, kind_name(x));
+          if (x.kind == Value::DimV)
+            ds.push_back(x.dim);
+          else if (x.kind == Value::Number && x.is_int)
+            ds.push_back(Dim(static_cast<std::int64_t>(x.number)));
+          else
+            fail(loc, "argument '{}' of '{}' must hold integers or dims, not {}", arg, op,
+                 kind_name(x));
         }
         return ds;
       }
-      default: fail(loc, "argument '{}' of '{}' must be a constant, not {}", arg, op, kind_name(v));
+      default:
+        fail(loc, "argument '{}' of '{}' must be a constant, not {}", arg, op, kind_name(v));
     }
   }
 
@@ -483,12 +542,14 @@ class Elaborator {
       return acc;
     }
     if (args.size() > op.args.size())
-      fail(loc, "'{}' takes at most {} argument(s) ({}), got {}", name, op.args.size(), join(op.args), args.size());
+      fail(loc, "'{}' takes at most {} argument(s) ({}), got {}", name, op.args.size(),
+           join(op.args), args.size());
     std::map<std::string, Value> bound;
     for (std::size_t i = 0; i < args.size(); ++i) bound[op.args[i]] = args[i];
     for (const auto& [k, v] : kws) {
       if (std::find(op.args.begin(), op.args.end(), k) == op.args.end())
-        fail(loc, "'{}' has no argument '{}' (arguments: {}){}", name, k, join(op.args), did_you_mean(k, op.args));
+        fail(loc, "'{}' has no argument '{}' (arguments: {}){}", name, k, join(op.args),
+             did_you_mean(k, op.args));
       if (bound.count(k)) fail(loc, "argument '{}' of '{}' given twice", k, name);
       bound[k] = v;
     }
@@ -507,7 +568,8 @@ class Elaborator {
     return Value::tensor(add_node(name, inputs, attrs, loc));
   }
 
-  int add_node(const std::string& name, std::vector<int> inputs, const sem::AttrMap& attrs, const SourceLoc& loc) {
+  int add_node(const std::string& name, std::vector<int> inputs, const sem::AttrMap& attrs,
+               const SourceLoc& loc) {
     const sem::OpSpec* spec = ops_.find(name);
     TS_CHECK(spec, "op '{}' missing from the table", name);
     try {
@@ -520,10 +582,12 @@ class Elaborator {
 
   Value subscript(const AstExpr& e, Scope& scope) {
     Value base = eval(*e.args[0], scope);
-    if (base.kind != Value::Tensor) fail(e.loc, "only tensors can be indexed, not {}", kind_name(base));
+    if (base.kind != Value::Tensor)
+      fail(e.loc, "only tensors can be indexed, not {}", kind_name(base));
     const std::vector<Dim> shape = k_.nodes[base.node].shape;
     if (e.slices.size() > shape.size())
-      fail(e.loc, "too many indices ({}) for a tensor of rank {} {}", e.slices.size(), shape.size(), format_shape(shape));
+      fail(e.loc, "too many indices ({}) for a tensor of rank {} {}", e.slices.size(), shape.size(),
+           format_shape(shape));
     std::vector<Dim> begin, end, step, kept;
     bool identity = true, drops = false;
     for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -553,7 +617,9 @@ class Elaborator {
       kept.push_back(floordiv(hi - lo + st - Dim(1), st));
     }
     if (identity) return base;
-    Value sliced = op_call("slice", {base}, {{"begin", tuple(begin)}, {"end", tuple(end)}, {"step", tuple(step)}}, e.loc);
+    Value sliced =
+        op_call("slice", {base},
+                {{"begin", tuple(begin)}, {"end", tuple(end)}, {"step", tuple(step)}}, e.loc);
     if (!drops) return sliced;
     return op_call("reshape", {sliced}, {{"shape", tuple(kept)}}, e.loc);
   }
@@ -584,7 +650,8 @@ class Elaborator {
 
   // ---- outputs ----
   void outputs(const AstFunction& f, const Value& result) {
-    std::vector<Value> values = result.kind == Value::Tuple ? result.items : std::vector<Value>{result};
+    std::vector<Value> values =
+        result.kind == Value::Tuple ? result.items : std::vector<Value>{result};
     for (const auto& v : values) k_.outputs.push_back(materialize(v, f.loc, "a kernel output"));
     if (!f.returns) return;
     std::vector<const AstExpr*> anns;
@@ -593,7 +660,8 @@ class Elaborator {
     else
       anns.push_back(f.returns.get());
     if (anns.size() != k_.outputs.size())
-      fail(f.returns->loc, "'{}' returns {} value(s) but its annotation declares {}", f.name, k_.outputs.size(), anns.size());
+      fail(f.returns->loc, "'{}' returns {} value(s) but its annotation declares {}", f.name,
+           k_.outputs.size(), anns.size());
     for (std::size_t i = 0; i < anns.size(); ++i) {
       TypeAnn t = annotation(*anns[i], false);
       const Node& n = k_.nodes[k_.outputs[i]];
@@ -611,15 +679,21 @@ class Elaborator {
           break;
         }
         if (auto env = narrowing_example(k_, n.shape[j], want[j]))
-          fail(anns[i]->loc, "'{}' returns {}{} but its annotation declares {}{}: they differ at {}; write the inferred shape (or constrain the parameters' shapes)",
-               f.name, dtype_name(n.dtype), format_shape(n.shape), dtype_name(t.dtype), format_shape(want), describe(*env));
-        ir::add_precondition(k_, {n.shape[j], sem::BinOp::Eq, want[j], fmt::format("the declared return shape at line {}", anns[i]->loc.line)});
+          fail(anns[i]->loc,
+               "'{}' returns {}{} but its annotation declares {}{}: they differ at {}; write the "
+               "inferred shape (or constrain the parameters' shapes)",
+               f.name, dtype_name(n.dtype), format_shape(n.shape), dtype_name(t.dtype),
+               format_shape(want), describe(*env));
+        ir::add_precondition(
+            k_, {n.shape[j], sem::BinOp::Eq, want[j],
+                 fmt::format("the declared return shape at line {}", anns[i]->loc.line)});
       }
       if (!ok)
         fail(anns[i]->loc, "'{}' returns {}{} but its annotation declares {}{}", f.name,
              dtype_name(n.dtype), format_shape(n.shape), dtype_name(t.dtype), format_shape(want));
       if (t.dtype != n.dtype && !n.weak)
-        fail(anns[i]->loc, "'{}' returns {} values but its annotation declares {}", f.name, dtype_name(n.dtype), dtype_name(t.dtype));
+        fail(anns[i]->loc, "'{}' returns {} values but its annotation declares {}", f.name,
+             dtype_name(n.dtype), dtype_name(t.dtype));
     }
   }
 
@@ -640,11 +714,13 @@ const Kernel& Module::kernel(const std::string& name) const {
     if (kernels.size() == 1) return kernels[0];
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    throw UserError(fmt::format("error: '{}' has {} kernels ({}); choose one with --kernel", file, kernels.size(), list));
+    throw UserError(fmt::format("error: '{}' has {} kernels ({}); choose one with --kernel", file,
+                                kernels.size(), list));
   }
   for (const auto& k : kernels)
     if (k.name == name) return k;
-  throw UserError(fmt::format("error: no kernel '{}' in '{}'{}", name, file, did_you_mean(name, names)));
+  throw UserError(
+      fmt::format("error: no kernel '{}' in '{}'{}", name, file, did_you_mean(name, names)));
 }
 
 Module parse_module(const std::string& text, const std::string& file, const sem::OpTable& ops) {
@@ -656,7 +732,9 @@ Module parse_module(const std::string& text, const std::string& file, const sem:
   for (const auto& f : ast.functions)
     if (is_kernel(f)) m.kernels.push_back(el.kernel(f));
   if (m.kernels.empty())
-    fail(SourceLoc{file, 1, 1}, "no kernels in this file: a kernel is a `def` whose parameters all have types, like `def k(x: f32[M, N]) -> f32[M, N]:`");
+    fail(SourceLoc{file, 1, 1},
+         "no kernels in this file: a kernel is a `def` whose parameters all have types, like `def "
+         "k(x: f32[M, N]) -> f32[M, N]:`");
   return m;
 }
 

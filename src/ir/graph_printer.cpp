@@ -40,7 +40,8 @@ std::string expr_of(const Kernel& k, int id) {
 
 std::string expression_text(const Kernel& k) {
   std::string s;
-  for (std::size_t i = 0; i < k.outputs.size(); ++i) s += (i ? ", " : "") + expr_of(k, k.outputs[i]);
+  for (std::size_t i = 0; i < k.outputs.size(); ++i)
+    s += (i ? ", " : "") + expr_of(k, k.outputs[i]);
   return s;
 }
 
@@ -86,7 +87,8 @@ std::string print_kernel(const Kernel& k) {
                      type_str(n.dtype, n.shape, false), n.loc.line);
   }
   s += "  return ";
-  for (std::size_t i = 0; i < k.outputs.size(); ++i) s += (i ? ", " : "") + node_ref(k, k.outputs[i]);
+  for (std::size_t i = 0; i < k.outputs.size(); ++i)
+    s += (i ? ", " : "") + node_ref(k, k.outputs[i]);
   s += "\n";
   for (const auto& p : k.preconditions) s += "  requires " + p.str() + "  (" + p.what + ")\n";
   return s;

@@ -1,10 +1,10 @@
 #include "tilesweep/ir/interpreter.h"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/ranges.h>
 
 namespace ts::ir {
 
@@ -55,29 +55,48 @@ class BodyEvaluator {
     const sem::TermNode& n = g_.nodes[id];
     using sem::TermOp;
     switch (n.op) {
-      case TermOp::Const: return n.value;
-      case TermOp::Index: return static_cast<double>(vars_[n.var]);
-      case TermOp::Size: return sizes_[id];
-      case TermOp::Neg: return -eval(n.args[0]);
-      case TermOp::Add: return eval(n.args[0]) + eval(n.args[1]);
-      case TermOp::Sub: return eval(n.args[0]) - eval(n.args[1]);
-      case TermOp::Mul: return eval(n.args[0]) * eval(n.args[1]);
-      case TermOp::Div: return eval(n.args[0]) / eval(n.args[1]);
-      case TermOp::FloorDiv: return std::floor(eval(n.args[0]) / eval(n.args[1]));
+      case TermOp::Const:
+        return n.value;
+      case TermOp::Index:
+        return static_cast<double>(vars_[n.var]);
+      case TermOp::Size:
+        return sizes_[id];
+      case TermOp::Neg:
+        return -eval(n.args[0]);
+      case TermOp::Add:
+        return eval(n.args[0]) + eval(n.args[1]);
+      case TermOp::Sub:
+        return eval(n.args[0]) - eval(n.args[1]);
+      case TermOp::Mul:
+        return eval(n.args[0]) * eval(n.args[1]);
+      case TermOp::Div:
+        return eval(n.args[0]) / eval(n.args[1]);
+      case TermOp::FloorDiv:
+        return std::floor(eval(n.args[0]) / eval(n.args[1]));
       case TermOp::Mod: {
         double a = eval(n.args[0]), b = eval(n.args[1]);
         return a - std::floor(a / b) * b;
       }
-      case TermOp::Lt: return eval(n.args[0]) < eval(n.args[1]);
-      case TermOp::Le: return eval(n.args[0]) <= eval(n.args[1]);
-      case TermOp::Gt: return eval(n.args[0]) > eval(n.args[1]);
-      case TermOp::Ge: return eval(n.args[0]) >= eval(n.args[1]);
-      case TermOp::Eq: return eval(n.args[0]) == eval(n.args[1]);
-      case TermOp::Ne: return eval(n.args[0]) != eval(n.args[1]);
-      case TermOp::Select: return eval(n.args[0]) != 0 ? eval(n.args[1]) : eval(n.args[2]);
-      case TermOp::Call: return call(n);
-      case TermOp::Reduce: return reduce(n);
-      case TermOp::Load: return load(n);
+      case TermOp::Lt:
+        return eval(n.args[0]) < eval(n.args[1]);
+      case TermOp::Le:
+        return eval(n.args[0]) <= eval(n.args[1]);
+      case TermOp::Gt:
+        return eval(n.args[0]) > eval(n.args[1]);
+      case TermOp::Ge:
+        return eval(n.args[0]) >= eval(n.args[1]);
+      case TermOp::Eq:
+        return eval(n.args[0]) == eval(n.args[1]);
+      case TermOp::Ne:
+        return eval(n.args[0]) != eval(n.args[1]);
+      case TermOp::Select:
+        return eval(n.args[0]) != 0 ? eval(n.args[1]) : eval(n.args[2]);
+      case TermOp::Call:
+        return call(n);
+      case TermOp::Reduce:
+        return reduce(n);
+      case TermOp::Load:
+        return load(n);
     }
     return 0;
   }
@@ -85,15 +104,24 @@ class BodyEvaluator {
   double call(const sem::TermNode& n) {
     double a = eval(n.args[0]);
     switch (n.func) {
-      case sem::Func::Exp: return std::exp(a);
-      case sem::Func::Log: return std::log(a);
-      case sem::Func::Sqrt: return std::sqrt(a);
-      case sem::Func::Tanh: return std::tanh(a);
-      case sem::Func::Abs: return std::fabs(a);
-      case sem::Func::Sin: return std::sin(a);
-      case sem::Func::Cos: return std::cos(a);
-      case sem::Func::Maximum: return std::max(a, eval(n.args[1]));
-      case sem::Func::Minimum: return std::min(a, eval(n.args[1]));
+      case sem::Func::Exp:
+        return std::exp(a);
+      case sem::Func::Log:
+        return std::log(a);
+      case sem::Func::Sqrt:
+        return std::sqrt(a);
+      case sem::Func::Tanh:
+        return std::tanh(a);
+      case sem::Func::Abs:
+        return std::fabs(a);
+      case sem::Func::Sin:
+        return std::sin(a);
+      case sem::Func::Cos:
+        return std::cos(a);
+      case sem::Func::Maximum:
+        return std::max(a, eval(n.args[1]));
+      case sem::Func::Minimum:
+        return std::min(a, eval(n.args[1]));
     }
     return 0;
   }
@@ -102,20 +130,36 @@ class BodyEvaluator {
     auto extent = static_cast<std::int64_t>(eval(n.args[0]));
     double acc = 0;
     switch (n.reducer) {
-      case sem::Reducer::Sum: acc = 0; break;
-      case sem::Reducer::Prod: acc = 1; break;
-      case sem::Reducer::Max: acc = -std::numeric_limits<double>::infinity(); break;
-      case sem::Reducer::Min: acc = std::numeric_limits<double>::infinity(); break;
+      case sem::Reducer::Sum:
+        acc = 0;
+        break;
+      case sem::Reducer::Prod:
+        acc = 1;
+        break;
+      case sem::Reducer::Max:
+        acc = -std::numeric_limits<double>::infinity();
+        break;
+      case sem::Reducer::Min:
+        acc = std::numeric_limits<double>::infinity();
+        break;
     }
     std::int64_t saved = vars_[n.var];
     for (std::int64_t i = 0; i < extent; ++i) {
       vars_[n.var] = i;
       double v = eval(n.args[1]);
       switch (n.reducer) {
-        case sem::Reducer::Sum: acc += v; break;
-        case sem::Reducer::Prod: acc *= v; break;
-        case sem::Reducer::Max: acc = std::max(acc, v); break;
-        case sem::Reducer::Min: acc = std::min(acc, v); break;
+        case sem::Reducer::Sum:
+          acc += v;
+          break;
+        case sem::Reducer::Prod:
+          acc *= v;
+          break;
+        case sem::Reducer::Max:
+          acc = std::max(acc, v);
+          break;
+        case sem::Reducer::Min:
+          acc = std::min(acc, v);
+          break;
       }
     }
     vars_[n.var] = saved;
@@ -149,14 +193,19 @@ std::vector<std::int64_t> concrete_shape(const std::vector<Dim>& shape, const se
   std::vector<std::int64_t> out;
   for (const Dim& d : shape) {
     auto v = d.evaluate(dims);
-    if (!v) throw UserError(fmt::format("error: dim {} is not determined by {}", d.str(), format_env(dims)));
-    if (*v < 0) throw UserError(fmt::format("error: dim {} is negative ({}) for {}", d.str(), *v, format_env(dims)));
+    if (!v)
+      throw UserError(
+          fmt::format("error: dim {} is not determined by {}", d.str(), format_env(dims)));
+    if (*v < 0)
+      throw UserError(
+          fmt::format("error: dim {} is negative ({}) for {}", d.str(), *v, format_env(dims)));
     out.push_back(*v);
   }
   return out;
 }
 
-sem::DimEnv bind_dims(const Kernel& k, const sem::DimEnv& given, const std::vector<const Tensor*>& inputs) {
+sem::DimEnv bind_dims(const Kernel& k, const sem::DimEnv& given,
+                      const std::vector<const Tensor*>& inputs) {
   sem::DimEnv env;
   for (const auto& [name, v] : given) {
     if (std::find(k.dims.begin(), k.dims.end(), name) == k.dims.end())
@@ -169,30 +218,33 @@ sem::DimEnv bind_dims(const Kernel& k, const sem::DimEnv& given, const std::vect
     const Param& param = k.params[p];
     const Tensor& t = *inputs[p];
     if (t.shape.size() != param.shape.size())
-      throw UserError(fmt::format("error: input '{}' has rank {} (shape {}) but kernel '{}' declares {}",
-                                  param.name, t.shape.size(), t.shape_str(), k.name, format_shape(param.shape)));
+      throw UserError(fmt::format(
+          "error: input '{}' has rank {} (shape {}) but kernel '{}' declares {}", param.name,
+          t.shape.size(), t.shape_str(), k.name, format_shape(param.shape)));
     for (std::size_t d = 0; d < t.shape.size(); ++d) {
       const Dim& want = param.shape[d];
       auto syms = want.symbols();
       if (want.is_const() || syms.size() != 1 || !(want == Dim::symbol(syms[0]))) continue;
       auto [it, inserted] = env.try_emplace(syms[0], t.shape[d]);
       if (!inserted && it->second != t.shape[d])
-        throw UserError(fmt::format("error: input '{}' has {} = {} (shape {}), but {} = {} elsewhere",
-                                    param.name, syms[0], t.shape[d], t.shape_str(), syms[0], it->second));
+        throw UserError(
+            fmt::format("error: input '{}' has {} = {} (shape {}), but {} = {} elsewhere",
+                        param.name, syms[0], t.shape[d], t.shape_str(), syms[0], it->second));
     }
   }
   for (const auto& d : k.dims) {
     auto it = env.find(d);
     if (it == env.end())
-      throw UserError(fmt::format("error: dim {} of kernel '{}' is not given; pass --shape {}=...", d, k.name, d));
+      throw UserError(fmt::format("error: dim {} of kernel '{}' is not given; pass --shape {}=...",
+                                  d, k.name, d));
     if (it->second < 1)
       throw UserError(fmt::format("error: dim {} = {} must be at least 1", d, it->second));
   }
   return env;
 }
 
-std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims, const std::vector<Tensor>& inputs,
-                             Precision precision) {
+std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims,
+                             const std::vector<Tensor>& inputs, Precision precision) {
   for (const auto& p : k.preconditions) {
     auto ok = p.holds(dims);
     if (!ok || !*ok)
@@ -200,7 +252,8 @@ std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims, const std
                                   p.str(), p.what, format_env(dims)));
   }
   if (inputs.size() != k.params.size())
-    throw UserError(fmt::format("error: kernel '{}' takes {} inputs, got {}", k.name, k.params.size(), inputs.size()));
+    throw UserError(fmt::format("error: kernel '{}' takes {} inputs, got {}", k.name,
+                                k.params.size(), inputs.size()));
   bool f32 = precision == Precision::F32;
   std::vector<Tensor> values(k.nodes.size());
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
@@ -209,9 +262,10 @@ std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims, const std
     if (n.param >= 0) {
       const Tensor& in = inputs[n.param];
       if (in.shape != shape)
-        throw UserError(fmt::format("error: input '{}' has shape {} but kernel '{}' expects {} = {}",
-                                    k.params[n.param].name, in.shape_str(), k.name,
-                                    format_shape(n.shape), Tensor(shape).shape_str()));
+        throw UserError(
+            fmt::format("error: input '{}' has shape {} but kernel '{}' expects {} = {}",
+                        k.params[n.param].name, in.shape_str(), k.name, format_shape(n.shape),
+                        Tensor(shape).shape_str()));
       values[i] = in;
       if (f32)
         for (double& v : values[i].data) v = static_cast<float>(v);

@@ -29,16 +29,33 @@ class Lexer {
         line_start = true;
         continue;
       }
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f') { advance(); continue; }
-      if (c == '#') { while (i_ < s_.size() && s_[i_] != '\n') advance(); continue; }
-      if (c == '\\' && i_ + 1 < s_.size() && s_[i_ + 1] == '\n') { advance(); advance(); continue; }
-      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') { name(); continue; }
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+        advance();
+        continue;
+      }
+      if (c == '#') {
+        while (i_ < s_.size() && s_[i_] != '\n') advance();
+        continue;
+      }
+      if (c == '\\' && i_ + 1 < s_.size() && s_[i_ + 1] == '\n') {
+        advance();
+        advance();
+        continue;
+      }
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+        name();
+        continue;
+      }
       if (std::isdigit(static_cast<unsigned char>(c)) ||
-          (c == '.' && i_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_ + 1])))) {
+          (c == '.' && i_ + 1 < s_.size() &&
+           std::isdigit(static_cast<unsigned char>(s_[i_ + 1])))) {
         number();
         continue;
       }
-      if (c == '"' || c == '\'') { string(); continue; }
+      if (c == '"' || c == '\'') {
+        string();
+        continue;
+      }
       op();
     }
     if (!brackets_.empty())
@@ -56,10 +73,17 @@ class Lexer {
  private:
   SourceLoc loc() const { return SourceLoc{file_, line_, col_}; }
   void advance() {
-    if (s_[i_] == '\n') { ++line_; col_ = 1; } else { ++col_; }
+    if (s_[i_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
     ++i_;
   }
-  void push(Token::Kind k, std::string text, SourceLoc l) { out_.push_back({k, std::move(text), std::move(l)}); }
+  void push(Token::Kind k, std::string text, SourceLoc l) {
+    out_.push_back({k, std::move(text), std::move(l)});
+  }
 
   // At the start of a logical line: measures indentation; returns true if the line is blank.
   bool handle_indent() {
@@ -89,7 +113,8 @@ class Lexer {
   void name() {
     SourceLoc l = loc();
     std::size_t b = i_;
-    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) advance();
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
+      advance();
     push(Token::Name, s_.substr(b, i_ - b), l);
   }
 
@@ -98,10 +123,15 @@ class Lexer {
     std::size_t b = i_;
     bool is_float = false;
     auto digits = [&] {
-      while (i_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_')) advance();
+      while (i_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
+        advance();
     };
     digits();
-    if (i_ < s_.size() && s_[i_] == '.') { is_float = true; advance(); digits(); }
+    if (i_ < s_.size() && s_[i_] == '.') {
+      is_float = true;
+      advance();
+      digits();
+    }
     if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
       is_float = true;
       advance();
@@ -129,7 +159,10 @@ class Lexer {
       if (i_ >= s_.size()) fail(l, "string literal is never closed");
       if (!triple && s_[i_] == '\n') fail(l, "string literal is never closed on its line");
       if (s_.compare(i_, n, std::string(n, q)) == 0) break;
-      if (s_[i_] == '\\' && i_ + 1 < s_.size()) { value += s_[i_]; advance(); }
+      if (s_[i_] == '\\' && i_ + 1 < s_.size()) {
+        value += s_[i_];
+        advance();
+      }
       value += s_[i_];
       advance();
     }
@@ -139,9 +172,9 @@ class Lexer {
 
   void op() {
     SourceLoc l = loc();
-    static const char* ops[] = {"->", "//", "**", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=",
-                                "(", ")", "[", "]", ",", ":", ".", "=", "+", "-", "*", "/",
-                                "%", "@", "<", ">", "{", "}", ";"};
+    static const char* ops[] = {
+        "->", "//", "**", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "(", ")", "[", "]",
+        ",",  ":",  ".",  "=",  "+",  "-",  "*",  "/",  "%",  "@",  "<",  ">", "{", "}", ";"};
     for (const char* o : ops) {
       std::string t(o);
       if (s_.compare(i_, t.size(), t) != 0) continue;
@@ -155,14 +188,18 @@ class Lexer {
         char open = pairs[pairs.find(t[0]) - 1];
         if (brackets_.empty()) fail(l, "unmatched '{}'", t);
         if (brackets_.back().text[0] != open)
-          fail(l, "'{}' does not match '{}' at {}", t, brackets_.back().text, format_loc(brackets_.back().loc));
+          fail(l, "'{}' does not match '{}' at {}", t, brackets_.back().text,
+               format_loc(brackets_.back().loc));
         brackets_.pop_back();
       }
       push(Token::Op, t, l);
       return;
     }
     unsigned char c = static_cast<unsigned char>(s_[i_]);
-    if (c >= 0x80) fail(l, "non-ASCII character in kernel source (only ASCII is allowed outside comments and strings)");
+    if (c >= 0x80)
+      fail(l,
+           "non-ASCII character in kernel source (only ASCII is allowed outside comments and "
+           "strings)");
     fail(l, "unexpected character '{}'", static_cast<char>(c));
   }
 

@@ -24,9 +24,12 @@ std::string dict_value(const std::string& header, const std::string& key, const 
   if (colon == std::string::npos) bad(path, "malformed header");
   std::size_t b = header.find_first_not_of(' ', colon + 1);
   std::size_t e = b;
-  if (header[b] == '(') e = header.find(')', b) + 1;
-  else if (header[b] == '\'') e = header.find('\'', b + 1) + 1;
-  else e = header.find_first_of(",}", b);
+  if (header[b] == '(')
+    e = header.find(')', b) + 1;
+  else if (header[b] == '\'')
+    e = header.find('\'', b + 1) + 1;
+  else
+    e = header.find_first_of(",}", b);
   if (b == std::string::npos || e == std::string::npos || e <= b) bad(path, "malformed header");
   return header.substr(b, e - b);
 }
@@ -37,7 +40,8 @@ Tensor read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(fmt::format("error: cannot open '{}': {}", path, std::strerror(errno)));
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0) bad(path, "missing the \\x93NUMPY magic");
+  if (bytes.size() < 10 || bytes.compare(0, 6, kMagic, 6) != 0)
+    bad(path, "missing the \\x93NUMPY magic");
   int major = static_cast<unsigned char>(bytes[6]);
   std::size_t header_len, offset;
   if (major == 1) {
@@ -46,7 +50,8 @@ Tensor read_npy(const std::string& path) {
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) bad(path, "truncated header");
     header_len = 0;
-    for (int i = 0; i < 4; ++i) header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    for (int i = 0; i < 4; ++i)
+      header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
     offset = 12;
   } else {
     bad(path, fmt::format("unsupported format version {}", major));
@@ -57,9 +62,12 @@ Tensor read_npy(const std::string& path) {
   std::string order = dict_value(header, "fortran_order", path);
   std::string shape_text = dict_value(header, "shape", path);
   int width;
-  if (descr == "'<f8'") width = 8;
-  else if (descr == "'<f4'") width = 4;
-  else bad(path, "dtype " + descr + " (expected '<f4' or '<f8'; convert with .astype(np.float64))");
+  if (descr == "'<f8'")
+    width = 8;
+  else if (descr == "'<f4'")
+    width = 4;
+  else
+    bad(path, "dtype " + descr + " (expected '<f4' or '<f8'; convert with .astype(np.float64))");
   if (order != "False") bad(path, "Fortran order (save a C-ordered array: np.ascontiguousarray)");
   Tensor t;
   t.shape.clear();
@@ -107,8 +115,10 @@ void write_npy(const std::string& path, const Tensor& t, NpyType type) {
   std::string pretty = "(";
   for (std::size_t i = 0; i < t.shape.size(); ++i) {
     pretty += std::to_string(t.shape[i]);
-    if (t.shape.size() == 1) pretty += ",";
-    else if (i + 1 < t.shape.size()) pretty += ", ";
+    if (t.shape.size() == 1)
+      pretty += ",";
+    else if (i + 1 < t.shape.size())
+      pretty += ", ";
   }
   pretty += ")";
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",

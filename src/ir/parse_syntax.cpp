@@ -13,26 +13,39 @@ constexpr int kMaxNesting = 200;
 
 const std::set<std::string>& unsupported_keywords() {
   static const std::set<std::string> k = {
-      "if", "elif", "else", "for", "while", "import", "from", "class", "lambda", "with", "try",
-      "except", "finally", "raise", "yield", "global", "nonlocal", "del", "assert", "async",
-      "await", "break", "continue", "and", "or", "not", "is", "in"};
+      "if",    "elif",     "else",     "for", "while",  "import",  "from",
+      "class", "lambda",   "with",     "try", "except", "finally", "raise",
+      "yield", "global",   "nonlocal", "del", "assert", "async",   "await",
+      "break", "continue", "and",      "or",  "not",    "is",      "in"};
   return k;
 }
 
 class SyntaxParser {
  public:
-  SyntaxParser(std::vector<Token> tokens, std::string file) : t_(std::move(tokens)), file_(std::move(file)) {}
+  SyntaxParser(std::vector<Token> tokens, std::string file)
+      : t_(std::move(tokens)), file_(std::move(file)) {}
 
   AstModule module() {
     AstModule m;
     m.file = file_;
     while (!at(Token::End)) {
-      if (at(Token::Newline)) { next(); continue; }
-      if (at_name("def")) { m.functions.push_back(function()); continue; }
-      if (at(Token::String)) { next(); expect_newline(); continue; }  // module docstring
+      if (at(Token::Newline)) {
+        next();
+        continue;
+      }
+      if (at_name("def")) {
+        m.functions.push_back(function());
+        continue;
+      }
+      if (at(Token::String)) {
+        next();
+        expect_newline();
+        continue;
+      }  // module docstring
       if (at(Token::Indent)) fail(peek().loc, "unexpected indent");
       if (at(Token::Name) && unsupported_keywords().count(peek().text))
-        fail(peek().loc, "'{}' is not supported in the kernel language (a file holds only `def`s)", peek().text);
+        fail(peek().loc, "'{}' is not supported in the kernel language (a file holds only `def`s)",
+             peek().text);
       fail(peek().loc, "only function definitions (`def name(...):`) are allowed at the top level");
     }
     return m;
@@ -51,23 +64,32 @@ class SyntaxParser {
   }
   std::string describe(const Token& t) const {
     switch (t.kind) {
-      case Token::Newline: return "end of line";
-      case Token::Indent: return "indent";
-      case Token::Dedent: return "dedent";
-      case Token::End: return "end of file";
-      default: return "'" + t.text + "'";
+      case Token::Newline:
+        return "end of line";
+      case Token::Indent:
+        return "indent";
+      case Token::Dedent:
+        return "dedent";
+      case Token::End:
+        return "end of file";
+      default:
+        return "'" + t.text + "'";
     }
   }
   void expect_op(const char* op, const char* context) {
     if (!eat_op(op)) fail(peek().loc, "expected '{}' {}, found {}", op, context, describe(peek()));
   }
   void expect_newline() {
-    if (at(Token::Newline)) { next(); return; }
+    if (at(Token::Newline)) {
+      next();
+      return;
+    }
     if (at(Token::End) || at(Token::Dedent)) return;
     fail(peek().loc, "expected end of line, found {}", describe(peek()));
   }
   std::string expect_name(const char* context) {
-    if (!at(Token::Name)) fail(peek().loc, "expected a name {}, found {}", context, describe(peek()));
+    if (!at(Token::Name))
+      fail(peek().loc, "expected a name {}, found {}", context, describe(peek()));
     return next().text;
   }
 
@@ -91,12 +113,17 @@ class SyntaxParser {
     expect_op(")", "to close the parameter list");
     if (eat_op("->")) f.returns = expr();
     expect_op(":", "after the function signature");
-    if (!at(Token::Newline)) fail(peek().loc, "the body of '{}' must start on a new, indented line", f.name);
+    if (!at(Token::Newline))
+      fail(peek().loc, "the body of '{}' must start on a new, indented line", f.name);
     next();
-    if (!at(Token::Indent)) fail(peek().loc, "expected an indented block for the body of '{}'", f.name);
+    if (!at(Token::Indent))
+      fail(peek().loc, "expected an indented block for the body of '{}'", f.name);
     next();
     while (!at(Token::Dedent) && !at(Token::End)) {
-      if (at(Token::Newline)) { next(); continue; }
+      if (at(Token::Newline)) {
+        next();
+        continue;
+      }
       f.body.push_back(statement(f));
     }
     if (at(Token::Dedent)) next();
@@ -107,8 +134,15 @@ class SyntaxParser {
     AstStmt s;
     s.loc = peek().loc;
     if (at(Token::Indent)) fail(s.loc, "unexpected indent");
-    if (at_name("def")) fail(s.loc, "nested function definitions are not supported; define '{}' at the top level", peek(1).text);
-    if (at_name("pass")) { next(); expect_newline(); s.kind = AstStmt::Expr; return s; }
+    if (at_name("def"))
+      fail(s.loc, "nested function definitions are not supported; define '{}' at the top level",
+           peek(1).text);
+    if (at_name("pass")) {
+      next();
+      expect_newline();
+      s.kind = AstStmt::Expr;
+      return s;
+    }
     if (at_name("return")) {
       next();
       s.kind = AstStmt::Return;
@@ -117,7 +151,8 @@ class SyntaxParser {
       return s;
     }
     if (at(Token::Name) && unsupported_keywords().count(peek().text))
-      fail(s.loc, "'{}' is not supported in the kernel language (straight-line code only)", peek().text);
+      fail(s.loc, "'{}' is not supported in the kernel language (straight-line code only)",
+           peek().text);
     // Assignment targets: NAME (',' NAME)* '='
     std::size_t save = pos_;
     std::vector<std::string> targets;
@@ -141,7 +176,8 @@ class SyntaxParser {
     s.kind = AstStmt::Expr;
     s.value = expr_list();
     if (s.value->kind != AstExpr::String)
-      fail(s.loc, "expression statement in '{}' has no effect; assign it to a name or return it", f.name);
+      fail(s.loc, "expression statement in '{}' has no effect; assign it to a name or return it",
+           f.name);
     expect_newline();
     return s;
   }
@@ -156,7 +192,10 @@ class SyntaxParser {
     for (const auto& k : e.keywords) grow(k.value);
     for (const auto& s : e.slices) grow(s.index), grow(s.lo), grow(s.hi), grow(s.step);
     if (e.height > kMaxExpressionHeight)
-      fail(e.loc, "expression nested too deeply (more than {} levels; a chain of operators counts one level per operator); split it into named steps", kMaxExpressionHeight);
+      fail(e.loc,
+           "expression nested too deeply (more than {} levels; a chain of operators counts one "
+           "level per operator); split it into named steps",
+           kMaxExpressionHeight);
     return std::make_shared<const AstExpr>(std::move(e));
   }
 
@@ -179,7 +218,9 @@ class SyntaxParser {
     SyntaxParser& p;
     explicit DepthGuard(SyntaxParser& parser) : p(parser) {
       if (++p.depth_ > kMaxNesting)
-        fail(p.peek().loc, "expression nested more than {} levels deep; split it into several statements", kMaxNesting);
+        fail(p.peek().loc,
+             "expression nested more than {} levels deep; split it into several statements",
+             kMaxNesting);
     }
     ~DepthGuard() { --p.depth_; }
   };
@@ -195,7 +236,8 @@ class SyntaxParser {
 
   AstPtr expr() {
     DepthGuard g(*this);
-    if (at_op("<") || at_op(">") || at_op("==")) fail(peek().loc, "expected an expression, found {}", describe(peek()));
+    if (at_op("<") || at_op(">") || at_op("=="))
+      fail(peek().loc, "expected an expression, found {}", describe(peek()));
     AstPtr lhs = term();
     while (at_op("+") || at_op("-")) {
       Token op = next();
@@ -342,7 +384,10 @@ class SyntaxParser {
         try {
           e.float_value = std::stod(tok.text);
         } catch (const std::exception&) {
-          fail(tok.loc, "number literal {} is out of the range of a 64-bit float (magnitudes from about 2.2e-308 to 1.8e308); write a smaller exponent, or 0.0", tok.text);
+          fail(tok.loc,
+               "number literal {} is out of the range of a 64-bit float (magnitudes from about "
+               "2.2e-308 to 1.8e308); write a smaller exponent, or 0.0",
+               tok.text);
         }
         next();
         return make(std::move(e));

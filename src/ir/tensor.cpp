@@ -8,7 +8,8 @@ std::int64_t numel(const std::vector<std::int64_t>& shape) {
   return n;
 }
 
-Tensor::Tensor(std::vector<std::int64_t> s) : shape(std::move(s)), data(static_cast<std::size_t>(numel(shape)), 0.0) {}
+Tensor::Tensor(std::vector<std::int64_t> s)
+    : shape(std::move(s)), data(static_cast<std::size_t>(numel(shape)), 0.0) {}
 
 std::string Tensor::shape_str() const {
   std::string s = "[";

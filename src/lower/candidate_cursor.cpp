@@ -6,12 +6,12 @@ namespace {
 
 // Same program structure: everything but the engines and the buffering depths.
 bool same_structure(const Candidate& a, const Candidate& b) {
-  if (a.section != b.section || a.lowering != b.lowering || a.instruction_fusion != b.instruction_fusion ||
-      a.tiling.size() != b.tiling.size())
+  if (a.section != b.section || a.lowering != b.lowering ||
+      a.instruction_fusion != b.instruction_fusion || a.tiling.size() != b.tiling.size())
     return false;
   for (std::size_t g = 0; g < a.tiling.size(); ++g)
-    if (a.tiling[g].pt != b.tiling[g].pt || a.tiling[g].block != b.tiling[g].block || a.tiling[g].free != b.tiling[g].free ||
-        a.tiling[g].spill != b.tiling[g].spill)
+    if (a.tiling[g].pt != b.tiling[g].pt || a.tiling[g].block != b.tiling[g].block ||
+        a.tiling[g].free != b.tiling[g].free || a.tiling[g].spill != b.tiling[g].spill)
       return false;
   return true;
 }

@@ -14,17 +14,17 @@ namespace ts::lower {
 struct CandidateSpace::SectionForm {
   int variant = 0;
   bool fused = false;
-  bool swapped = false;                  // fused, with swap sites computed transposed (layout_swap.h)
+  bool swapped = false;  // fused, with swap sites computed transposed (layout_swap.h)
   std::vector<std::vector<int>> groups;  // fusion_groups()
   std::vector<int> transposed;           // the swap sites' nodes computed transposed, sorted
   std::shared_ptr<const Prefix> prefix;  // what every program of the section starts with
 };
 
 struct CandidateSpace::OpLowerings {
-  std::vector<int> nodes;                             // compute node per op
-  std::vector<std::string> labels;                    // per op
-  std::vector<std::vector<const Lowering*>> kept;     // per op, cheapest first
-  std::vector<int> engines;                           // per op: engine options
+  std::vector<int> nodes;                          // compute node per op
+  std::vector<std::string> labels;                 // per op
+  std::vector<std::vector<const Lowering*>> kept;  // per op, cheapest first
+  std::vector<int> engines;                        // per op: engine options
   // A fused producer's kept lowering -> its pre and fused root programs (a swapped form).
   std::map<const Lowering*, std::pair<const ir::Kernel*, const ir::Kernel*>> split;
 
@@ -43,7 +43,8 @@ struct CandidateSpace::OpLowerings {
   // The pick of op j with its lowering l.
   OpPick pick(std::size_t j, std::size_t l, int engine = 0, int copies = -1) const {
     const Lowering* low = kept[j][l];
-    if (auto it = split.find(low); it != split.end()) return {it->second.second, engine, copies, it->second.first};
+    if (auto it = split.find(low); it != split.end())
+      return {it->second.second, engine, copies, it->second.first};
     return {&low->program, engine, copies};
   }
 };
@@ -79,14 +80,16 @@ CandidateSpace::CandidateSpace(CandidateSpace&&) noexcept = default;
 namespace {
 
 // Distinct instruction sequences of an op, cheapest first at a nominal 128 x 512 tile.
-std::vector<const Lowering*> kept_lowerings(const SynthesisResult& r, const sim::Target& t, int max_kept) {
+std::vector<const Lowering*> kept_lowerings(const SynthesisResult& r, const sim::Target& t,
+                                            int max_kept) {
   std::vector<std::pair<double, const Lowering*>> costed;
   for (const auto& l : r.lowerings) {
     sem::DimEnv env;
     for (const auto& d : l.program.dims) env[d] = d == "P" ? 128 : 512;
     costed.push_back({sim::program_ns(t, l.program, env), &l});
   }
-  std::stable_sort(costed.begin(), costed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(costed.begin(), costed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<const Lowering*> out;
   std::set<std::string> seen;
   for (const auto& [ns, l] : costed) {
@@ -140,15 +143,17 @@ std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions&
   }
   std::vector<GroupTiling> out;
   for (auto b : blocks)
-    for (auto f : frees) out.push_back({pt, b, f, o.bufs.front()});  // pruned at the shallowest buffering
+    for (auto f : frees)
+      out.push_back({pt, b, f, o.bufs.front()});  // pruned at the shallowest buffering
   return out;
 }
 
 // True when a program has a copy (an instruction whose engine the policy chooses for the copies)
 // that could run on another engine.
 bool copies_can_move(const Program& p) {
-  return std::any_of(p.insts.begin(), p.insts.end(),
-                     [](const Inst& in) { return in.engine_copies && in.engine_node >= 0 && in.spec->engines.size() > 1; });
+  return std::any_of(p.insts.begin(), p.insts.end(), [](const Inst& in) {
+    return in.engine_copies && in.engine_node >= 0 && in.spec->engines.size() > 1;
+  });
 }
 
 // What the simulator's capacity check counts (sim/capacity.h).
@@ -170,8 +175,9 @@ std::optional<CandidateSpace::OpLowerings> CandidateSpace::op_lowerings(int vari
   OpLowerings ops;
   for (const auto& op : kc.ops) {
     if (!op.synthesis || op.synthesis->lowerings.empty()) {
-      counts_.unsupported.push_back(
-          fmt::format("variant {}: {} has no lowering{}", variant, op.label, op.note.empty() ? "" : " (" + op.note + ")"));
+      counts_.unsupported.push_back(fmt::format("variant {}: {} has no lowering{}", variant,
+                                                op.label,
+                                                op.note.empty() ? "" : " (" + op.note + ")"));
       return std::nullopt;
     }
     ops.nodes.push_back(op.node);
@@ -190,12 +196,14 @@ bool CandidateSpace::apply_swaps(SpaceSection& s, const KernelChoices& kc) const
     for (int n : s.form.groups[g]) group[n] = static_cast<int>(g);
   const auto& nodes_of_ops = s.ops.nodes;
   auto op_of = [&](int node) {
-    return static_cast<std::size_t>(std::find(nodes_of_ops.begin(), nodes_of_ops.end(), node) - nodes_of_ops.begin());
+    return static_cast<std::size_t>(std::find(nodes_of_ops.begin(), nodes_of_ops.end(), node) -
+                                    nodes_of_ops.begin());
   };
   for (const auto& sc : kc.swaps) {
     std::vector<int> nodes = sc.site.transposed();
     nodes.push_back(sc.site.consumer);
-    if (!std::all_of(nodes.begin(), nodes.end(), [&](int n) { return group.count(n) && group[n] == group[sc.site.consumer]; }))
+    if (!std::all_of(nodes.begin(), nodes.end(),
+                     [&](int n) { return group.count(n) && group[n] == group[sc.site.consumer]; }))
       continue;
     for (const auto& fp : sc.producers) {
       std::size_t j = op_of(fp->node);
@@ -228,7 +236,8 @@ void CandidateSpace::cap_lowerings(SpaceSection& s) const {
       product *= static_cast<double>(kept[j].size());
       if (kept[j].size() > kept[widest].size()) widest = j;
     }
-    if (product <= options_.max_instruction_choices || kept.empty() || kept[widest].size() <= 1) return;
+    if (product <= options_.max_instruction_choices || kept.empty() || kept[widest].size() <= 1)
+      return;
     kept[widest].pop_back();
   }
 }
@@ -238,7 +247,8 @@ void CandidateSpace::cap_lowerings(SpaceSection& s) const {
 std::int64_t CandidateSpace::tiling_radix(const SpaceSection& s) {
   std::int64_t r = 1;
   for (const auto& t : s.tilings)
-    r = s.form.fused ? r * static_cast<std::int64_t>(t.size()) : std::max<std::int64_t>(r, t.size());
+    r = s.form.fused ? r * static_cast<std::int64_t>(t.size())
+                     : std::max<std::int64_t>(r, t.size());
   for (const auto& t : s.tilings)
     if (t.empty()) return 0;
   return r;
@@ -246,7 +256,8 @@ std::int64_t CandidateSpace::tiling_radix(const SpaceSection& s) {
 
 // The pairs an instruction can fuse inside one loop nest, each with its cheapest proved
 // instruction that has a program at this shape.
-CandidateSpace::InstructionPairs CandidateSpace::instruction_pairs(const SpaceSection& s, const KernelChoices& kc) const {
+CandidateSpace::InstructionPairs CandidateSpace::instruction_pairs(const SpaceSection& s,
+                                                                   const KernelChoices& kc) const {
   std::map<int, int> group;
   for (std::size_t g = 0; g < s.form.groups.size(); ++g)
     for (int n : s.form.groups[g]) group[n] = static_cast<int>(g);
@@ -264,7 +275,8 @@ CandidateSpace::InstructionPairs CandidateSpace::instruction_pairs(const SpaceSe
 
 // Drops the lowerings that have no program at this shape (an instruction whose limits the
 // tile exceeds in a way that cannot be split, like a 32 x 32 transpose of a 128-row tile).
-std::optional<NoProgram> CandidateSpace::drop_unplaceable(SpaceSection& s, const ir::Kernel& k, ProgramPlan& plan) const {
+std::optional<NoProgram> CandidateSpace::drop_unplaceable(SpaceSection& s, const ir::Kernel& k,
+                                                          ProgramPlan& plan) const {
   auto op_of = [&](int node) {
     for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
       if (s.ops.nodes[j] == node) return static_cast<int>(j);
@@ -298,7 +310,8 @@ std::optional<NoProgram> CandidateSpace::drop_unplaceable(SpaceSection& s, const
 // The tilings of each group that fit on chip with the plan's other choices: as they are, or in
 // a fused form with the nest's matmul results spilled to HBM.
 Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
-    const ir::Kernel& k, bool fused, const ProgramPlan& plan, const std::vector<std::vector<GroupTiling>>& all) const {
+    const ir::Kernel& k, bool fused, const ProgramPlan& plan,
+    const std::vector<std::vector<GroupTiling>>& all) const {
   std::vector<std::vector<GroupTiling>> feasible;
   for (std::size_t g = 0; g < all.size(); ++g) {
     std::vector<GroupTiling> ok;
@@ -313,7 +326,8 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
         p.tiling[g].spill = true;
         Lowered<Program> spilled = lower::materialize(k, dims_, target_, p);
         if (!spilled) return spilled.no_program();
-        bool spills = std::any_of(spilled->buffers.begin(), spilled->buffers.end(), [](const Buffer& b) { return b.spill; });
+        bool spills = std::any_of(spilled->buffers.begin(), spilled->buffers.end(),
+                                  [](const Buffer& b) { return b.spill; });
         if (spills && fits(*spilled, target_)) ok.push_back(p.tiling[g]);
       }
     }
@@ -324,8 +338,9 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
 
 // The alternate policy moves the ops' instructions and the copies around them (PSUM
 // evacuations, moves to SBUF) to their second engines: offered when either can move.
-Lowered<CandidateSpace::EngineAxes> CandidateSpace::engine_axes(const SpaceSection& s, const ir::Kernel& k,
-                                                                 const ProgramPlan& plan) const {
+Lowered<CandidateSpace::EngineAxes> CandidateSpace::engine_axes(const SpaceSection& s,
+                                                                const ir::Kernel& k,
+                                                                const ProgramPlan& plan) const {
   EngineAxes axes;
   axes.policies = *std::max_element(s.ops.engines.begin(), s.ops.engines.end());
   if (axes.policies < 2) {
@@ -338,7 +353,8 @@ Lowered<CandidateSpace::EngineAxes> CandidateSpace::engine_axes(const SpaceSecti
     for (const auto& kept : s.ops.kept) {
       axes.op_choices.emplace_back();
       for (std::size_t l = 0; l < kept.size(); ++l)
-        for (int e = 0; e < engine_options({kept[l]}, target_); ++e) axes.op_choices.back().emplace_back(l, e);
+        for (int e = 0; e < engine_options({kept[l]}, target_); ++e)
+          axes.op_choices.back().emplace_back(l, e);
     }
   return axes;
 }
@@ -347,8 +363,8 @@ Lowered<CandidateSpace::EngineAxes> CandidateSpace::engine_axes(const SpaceSecti
 // section's groups and prefix -> lowerings kept (placeable, capped) -> feasible tilings ->
 // instruction pairs -> engine axes. nullopt when the form adds nothing to the earlier ones, or
 // has no program (the reason recorded).
-std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(int variant, int form, const OpLowerings& ops,
-                                                           std::vector<std::vector<int>>& unfused) {
+std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
+    int variant, int form, const OpLowerings& ops, std::vector<std::vector<int>>& unfused) {
   const ir::Kernel& k = *variants_[static_cast<std::size_t>(variant)].kernel;
   const KernelChoices& kc = *variants_[static_cast<std::size_t>(variant)].choices;
   SpaceSection s;
@@ -358,8 +374,10 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(int variant,
   Lowered<std::vector<std::vector<int>>> groups = fusion_groups(k, s.form.fused);
   if (!groups) return no_section(variant, s, groups.no_program());
   s.form.groups = std::move(*groups);
-  if (!s.form.fused) unfused = s.form.groups;
-  else if (s.form.groups == unfused) return std::nullopt;  // nothing to fuse: the same programs again
+  if (!s.form.fused)
+    unfused = s.form.groups;
+  else if (s.form.groups == unfused)
+    return std::nullopt;  // nothing to fuse: the same programs again
   if (form == 2 && !apply_swaps(s, kc)) return std::nullopt;
   auto prefix = make_prefix(k, dims_, target_, s.form.groups, s.ops.programs());
   if (!prefix) return no_section(variant, s, prefix.no_program());
@@ -369,15 +387,18 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(int variant,
   plan.cores = options_.cores;
   plan.prefix = s.form.prefix.get();
   plan.transposed = s.form.transposed;
-  for (std::size_t j = 0; j < s.ops.nodes.size(); ++j) plan.picks[s.ops.nodes[j]] = s.ops.pick(j, 0);
+  for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
+    plan.picks[s.ops.nodes[j]] = s.ops.pick(j, 0);
   std::vector<std::vector<GroupTiling>> all;
-  for (const auto& g : s.form.groups) all.push_back(group_tilings(group_extent(k, g, dims_), options_));
+  for (const auto& g : s.form.groups)
+    all.push_back(group_tilings(group_extent(k, g, dims_), options_));
   for (auto& a : all) plan.tiling.push_back(a.front());
   if (auto no = drop_unplaceable(s, k, plan)) return no_section(variant, s, *no);
   cap_lowerings(s);
   double configs = 1;
   for (const auto& a : all)
-    configs = s.form.fused ? configs * static_cast<double>(a.size()) : std::max(configs, static_cast<double>(a.size()));
+    configs = s.form.fused ? configs * static_cast<double>(a.size())
+                           : std::max(configs, static_cast<double>(a.size()));
   auto tilings = feasible_tilings(k, s.form.fused, plan, all);
   if (!tilings) return no_section(variant, s, tilings.no_program());
   s.tilings = std::move(*tilings);
@@ -387,20 +408,23 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(int variant,
   s.engine = std::move(*engine);
   counts_.instruction_choices += static_cast<double>(choice_radix(s));
   counts_.tile_configs += configs * static_cast<double>(options_.bufs.size());
-  s.size = choice_radix(s) * static_cast<std::int64_t>(options_.bufs.size()) * (s.pairs.nodes.empty() ? 1 : 2);
+  s.size = choice_radix(s) * static_cast<std::int64_t>(options_.bufs.size()) *
+           (s.pairs.nodes.empty() ? 1 : 2);
   s.size *= tiling_radix(s);
   return s;
 }
 
 // Records why variant `variant` in the form of `s` has no program: no section.
-std::optional<CandidateSpace::SpaceSection> CandidateSpace::no_section(int variant, const SpaceSection& s,
+std::optional<CandidateSpace::SpaceSection> CandidateSpace::no_section(int variant,
+                                                                       const SpaceSection& s,
                                                                        const NoProgram& why) {
-  counts_.unsupported.push_back(fmt::format("variant {} ({}): {}", variant, form_name(s), why.reason));
+  counts_.unsupported.push_back(
+      fmt::format("variant {} ({}): {}", variant, form_name(s), why.reason));
   return std::nullopt;
 }
 
-CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Target& target, sem::DimEnv dims,
-                               const SpaceOptions& options)
+CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Target& target,
+                               sem::DimEnv dims, const SpaceOptions& options)
     : variants_(std::move(variants)), target_(target), dims_(std::move(dims)), options_(options) {
   counts_.variants = static_cast<std::int64_t>(variants_.size());
   for (std::size_t v = 0; v < variants_.size(); ++v) {
@@ -441,7 +465,8 @@ Candidate CandidateSpace::decode(std::int64_t index) const {
 
 void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
   TS_CHECK(index >= 0 && index < size_, "candidate {} of {}", index, size_);
-  auto it = std::upper_bound(sections_.begin(), sections_.end(), index, [](std::int64_t i, const SpaceSection& s) { return i < s.first; });
+  auto it = std::upper_bound(sections_.begin(), sections_.end(), index,
+                             [](std::int64_t i, const SpaceSection& s) { return i < s.first; });
   const SpaceSection& s = *(it - 1);
   std::int64_t r = index - s.first;
   c.lowering.clear();
@@ -483,27 +508,35 @@ void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
 std::string CandidateSpace::describe(std::int64_t index) const {
   Candidate c = decode(index);
   const SpaceSection& s = sections_[c.section];
-  std::string text = fmt::format("v{} {} engines={} bufs={}", c.variant, form_name(s),
-                                 s.engine.per_op ? (c.engines ? "per-op+alternate-copies" : "per-op")
-                                 : c.engines ? "alternate" : "default",
-                                 c.bufs);
+  std::string text =
+      fmt::format("v{} {} engines={} bufs={}", c.variant, form_name(s),
+                  s.engine.per_op ? (c.engines ? "per-op+alternate-copies" : "per-op")
+                  : c.engines     ? "alternate"
+                                  : "default",
+                  c.bufs);
   // Per op: its lowering, marked when it runs on its instructions' second engines.
-  auto alternate = [&](std::size_t j) { return s.engine.per_op && c.op_engines[j] == 1 ? " (alternate engines)" : ""; };
+  auto alternate = [&](std::size_t j) {
+    return s.engine.per_op && c.op_engines[j] == 1 ? " (alternate engines)" : "";
+  };
   if (c.instruction_fusion) text += " instruction-fusion";
   for (std::size_t j = 0; j < s.ops.nodes.size(); ++j) {
     bool absorbed = false;
     for (std::size_t q = 0; q < s.pairs.nodes.size() && c.instruction_fusion; ++q) {
       if (s.pairs.nodes[q].first == s.ops.nodes[j]) absorbed = true;
       if (s.pairs.nodes[q].second == s.ops.nodes[j]) {
-        text += fmt::format(" | {}: {}{}", s.pairs.labels[q], s.pairs.lowering[q]->text, alternate(j));
+        text +=
+            fmt::format(" | {}: {}{}", s.pairs.labels[q], s.pairs.lowering[q]->text, alternate(j));
         absorbed = true;
       }
     }
-    if (!absorbed) text += fmt::format(" | {}: {}{}", s.ops.labels[j], s.ops.kept[j][c.lowering[j]]->text, alternate(j));
+    if (!absorbed)
+      text += fmt::format(" | {}: {}{}", s.ops.labels[j], s.ops.kept[j][c.lowering[j]]->text,
+                          alternate(j));
   }
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
-    text += fmt::format(" | g{}: pt={} block={} free={}{}", g, t.pt, t.block, t.free, t.spill ? " spill" : "");
+    text += fmt::format(" | g{}: pt={} block={} free={}{}", g, t.pt, t.block, t.free,
+                        t.spill ? " spill" : "");
   }
   return text;
 }
@@ -525,24 +558,34 @@ void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
   plan.absorbed.clear();
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
-  // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op digits.
+  // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op
+  // digits.
   auto engine = [&](std::size_t j) { return c.op_engines.empty() ? c.engines : c.op_engines[j]; };
   for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
-    plan.picks[s.ops.nodes[j]] = s.ops.pick(j, static_cast<std::size_t>(c.lowering[j]), engine(j), c.engines);
+    plan.picks[s.ops.nodes[j]] =
+        s.ops.pick(j, static_cast<std::size_t>(c.lowering[j]), engine(j), c.engines);
   for (std::size_t q = 0; q < s.pairs.nodes.size() && c.instruction_fusion; ++q) {
     plan.absorbed[s.pairs.nodes[q].first] = s.pairs.nodes[q].second;
-    auto j = static_cast<std::size_t>(std::find(s.ops.nodes.begin(), s.ops.nodes.end(), s.pairs.nodes[q].second) - s.ops.nodes.begin());
-    plan.picks[s.pairs.nodes[q].second] = {&s.pairs.lowering[q]->program, j < s.ops.nodes.size() ? engine(j) : c.engines, c.engines};
+    auto j = static_cast<std::size_t>(
+        std::find(s.ops.nodes.begin(), s.ops.nodes.end(), s.pairs.nodes[q].second) -
+        s.ops.nodes.begin());
+    plan.picks[s.pairs.nodes[q].second] = {
+        &s.pairs.lowering[q]->program, j < s.ops.nodes.size() ? engine(j) : c.engines, c.engines};
   }
 }
 
-Lowered<Program> CandidateSpace::materialize(const Candidate& c) const { return materialize(c, plan(c)); }
-
-Lowered<Program> CandidateSpace::materialize(const Candidate& c, const ProgramPlan& plan) const {
-  return lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel, dims_, target_, plan);
+Lowered<Program> CandidateSpace::materialize(const Candidate& c) const {
+  return materialize(c, plan(c));
 }
 
-Lowered<Program> CandidateSpace::materialize(std::int64_t index) const { return materialize(decode(index)); }
+Lowered<Program> CandidateSpace::materialize(const Candidate& c, const ProgramPlan& plan) const {
+  return lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel, dims_,
+                            target_, plan);
+}
+
+Lowered<Program> CandidateSpace::materialize(std::int64_t index) const {
+  return materialize(decode(index));
+}
 
 std::optional<Program> CandidateSpace::heuristic() const {
   for (const auto& s : sections_) {
@@ -554,12 +597,16 @@ std::optional<Program> CandidateSpace::heuristic() const {
     const ir::Kernel& k = *variants_[0].kernel;
     for (const auto& g : s.form.groups) {
       GroupExtent e = group_extent(k, g, dims_);
-      std::int64_t free = e.has_matmul || e.elementwise ? largest_divisor(e.has_matmul ? e.matmul_n.front() : e.cols, 512) : 0;
+      std::int64_t free = e.has_matmul || e.elementwise
+                              ? largest_divisor(e.has_matmul ? e.matmul_n.front() : e.cols, 512)
+                              : 0;
       c.tiling.push_back({largest_divisor(e.rows, 128), 1, free, 2});
     }
     Lowered<Program> lowered = materialize(c);
     if (!lowered) return std::nullopt;
-    lowered->config = "heuristic: original kernel, unfused, cheapest lowering, default engines, 128 x 512 tiles, block 1, bufs 2";
+    lowered->config =
+        "heuristic: original kernel, unfused, cheapest lowering, default engines, 128 x 512 tiles, "
+        "block 1, bufs 2";
     return std::move(*lowered);
   }
   return std::nullopt;
@@ -567,7 +614,8 @@ std::optional<Program> CandidateSpace::heuristic() const {
 
 std::vector<CandidateSpace::Section> CandidateSpace::sections() const {
   std::vector<Section> out;
-  for (const auto& s : sections_) out.push_back({s.form.variant, s.form.fused, s.first, s.size, s.form.swapped});
+  for (const auto& s : sections_)
+    out.push_back({s.form.variant, s.form.fused, s.first, s.size, s.form.swapped});
   return out;
 }
 

@@ -19,7 +19,6 @@ const sem::AttrValue* attr(const ir::Node& n, const char* name) {
 
 }  // namespace
 
-
 bool reduces_rows(const ir::Kernel& k, int node) {
   const ir::Node& n = k.nodes[node];
   if (classify(n) != OpClass::Compute || n.spec->contract.empty() || is_matmul(n)) return false;
@@ -45,8 +44,9 @@ Lowered<Frame> find_frame(const ir::Kernel& k, int node) {
     return f;
   }
   if (a != static_cast<std::int64_t>(in.shape.size()) - 1)
-    return NoProgram{fmt::format("'{}' along axis {} of a rank-{} tensor: only the last (free) axis is tiled so far", n.op,
-                                 a, in.shape.size())};
+    return NoProgram{fmt::format(
+        "'{}' along axis {} of a rank-{} tensor: only the last (free) axis is tiled so far", n.op,
+        a, in.shape.size())};
   if (n.shape.size() < in.shape.size()) {  // reduced without keepdims: the old row is now last
     f.row = f.rank - 1;
     f.col = -1;
@@ -65,7 +65,8 @@ Role operand_role(const ir::Kernel& k, int node, int operand) {
   if (out.row < 0) return s.empty() ? Role::Broadcast : Role::RowAligned;
   // Right-aligned broadcasting: the operand's dim under the output's row.
   int d = out.row - (out.rank - static_cast<int>(s.size()));
-  if (d < 0 || is_one(s[d])) return is_one(n.shape[out.row]) && d >= 0 ? Role::RowAligned : Role::Broadcast;
+  if (d < 0 || is_one(s[d]))
+    return is_one(n.shape[out.row]) && d >= 0 ? Role::RowAligned : Role::Broadcast;
   return Role::RowAligned;
 }
 

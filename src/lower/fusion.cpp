@@ -43,7 +43,9 @@ Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool f
           // An independent branch over the same input: it joins when the group reads it too.
           for (int m : groups[g])
             for (std::size_t j = 0; j < k.nodes[m].inputs.size(); ++j)
-              if (k.nodes[m].inputs[j] == p && operand_role(k, m, static_cast<int>(j)) == Role::RowAligned) linked = true;
+              if (k.nodes[m].inputs[j] == p &&
+                  operand_role(k, m, static_cast<int>(j)) == Role::RowAligned)
+                linked = true;
         }
       }
       if (ok && linked) {

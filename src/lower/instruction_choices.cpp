@@ -1,9 +1,9 @@
 #include "tilesweep/lower/instruction_choices.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "tilesweep/base/hash.h"
 #include "tilesweep/ir/graph_printer.h"
@@ -11,7 +11,8 @@
 namespace ts::lower {
 
 const SynthesisResult& SynthesisCache::get(const TileOp& op, const sem::InstrTable& isa,
-                                           const SynthesisOptions& options, verify::VerdictCache* verdicts) {
+                                           const SynthesisOptions& options,
+                                           verify::VerdictCache* verdicts) {
   // The result depends on the ISA (targets differ: dma_transpose, engines) and the budgets as
   // much as on the op: all are in the key, or the order of calls would decide what a target gets.
   const std::string key = SynthesisCache::key(op, isa, options);
@@ -82,12 +83,15 @@ void SynthesisCache::absorb(const std::string& text) {
   }
 }
 
-std::string SynthesisCache::key(const TileOp& op, const sem::InstrTable& isa, const SynthesisOptions& options) {
-  return fmt::format("{}|isa {:016x}|depth {} all {}|steps {} candidates {}{}", op.key, isa.digest(), options.max_depth,
-                     options.all_depths, options.max_steps, options.max_candidates, options.single_pass ? "|single pass" : "");
+std::string SynthesisCache::key(const TileOp& op, const sem::InstrTable& isa,
+                                const SynthesisOptions& options) {
+  return fmt::format("{}|isa {:016x}|depth {} all {}|steps {} candidates {}{}", op.key,
+                     isa.digest(), options.max_depth, options.all_depths, options.max_steps,
+                     options.max_candidates, options.single_pass ? "|single pass" : "");
 }
 
-std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const SynthesisOptions& options) {
+std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k,
+                                              const SynthesisOptions& options) {
   std::vector<SynthesisQuery> out;
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
     if (classify(k.nodes[i]) != OpClass::Compute || is_constant(k, static_cast<int>(i))) continue;
@@ -106,7 +110,8 @@ std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const Synthes
     for (int p : k.nodes[c].inputs)
       if (auto t = pair_tile_op(k, p, static_cast<int>(c)))
         out.push_back(SynthesisQuery{static_cast<int>(c), p, false, std::move(t), "", fused});
-  for (const auto& site : swap_sites(k)) out.push_back(SynthesisQuery{site.consumer, -1, true, transposed_use_op(), "", one});
+  for (const auto& site : swap_sites(k))
+    out.push_back(SynthesisQuery{site.consumer, -1, true, transposed_use_op(), "", one});
   return out;
 }
 
@@ -114,8 +119,10 @@ namespace {
 
 // A swap site's producer with the transpose fused into each of its lowerings' root: nullopt
 // when none of them splits, fuses and proves.
-std::optional<FusedProducer> fuse_producer(int node, const SynthesisResult& r, const sem::InstrTable& isa, SynthesisCache& cache,
-                                           const SynthesisOptions& one, verify::VerdictCache* verdicts,
+std::optional<FusedProducer> fuse_producer(int node, const SynthesisResult& r,
+                                           const sem::InstrTable& isa, SynthesisCache& cache,
+                                           const SynthesisOptions& one,
+                                           verify::VerdictCache* verdicts,
                                            std::vector<std::string>& fusions) {
   FusedProducer f;
   f.node = node;
@@ -129,7 +136,8 @@ std::optional<FusedProducer> fuse_producer(int node, const SynthesisResult& r, c
     if (fused.lowerings.empty()) continue;
     const Lowering& root = fused.lowerings.front();
     std::string fusion = fmt::format("transpose({}(a, b)) = {}", split->root->op.name, root.text);
-    if (std::find(fusions.begin(), fusions.end(), fusion) == fusions.end()) fusions.push_back(fusion);
+    if (std::find(fusions.begin(), fusions.end(), fusion) == fusions.end())
+      fusions.push_back(fusion);
     Lowering whole;
     whole.program = compose(split->pre, root.program);
     whole.text = ir::expression_text(whole.program);
@@ -146,8 +154,9 @@ std::optional<FusedProducer> fuse_producer(int node, const SynthesisResult& r, c
 
 }  // namespace
 
-KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa, SynthesisCache& cache,
-                                  const SynthesisOptions& options, verify::VerdictCache* verdicts) {
+KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa,
+                                  SynthesisCache& cache, const SynthesisOptions& options,
+                                  verify::VerdictCache* verdicts) {
   KernelChoices out;
   std::map<int, const SynthesisResult*> uses;  // per swap site consumer
   std::map<int, const SynthesisResult*> synthesized;
@@ -174,8 +183,10 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
       c.tile = ir::kernel_signature(q.op->kernel);
       c.synthesis = &cache.get(*q.op, isa, q.options, verdicts);
       synthesized[q.node] = c.synthesis;
-      if (c.synthesis->lowerings.empty()) ++out.unlowered;
-      else out.combinations *= static_cast<double>(c.synthesis->lowerings.size());
+      if (c.synthesis->lowerings.empty())
+        ++out.unlowered;
+      else
+        out.combinations *= static_cast<double>(c.synthesis->lowerings.size());
     } else {
       c.note = q.why;
       ++out.unlowered;
@@ -196,7 +207,9 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
     }
     for (std::size_t i = 0; i < site.producers.size() && ok; ++i) {
       auto it = synthesized.find(site.producers[i]);
-      auto f = it == synthesized.end() ? std::nullopt : fuse_producer(site.producers[i], *it->second, isa, cache, one, verdicts, sc.fusions);
+      auto f = it == synthesized.end() ? std::nullopt
+                                       : fuse_producer(site.producers[i], *it->second, isa, cache,
+                                                       one, verdicts, sc.fusions);
       if (f) sc.producers.push_back(std::make_shared<const FusedProducer>(std::move(*f)));
       ok = f.has_value();
     }

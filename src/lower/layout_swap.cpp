@@ -22,15 +22,18 @@ namespace {
 
 bool is_one(const sem::Dim& d) { return d.is_const() && d.value() == 1; }
 bool all_ones(const std::vector<sem::Dim>& s) { return std::all_of(s.begin(), s.end(), is_one); }
-bool is_output(const ir::Kernel& k, int node) { return std::count(k.outputs.begin(), k.outputs.end(), node) > 0; }
+bool is_output(const ir::Kernel& k, int node) {
+  return std::count(k.outputs.begin(), k.outputs.end(), node) > 0;
+}
 
 bool elementwise(const ir::Node& n) {
-  return classify(n) == OpClass::Compute && n.spec->broadcast == std::vector<std::string>{"S"} && n.spec->contract.empty() &&
-         !n.attrs.count("axis");
+  return classify(n) == OpClass::Compute && n.spec->broadcast == std::vector<std::string>{"S"} &&
+         n.spec->contract.empty() && !n.attrs.count("axis");
 }
 
 // The values of the site that ends at `consumer`, or nullopt when one of them does not qualify.
-std::optional<SwapSite> site_of(const ir::Kernel& k, int consumer, const std::vector<std::vector<int>>& users) {
+std::optional<SwapSite> site_of(const ir::Kernel& k, int consumer,
+                                const std::vector<std::vector<int>>& users) {
   int h = k.nodes[consumer].inputs[0];
   if (classify(k.nodes[h]) != OpClass::Compute || is_constant(k, h)) return std::nullopt;
   SwapSite s;
@@ -51,14 +54,17 @@ std::optional<SwapSite> site_of(const ir::Kernel& k, int consumer, const std::ve
     s.chain.push_back(n);
     for (int in : node.inputs) {
       if (is_constant(k, in) || all_ones(k.nodes[in].shape)) continue;  // a scalar stays a scalar
-      if (classify(k.nodes[in]) != OpClass::Compute || k.nodes[in].shape != node.shape) return std::nullopt;
+      if (classify(k.nodes[in]) != OpClass::Compute || k.nodes[in].shape != node.shape)
+        return std::nullopt;
       todo.push_back(in);
     }
   }
-  // Nothing outside reads a value computed transposed; the consumer reads one as its left operand only.
+  // Nothing outside reads a value computed transposed; the consumer reads one as its left operand
+  // only.
   for (int n : inside)
     for (int u : users[n])
-      if (!inside.count(u) && (u != consumer || k.nodes[consumer].inputs[1] == n)) return std::nullopt;
+      if (!inside.count(u) && (u != consumer || k.nodes[consumer].inputs[1] == n))
+        return std::nullopt;
   if (s.producers.empty()) return std::nullopt;
   std::sort(s.producers.begin(), s.producers.end());
   std::sort(s.chain.begin(), s.chain.end());
@@ -150,13 +156,17 @@ TileOp transposed_use_op() {
   ir::Kernel k;
   int x = add_param(k, "x", {sem::Dim::symbol("F"), sem::Dim::symbol("P")});
   int y = add_param(k, "y", {sem::Dim::symbol("F"), sem::Dim::symbol("K")});
-  return finish(k, "matmul_of_transpose", ir::add_op(k, *sem::OpTable::builtin().find("matmul"), {transpose(k, x), y}, {}, {}));
+  return finish(
+      k, "matmul_of_transpose",
+      ir::add_op(k, *sem::OpTable::builtin().find("matmul"), {transpose(k, x), y}, {}, {}));
 }
 
 TileOp transposed_matmul_op() {
   ir::Kernel k;
   auto [x, y] = matmul_params(k);
-  return finish(k, "transposed_matmul", transpose(k, ir::add_op(k, *sem::OpTable::builtin().find("matmul"), {x, y}, {}, {})));
+  return finish(
+      k, "transposed_matmul",
+      transpose(k, ir::add_op(k, *sem::OpTable::builtin().find("matmul"), {x, y}, {}, {})));
 }
 
 std::optional<TileOp> transposed_root_op(const sem::InstrSpec& root) {
@@ -207,7 +217,9 @@ std::optional<SplitLowering> split_at_root(const ir::Kernel& lowering, const sem
   if (l.params.size() != 2 || l.outputs.size() != 1) return std::nullopt;
   const ir::Node& r = l.nodes[l.outputs[0]];
   const sem::InstrSpec* root = isa.find(r.op);
-  if (!root || r.inputs.size() != 2 || r.inputs[1] != l.params[1].node || r.inputs[0] == l.params[0].node) return std::nullopt;
+  if (!root || r.inputs.size() != 2 || r.inputs[1] != l.params[1].node ||
+      r.inputs[0] == l.params[0].node)
+    return std::nullopt;
   SplitLowering s;
   s.root = root;
   s.pre.name = "pre_" + r.op;

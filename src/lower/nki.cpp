@@ -13,19 +13,26 @@ namespace {
 
 const char* nki_dtype(ir::DType t) {
   switch (t) {
-    case ir::DType::F8: return "nl.float8_e4m3";
-    case ir::DType::BF16: return "nl.bfloat16";
-    case ir::DType::F16: return "nl.float16";
-    case ir::DType::F32: return "nl.float32";
+    case ir::DType::F8:
+      return "nl.float8_e4m3";
+    case ir::DType::BF16:
+      return "nl.bfloat16";
+    case ir::DType::F16:
+      return "nl.float16";
+    case ir::DType::F32:
+      return "nl.float32";
   }
   return "nl.float32";
 }
 
 const char* nki_memory(sem::Memory m) {
   switch (m) {
-    case sem::Memory::Sbuf: return "nl.sbuf";
-    case sem::Memory::Psum: return "nl.psum";
-    case sem::Memory::Hbm: return "nl.hbm";
+    case sem::Memory::Sbuf:
+      return "nl.sbuf";
+    case sem::Memory::Psum:
+      return "nl.psum";
+    case sem::Memory::Hbm:
+      return "nl.hbm";
   }
   return "nl.sbuf";
 }
@@ -74,7 +81,9 @@ class Emitter {
   void block(int b, int depth);
   void zero(int buf, int depth);
   void declare_alias(int b);
-  void line(int depth, const std::string& text) { out_ += std::string(4 * depth, ' ') + text + "\n"; }
+  void line(int depth, const std::string& text) {
+    out_ += std::string(4 * depth, ' ') + text + "\n";
+  }
   void lines(int depth, const std::string& text, const std::string& comment);
   std::string scratch(int depth, const std::vector<std::int64_t>& shape);
   void inst(int i, int depth);
@@ -94,36 +103,46 @@ class Emitter {
   std::set<std::string> used_;
   std::vector<std::string> buf_name_, var_;
   std::vector<int> inst_block_, depth_of_;
-  std::map<int, std::vector<int>> declare_at_;     // block -> on-chip buffers declared there
-  std::map<int, std::set<int>> zero_before_;       // accumulate block -> PSUM buffers zeroed
-  std::set<int> aliased_;                          // HBM aliases declared
-  std::set<int> transposed_psum_;                  // PSUM tiles a transpose writes (dtype of its input)
+  std::map<int, std::vector<int>> declare_at_;  // block -> on-chip buffers declared there
+  std::map<int, std::set<int>> zero_before_;    // accumulate block -> PSUM buffers zeroed
+  std::set<int> aliased_;                       // HBM aliases declared
+  std::set<int> transposed_psum_;  // PSUM tiles a transpose writes (dtype of its input)
   std::string out_;
 };
 
 Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi api)
-    : p_(p), param_specs_(params), api_(api), buf_name_(p.buffers.size()), var_(p.blocks.size()),
-      inst_block_(p.insts.size(), 0), depth_of_(p.blocks.size(), 0) {
+    : p_(p),
+      param_specs_(params),
+      api_(api),
+      buf_name_(p.buffers.size()),
+      var_(p.blocks.size()),
+      inst_block_(p.insts.size(), 0),
+      depth_of_(p.blocks.size(), 0) {
   for (const auto& param : params) params_.push_back(param.name);
   const auto& param_names = params_;
   validate(p);
-  for (const char* k : {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-                        "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-                        "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-                        "with", "yield", "nki", "nl", "nisa", "float", "range"})
+  for (const char* k :
+       {"False",   "None",     "True",     "and",    "as",   "assert", "async",  "await",
+        "break",   "class",    "continue", "def",    "del",  "elif",   "else",   "except",
+        "finally", "for",      "from",     "global", "if",   "import", "in",     "is",
+        "lambda",  "nonlocal", "not",      "or",     "pass", "raise",  "return", "try",
+        "while",   "with",     "yield",    "nki",    "nl",   "nisa",   "float",  "range"})
     used_.insert(k);
   for (const auto& b : p.buffers)
-    TS_CHECK(b.param < static_cast<int>(param_names.size()), "buffer {} holds parameter {}, but {} names were given",
-             b.name, b.param, param_names.size());
+    TS_CHECK(b.param < static_cast<int>(param_names.size()),
+             "buffer {} holds parameter {}, but {} names were given", b.name, b.param,
+             param_names.size());
   for (const auto& n : param_names) used_.insert(n);
   for (std::size_t b = 0; b < p.blocks.size(); ++b) {
     if (b > 0) depth_of_[b] = depth_of_[p.blocks[b].parent] + 1;
-    if (b > 0) var_[b] = unique(p.blocks[b].var.empty() ? "i" + std::to_string(b) : p.blocks[b].var);
+    if (b > 0)
+      var_[b] = unique(p.blocks[b].var.empty() ? "i" + std::to_string(b) : p.blocks[b].var);
     for (const auto& item : p.blocks[b].items)
       if (item.inst >= 0) inst_block_[item.inst] = static_cast<int>(b);
   }
   for (std::size_t b = 0; b < p.buffers.size(); ++b)
-    buf_name_[b] = p.buffers[b].param >= 0 ? params_[p.buffers[b].param] : unique(p.buffers[b].name);
+    buf_name_[b] =
+        p.buffers[b].param >= 0 ? params_[p.buffers[b].param] : unique(p.buffers[b].name);
   for (const auto& in : p.insts)
     if (!in.dma && in.out >= 0 && transposes(in.spec->op)) transposed_psum_.insert(in.out);
   place_buffers();
@@ -165,13 +184,15 @@ void Emitter::place_buffers() {
     }
   }
   for (std::size_t b = 0; b < p_.buffers.size(); ++b)
-    if (p_.buffers[b].memory != sem::Memory::Hbm) declare_at_[std::max(at[b], 0)].push_back(static_cast<int>(b));
+    if (p_.buffers[b].memory != sem::Memory::Hbm)
+      declare_at_[std::max(at[b], 0)].push_back(static_cast<int>(b));
 }
 
 // Imports, the signature and the shape asserts.
 void Emitter::header(const std::string& name) {
   out_ = current() ? "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n\n"
-                   : "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n\n\n";
+                   : "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport "
+                     "neuronxcc.nki.isa as nisa\n\n\n";
   // Defaults only where every later parameter has one too (Python's rule).
   std::vector<std::string> sig(params_.size());
   bool defaults = true;
@@ -187,8 +208,8 @@ void Emitter::header(const std::string& name) {
     const Buffer& buf = p_.buffers[b];
     if (buf.param < 0 || buf.alias >= 0 || param_specs_[buf.param].scalar) continue;
     std::string shape = py_tuple(buf.shape);
-    line(1, fmt::format("assert tuple({}.shape) == {}, \"{}: this kernel is built for shape {}\"", buf_name_[b], shape,
-                        buf_name_[b], shape));
+    line(1, fmt::format("assert tuple({}.shape) == {}, \"{}: this kernel is built for shape {}\"",
+                        buf_name_[b], shape, buf_name_[b], shape));
   }
 }
 
@@ -202,8 +223,9 @@ std::string Emitter::run() {
   for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
     const Buffer& buf = p_.buffers[b];
     if (buf.memory != sem::Memory::Hbm || buf.param >= 0 || buf.alias >= 0) continue;
-    line(1, fmt::format("{} = nl.ndarray({}, dtype={}, buffer={})", buf_name_[b], py_tuple(buf.shape),
-                        nki_dtype(buf.dtype), buf.output >= 0 ? "nl.shared_hbm" : "nl.hbm"));
+    line(1,
+         fmt::format("{} = nl.ndarray({}, dtype={}, buffer={})", buf_name_[b], py_tuple(buf.shape),
+                     nki_dtype(buf.dtype), buf.output >= 0 ? "nl.shared_hbm" : "nl.hbm"));
   }
   for (std::size_t b = 0; b < p_.buffers.size(); ++b)
     if (p_.buffers[b].output >= 0) outputs[p_.buffers[b].output] = buf_name_[b];
@@ -230,7 +252,8 @@ void Emitter::declare_alias(int b) {
   if (buf.alias < 0 || buf.param >= 0 || aliased_.count(b)) return;
   declare_alias(buf.alias);
   aliased_.insert(b);
-  line(1, fmt::format("{} = {}.reshape({})", buf_name_[b], buf_name_[buf.alias], py_tuple(buf.shape)));
+  line(1,
+       fmt::format("{} = {}.reshape({})", buf_name_[b], buf_name_[buf.alias], py_tuple(buf.shape)));
 }
 
 void Emitter::block(int b, int depth) {
@@ -238,8 +261,8 @@ void Emitter::block(int b, int depth) {
   if (auto it = declare_at_.find(b); it != declare_at_.end())
     for (int buf : it->second) {
       const Buffer& x = p_.buffers[buf];
-      std::string s = fmt::format("{} = nl.ndarray({}, dtype={}, buffer={})", buf_name_[buf], py_tuple(x.shape),
-                                  buffer_dtype(buf), nki_memory(x.memory));
+      std::string s = fmt::format("{} = nl.ndarray({}, dtype={}, buffer={})", buf_name_[buf],
+                                  py_tuple(x.shape), buffer_dtype(buf), nki_memory(x.memory));
       if (x.bufs > 1) s += fmt::format("  # {} buffers", x.bufs);
       line(depth, s);
     }
@@ -251,7 +274,9 @@ void Emitter::block(int b, int depth) {
     const Block& c = p_.blocks[item.block];
     if (auto it = zero_before_.find(item.block); it != zero_before_.end())
       for (int buf : it->second) zero(buf, depth);
-    const char* range = current() ? "range" : zero_before_.count(item.block) ? "nl.sequential_range" : "nl.affine_range";
+    const char* range = current()                        ? "range"
+                        : zero_before_.count(item.block) ? "nl.sequential_range"
+                                                         : "nl.affine_range";
     line(depth, fmt::format("for {} in {}({}):", var_[item.block], range, c.trips));
     block(item.block, depth + 1);
   }
@@ -263,10 +288,11 @@ void Emitter::block(int b, int depth) {
 void Emitter::zero(int buf, int depth) {
   const Buffer& x = p_.buffers[buf];
   if (current())
-    line(depth, fmt::format("nisa.memset(dst={}, value=0.0, engine=nisa.engine.vector)", buf_name_[buf]));
+    line(depth,
+         fmt::format("nisa.memset(dst={}, value=0.0, engine=nisa.engine.vector)", buf_name_[buf]));
   else
-    line(depth, fmt::format("{}[...] = nl.zeros({}, dtype={}, buffer={})", buf_name_[buf], py_tuple(x.shape),
-                            buffer_dtype(buf), nki_memory(x.memory)));
+    line(depth, fmt::format("{}[...] = nl.zeros({}, dtype={}, buffer={})", buf_name_[buf],
+                            py_tuple(x.shape), buffer_dtype(buf), nki_memory(x.memory)));
 }
 
 // `text` (one statement a line), the comment on its last line.
@@ -287,7 +313,8 @@ void Emitter::lines(int depth, const std::string& text, const std::string& comme
 // A fresh fp32 SBUF tile of `shape`, declared at `depth`.
 std::string Emitter::scratch(int depth, const std::vector<std::int64_t>& shape) {
   std::string name = unique("scratch");
-  line(depth, fmt::format("{} = nl.ndarray({}, dtype=nl.float32, buffer=nl.sbuf)", name, py_tuple(shape)));
+  line(depth,
+       fmt::format("{} = nl.ndarray({}, dtype=nl.float32, buffer=nl.sbuf)", name, py_tuple(shape)));
   return name;
 }
 
@@ -302,14 +329,15 @@ std::string Emitter::affine(const Terms& terms, std::int64_t offset) const {
 
 // `start : start + extent` (strided: `start : start + extent * stride : stride`), folded when
 // the start is a constant.
-std::string Emitter::slice(const Terms& terms, std::int64_t offset,
-                           std::int64_t extent, std::int64_t stride) const {
+std::string Emitter::slice(const Terms& terms, std::int64_t offset, std::int64_t extent,
+                           std::int64_t stride) const {
   bool constant = true;
   for (const auto& t : terms) constant = constant && t.second == 0;
   std::string start = affine(terms, offset);
   std::int64_t span = (extent - 1) * stride + 1;
   std::string end = constant ? std::to_string(offset + span) : fmt::format("{} + {}", start, span);
-  return stride == 1 ? fmt::format("{} : {}", start, end) : fmt::format("{} : {} : {}", start, end, stride);
+  return stride == 1 ? fmt::format("{} : {}", start, end)
+                     : fmt::format("{} : {} : {}", start, end, stride);
 }
 
 // An on-chip operand: the buffer, or its window of columns.
@@ -335,11 +363,15 @@ HbmView Emitter::hbm_view(const Inst& in, const std::vector<std::int64_t>& tile)
     bool moves = offset != 0;
     for (const auto& t : a.terms[d]) moves = moves || t.second != 0;
     int td = a.tile_dim[d];
-    if (td < 0) index.push_back(affine(a.terms[d], offset));
-    else if (!moves && a.step(d) == 1 && a.extent[d] == buf.shape[d]) index.push_back(":");
-    else index.push_back(slice(a.terms[d], offset, a.extent[d], a.step(d)));
+    if (td < 0)
+      index.push_back(affine(a.terms[d], offset));
+    else if (!moves && a.step(d) == 1 && a.extent[d] == buf.shape[d])
+      index.push_back(":");
+    else
+      index.push_back(slice(a.terms[d], offset, a.extent[d], a.step(d)));
     if (td < 0) continue;
-    TS_CHECK(td < static_cast<int>(tile.size()), "DMA into {}: tile dim {} of a rank-{} tile", buf.name, td, tile.size());
+    TS_CHECK(td < static_cast<int>(tile.size()), "DMA into {}: tile dim {} of a rank-{} tile",
+             buf.name, td, tile.size());
     if (fed.empty() || fed.back() != td) fed.push_back(td);
     merged[td] *= a.extent[d];
     ++feeds[td];
@@ -347,9 +379,11 @@ HbmView Emitter::hbm_view(const Inst& in, const std::vector<std::int64_t>& tile)
   std::string s = buf_name_[a.buffer];
   if (!index.empty()) s += fmt::format("[{}]", fmt::join(index, ", "));
   bool access_transposes = false, reshape = fed.size() < tile.size();
-  for (std::size_t j = 1; j < fed.size(); ++j) access_transposes = access_transposes || fed[j] < fed[j - 1];
+  for (std::size_t j = 1; j < fed.size(); ++j)
+    access_transposes = access_transposes || fed[j] < fed[j - 1];
   for (int f : feeds) reshape = reshape || f > 1;
-  TS_CHECK(!access_transposes || (fed.size() == 2 && !reshape), "DMA into {}: only 2-d transposes are emitted", buf.name);
+  TS_CHECK(!access_transposes || (fed.size() == 2 && !reshape),
+           "DMA into {}: only 2-d transposes are emitted", buf.name);
   if (reshape) s += fmt::format(".reshape({})", py_tuple(merged));
   // Broadcast dims: legacy tensor.broadcast_to(shape); the current NkiTensor view repeats one
   // size-1 dim at a time (.broadcast(dim, size)).
@@ -362,7 +396,8 @@ HbmView Emitter::hbm_view(const Inst& in, const std::vector<std::int64_t>& tile)
 std::string Emitter::attr(const Inst& in, const std::string& name) const {
   const sem::AttrSpec* spec = in.spec->op.attr(name);
   auto it = in.attrs.find(name);
-  TS_CHECK(it != in.attrs.end() || spec->default_value, "{} has no value for attribute '{}'", in.spec->op.name, name);
+  TS_CHECK(it != in.attrs.end() || spec->default_value, "{} has no value for attribute '{}'",
+           in.spec->op.name, name);
   const sem::AttrValue& v = it != in.attrs.end() ? it->second : *spec->default_value;
   if (const auto* s = std::get_if<std::string>(&v)) {
     if (spec->type != sem::AttrType::Name) return fmt::format("'{}'", *s);
@@ -372,7 +407,8 @@ std::string Emitter::attr(const Inst& in, const std::string& name) const {
   }
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "True" : "False";
   if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
-  if (const auto* f = std::get_if<double>(&v)) return spec->type == sem::AttrType::Float ? py_float(*f) : fmt::format("{}", *f);
+  if (const auto* f = std::get_if<double>(&v))
+    return spec->type == sem::AttrType::Float ? py_float(*f) : fmt::format("{}", *f);
   if (const auto* d = std::get_if<sem::Dim>(&v)) return py_dim(*d);
   std::vector<std::string> dims;
   for (const auto& d : std::get<std::vector<sem::Dim>>(v)) dims.push_back(py_dim(d));
@@ -389,9 +425,11 @@ bool Emitter::special_dma(const Inst& in, int depth) {
     const std::string& v = params_[hbm.param];
     std::string dst = tile_expr(in.out, &in.out_window);
     const Buffer& t = p_.buffers[in.out];
-    lines(depth, current() ? fmt::format("nisa.memset(dst={}, value={})", dst, v)
-                           : fmt::format("{}{} = nisa.memset(shape={}, value={}, dtype={})", dst,
-                                         in.out_window.whole() ? "[...]" : "", py_tuple(t.shape), v, buffer_dtype(in.out)),
+    lines(depth,
+          current() ? fmt::format("nisa.memset(dst={}, value={})", dst, v)
+                    : fmt::format("{}{} = nisa.memset(shape={}, value={}, dtype={})", dst,
+                                  in.out_window.whole() ? "[...]" : "", py_tuple(t.shape), v,
+                                  buffer_dtype(in.out)),
           in.note);
     return true;
   }
@@ -406,15 +444,21 @@ bool Emitter::special_dma(const Inst& in, int depth) {
   if (!view.transposed) return false;
   std::string t = tile_expr(tile, w);
   if (transposes(in.spec->op)) {  // both transpose: the data arrives as it is stored
-    lines(depth, in.store ? fmt::format("nisa.dma_copy(dst={}, src={})", view.text, t)
-                          : fmt::format("nisa.dma_copy(dst={}, src={})", t, view.text), in.note);
+    lines(depth,
+          in.store ? fmt::format("nisa.dma_copy(dst={}, src={})", view.text, t)
+                   : fmt::format("nisa.dma_copy(dst={}, src={})", t, view.text),
+          in.note);
     return true;
   }
   if (in.store)
-    throw UserError(fmt::format("a store to '{}' that transposes has no documented NKI form (dma_transpose writes SBUF "
-                                "only); this candidate cannot be emitted", hbm.name));
-  lines(depth, current() ? fmt::format("nisa.dma_transpose(dst={}, src={})", t, view.text)
-                         : fmt::format("{}{} = nl.load_transpose2d({})", t, w && !w->whole() ? "" : "[...]", view.text),
+    throw UserError(fmt::format(
+        "a store to '{}' that transposes has no documented NKI form (dma_transpose writes SBUF "
+        "only); this candidate cannot be emitted",
+        hbm.name));
+  lines(depth,
+        current() ? fmt::format("nisa.dma_transpose(dst={}, src={})", t, view.text)
+                  : fmt::format("{}{} = nl.load_transpose2d({})", t,
+                                w && !w->whole() ? "" : "[...]", view.text),
         in.note);
   return true;
 }
@@ -425,9 +469,10 @@ void Emitter::inst(int i, int depth) {
   const sem::OpSpec& op = spec.op;
   const std::string& tmpl = current() ? spec.nki_current : spec.nki;
   if (tmpl.empty())
-    throw UserError(fmt::format("instruction '{}' has no `{}` template to emit it with (add `{} = \"...\"` to "
-                                "its [instr.{}] table in the target's isa.toml)", op.name, current() ? "nki_current" : "nki",
-                                current() ? "nki_current" : "nki", op.name));
+    throw UserError(fmt::format(
+        "instruction '{}' has no `{}` template to emit it with (add `{} = \"...\"` to "
+        "its [instr.{}] table in the target's isa.toml)",
+        op.name, current() ? "nki_current" : "nki", current() ? "nki_current" : "nki", op.name));
   if (special_dma(in, depth)) return;
   // What each operand and the output are in the kernel, and the pattern dims at these tiles
   // (windows included).
@@ -442,17 +487,21 @@ void Emitter::inst(int i, int depth) {
   std::string out = in.out >= 0 ? tile_expr(in.out, &in.out_window) : "";
   if (in.dma && in.store) out = hbm_view(in, shape_of(in.in[0], window(0))).text;
   if (in.dma && !in.store) operand.push_back(hbm_view(in, shape_of(in.out, &in.out_window)).text);
-  TS_CHECK(operand.size() == op.operands.size(), "instruction {} has {} operands, {} takes {}", i, operand.size(),
-           op.name, op.operands.size());
+  TS_CHECK(operand.size() == op.operands.size(), "instruction {} has {} operands, {} takes {}", i,
+           operand.size(), op.name, op.operands.size());
   std::map<std::string, std::int64_t> dims;
   auto bind = [&](const sem::Pattern& pat, const std::vector<std::int64_t>& shape) {
     if (pat.items.size() != shape.size()) return;
     for (std::size_t j = 0; j < shape.size(); ++j)
-      if (!pat.items[j].group && !pat.items[j].name.empty()) dims.emplace(pat.items[j].name, shape[j]);
+      if (!pat.items[j].group && !pat.items[j].name.empty())
+        dims.emplace(pat.items[j].name, shape[j]);
   };
-  if (in.dma) bind(op.out, in.store ? shape_of(in.in[0], window(0)) : shape_of(in.out, &in.out_window));
-  else bind(op.out, shape_of(in.out, &in.out_window));
-  for (std::size_t j = 0; j < in.in.size() && !in.dma; ++j) bind(op.shapes[j], shape_of(in.in[j], window(j)));
+  if (in.dma)
+    bind(op.out, in.store ? shape_of(in.in[0], window(0)) : shape_of(in.out, &in.out_window));
+  else
+    bind(op.out, shape_of(in.out, &in.out_window));
+  for (std::size_t j = 0; j < in.in.size() && !in.dma; ++j)
+    bind(op.shapes[j], shape_of(in.in[j], window(j)));
   int out_buf = in.dma && in.store ? in.hbm.buffer : in.out;
   // Divides become multiplications by a reciprocal: a name attribute spelled nl.divide pairs
   // with its right operand (opN with operandN, op with the second operand).
@@ -461,21 +510,26 @@ void Emitter::inst(int i, int depth) {
     auto it = in.attrs.find(a.name);
     const auto* v = it == in.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
     if (a.type != sem::AttrType::Name || !v || *v != "div") continue;
-    std::string pair = a.name == "op" ? (op.operands.size() > 1 ? op.operands[1] : "") : "operand" + a.name.substr(2);
+    std::string pair = a.name == "op" ? (op.operands.size() > 1 ? op.operands[1] : "")
+                                      : "operand" + a.name.substr(2);
     over[a.name] = "nl.multiply";
     if (int k = op.operand_index(pair); k >= 0) {
       std::string r = scratch(depth, shape_of(in.in[k], window(k)));
       line(depth, current() ? fmt::format("nisa.reciprocal(dst={}, data={})", r, operand[k])
                             : fmt::format("{}[...] = nisa.reciprocal({})", r, operand[k]));
       over[pair] = r;
-    } else if (auto f = in.attrs.find(pair); f != in.attrs.end() && std::get_if<double>(&f->second)) {
+    } else if (auto f = in.attrs.find(pair);
+               f != in.attrs.end() && std::get_if<double>(&f->second)) {
       over[pair] = py_float(1.0 / std::get<double>(f->second));
     } else {
-      throw UserError(fmt::format("{}: a divide whose divisor '{}' is neither an operand nor a constant has no "
-                                  "documented NKI form", op.name, pair));
+      throw UserError(
+          fmt::format("{}: a divide whose divisor '{}' is neither an operand nor a constant has no "
+                      "documented NKI form",
+                      op.name, pair));
     }
   }
-  // An unused second ALU operator is None (tensor_scalar: "op1 and operand1 must be None when unused").
+  // An unused second ALU operator is None (tensor_scalar: "op1 and operand1 must be None when
+  // unused").
   auto identity = [&]() {
     auto o = in.attrs.find("op1");
     auto v = in.attrs.find("operand1");
@@ -486,7 +540,9 @@ void Emitter::inst(int i, int depth) {
     const sem::AttrValue& vv = v != in.attrs.end() ? v->second : *sv->default_value;
     const auto* os = std::get_if<std::string>(&ov);
     const auto* vd = std::get_if<double>(&vv);
-    return os && vd && ((*os == "add" && *vd == 0.0) || (*os == "sub" && *vd == 0.0) || (*os == "mul" && *vd == 1.0));
+    return os && vd &&
+           ((*os == "add" && *vd == 0.0) || (*os == "sub" && *vd == 0.0) ||
+            (*os == "mul" && *vd == 1.0));
   };
   bool unused_op1 = op.attr("op1") && op.attr("operand1") && identity();
   bool accumulates = in.accumulate_block >= 0;
@@ -504,8 +560,11 @@ void Emitter::inst(int i, int depth) {
     if (key == "scratch") return scratch(depth, shape_of(in.in[0], window(0)));
     if (int k = op.operand_index(key); k >= 0) return operand[k];
     if (op.attr(key)) return attr(in, key);
-    if (key == "engine") return spec.nki_names.at((current() ? "current:" : "") + std::string(sem::engine_name(in.engine)));
-    if (key == "dtype") return in.dma ? nki_dtype(p_.buffers[out_buf].dtype) : buffer_dtype(out_buf);
+    if (key == "engine")
+      return spec.nki_names.at((current() ? "current:" : "") +
+                               std::string(sem::engine_name(in.engine)));
+    if (key == "dtype")
+      return in.dma ? nki_dtype(p_.buffers[out_buf].dtype) : buffer_dtype(out_buf);
     auto d = dims.find(key);
     TS_CHECK(d != dims.end(), "instruction {} ({}): no size for pattern dim '{}'", i, op.name, key);
     return std::to_string(d->second);
@@ -514,10 +573,14 @@ void Emitter::inst(int i, int depth) {
   std::string call = sem::expand_nki(tmpl, value, &error);
   TS_CHECK(error.empty(), "{}: {}", op.name, error);
   std::string target = in.out_window.whole() ? out + "[...]" : out;
-  std::string text = statement ? call : fmt::format("{} {} {}", target, accumulates ? "+=" : "=", call);
-  if (via_scratch) text += fmt::format("\nnisa.tensor_tensor(dst={}, data1={}, data2={}, op=nl.add)", out, out, dst);
+  std::string text =
+      statement ? call : fmt::format("{} {} {}", target, accumulates ? "+=" : "=", call);
+  if (via_scratch)
+    text +=
+        fmt::format("\nnisa.tensor_tensor(dst={}, data1={}, data2={}, op=nl.add)", out, out, dst);
   std::string comment = in.note;
-  if (in.repeat > 1) comment += fmt::format("{}(issued as {} copies)", comment.empty() ? "" : " ", in.repeat);
+  if (in.repeat > 1)
+    comment += fmt::format("{}(issued as {} copies)", comment.empty() ? "" : " ", in.repeat);
   lines(depth, text, comment);
 }
 
@@ -526,8 +589,10 @@ void Emitter::inst(int i, int depth) {
 NkiApi parse_nki_api(const std::string& text, const std::string& flag) {
   if (text == "current") return NkiApi::Current;
   if (text == "legacy") return NkiApi::Legacy;
-  throw UserError(fmt::format("error: {}: '{}' is not an NKI dialect (expected current — the nki package of Neuron "
-                              "SDK 2.27+ — or legacy — neuronxcc.nki of SDK 2.26 and before)", flag, text));
+  throw UserError(fmt::format(
+      "error: {}: '{}' is not an NKI dialect (expected current — the nki package of Neuron "
+      "SDK 2.27+ — or legacy — neuronxcc.nki of SDK 2.26 and before)",
+      flag, text));
 }
 
 const char* nki_api_name(NkiApi api) { return api == NkiApi::Current ? "current" : "legacy"; }

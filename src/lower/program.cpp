@@ -34,7 +34,8 @@ std::int64_t Access::start(std::size_t dim, const std::vector<std::int64_t>& ite
 
 // The longest run of consecutive HBM bytes one DMA row reads: the innermost dims the access
 // covers whole, times the first partial one.
-std::int64_t Access::contiguous_bytes(const std::vector<std::int64_t>& hbm_shape, int dtype_bytes) const {
+std::int64_t Access::contiguous_bytes(const std::vector<std::int64_t>& hbm_shape,
+                                      int dtype_bytes) const {
   std::int64_t run = 1;
   for (std::size_t d = hbm_shape.size(); d-- > 0;) {
     if (step(d) != 1) return dtype_bytes;  // a strided innermost dim reads element by element
@@ -52,7 +53,8 @@ std::int64_t Access::contiguous_bytes(const std::vector<std::int64_t>& hbm_shape
 }
 
 double Program::spill_bytes() const {
-  if (std::none_of(buffers.begin(), buffers.end(), [](const Buffer& b) { return b.spill; })) return 0;
+  if (std::none_of(buffers.begin(), buffers.end(), [](const Buffer& b) { return b.spill; }))
+    return 0;
   auto runs = executions();
   double bytes = 0;
   for (std::size_t i = 0; i < insts.size(); ++i) {
@@ -60,7 +62,8 @@ double Program::spill_bytes() const {
     if (!in.dma || in.hbm.buffer < 0 || !buffers[in.hbm.buffer].spill) continue;
     double elements = 1;
     for (auto e : in.hbm.extent) elements *= static_cast<double>(e);
-    bytes += elements * ir::dtype_bytes(buffers[in.hbm.buffer].dtype) * static_cast<double>(runs[i]);
+    bytes +=
+        elements * ir::dtype_bytes(buffers[in.hbm.buffer].dtype) * static_cast<double>(runs[i]);
   }
   return bytes;
 }
@@ -87,7 +90,8 @@ OnChipUse on_chip_use(const Program& p, std::int64_t bank_bytes) {
     if (b.memory == sem::Memory::Sbuf) u.sbuf_bytes += bytes;
     if (b.memory == sem::Memory::Psum) {
       u.psum_bytes += bytes;
-      u.psum_banks += static_cast<int>((b.bytes_per_partition() + bank_bytes - 1) / bank_bytes) * std::max(1, b.bufs);
+      u.psum_banks += static_cast<int>((b.bytes_per_partition() + bank_bytes - 1) / bank_bytes) *
+                      std::max(1, b.bufs);
     }
   }
   OnChipUse total = per_nest[-1], widest;
@@ -110,20 +114,26 @@ void validate(const Program& p) {
   for (std::size_t b = 0; b < p.blocks.size(); ++b) {
     const Block& blk = p.blocks[b];
     TS_CHECK(blk.trips >= 1, "block {} has {} trips", b, blk.trips);
-    TS_CHECK(b == 0 || (blk.parent >= 0 && blk.parent < static_cast<int>(b)), "block {} parent {}", b, blk.parent);
+    TS_CHECK(b == 0 || (blk.parent >= 0 && blk.parent < static_cast<int>(b)), "block {} parent {}",
+             b, blk.parent);
     for (const auto& item : blk.items) {
       TS_CHECK((item.inst >= 0) != (item.block >= 0), "block {} has an empty item", b);
       if (item.inst >= 0) ++seen.at(item.inst);
-      if (item.block >= 0) TS_CHECK(p.blocks.at(item.block).parent == static_cast<int>(b), "block {} nesting", b);
+      if (item.block >= 0)
+        TS_CHECK(p.blocks.at(item.block).parent == static_cast<int>(b), "block {} nesting", b);
     }
   }
   for (std::size_t i = 0; i < p.insts.size(); ++i) {
     const Inst& in = p.insts[i];
     TS_CHECK(seen[i] == 1, "instruction {} appears {} times in the loop nest", i, seen[i]);
     TS_CHECK(in.spec != nullptr, "instruction {} has no spec", i);
-    TS_CHECK(std::find(in.spec->engines.begin(), in.spec->engines.end(), in.engine) != in.spec->engines.end(),
-             "instruction {} ({}) cannot run on engine {}", i, in.spec->op.name, sem::engine_name(in.engine));
-    for (int b : in.in) TS_CHECK(buffer_ok(b) && p.buffers[b].memory != sem::Memory::Hbm, "instruction {} reads buffer {}", i, b);
+    TS_CHECK(std::find(in.spec->engines.begin(), in.spec->engines.end(), in.engine) !=
+                 in.spec->engines.end(),
+             "instruction {} ({}) cannot run on engine {}", i, in.spec->op.name,
+             sem::engine_name(in.engine));
+    for (int b : in.in)
+      TS_CHECK(buffer_ok(b) && p.buffers[b].memory != sem::Memory::Hbm,
+               "instruction {} reads buffer {}", i, b);
     if (in.dma) {
       TS_CHECK(buffer_ok(in.hbm.buffer) && p.buffers[in.hbm.buffer].memory == sem::Memory::Hbm,
                "DMA {} has no HBM side", i);
@@ -131,10 +141,12 @@ void validate(const Program& p) {
       TS_CHECK(in.hbm.extent.size() == t.shape.size() && in.hbm.terms.size() == t.shape.size() &&
                    in.hbm.tile_dim.size() == t.shape.size(),
                "DMA {} access rank differs from {}", i, t.name);
-      TS_CHECK(in.store ? (in.in.size() == 1 && in.out == -1) : (in.in.empty() && buffer_ok(in.out)),
-               "DMA {} operands", i);
+      TS_CHECK(
+          in.store ? (in.in.size() == 1 && in.out == -1) : (in.in.empty() && buffer_ok(in.out)),
+          "DMA {} operands", i);
     } else {
-      TS_CHECK(buffer_ok(in.out) && p.buffers[in.out].memory != sem::Memory::Hbm, "instruction {} writes buffer {}", i, in.out);
+      TS_CHECK(buffer_ok(in.out) && p.buffers[in.out].memory != sem::Memory::Hbm,
+               "instruction {} writes buffer {}", i, in.out);
     }
   }
 }

@@ -21,7 +21,9 @@ std::string hbm_text(const Access& a, const Program& p) {
   for (std::size_t d = 0; d < a.extent.size(); ++d) {
     if (d) s += ", ";
     std::string start = terms_text(a.terms[d], a.offset.empty() ? 0 : a.offset[d], p);
-    s += a.extent[d] == 1 ? start : fmt::format("{} +: {}{}", start, a.extent[d], a.step(d) != 1 ? fmt::format(" step {}", a.step(d)) : "");
+    s += a.extent[d] == 1 ? start
+                          : fmt::format("{} +: {}{}", start, a.extent[d],
+                                        a.step(d) != 1 ? fmt::format(" step {}", a.step(d)) : "");
   }
   s += "]";
   bool transposed = false;
@@ -64,12 +66,16 @@ void print_block(const Program& p, int b, int indent, std::string& out) {
       dst = tile_text(in.out, in.out_window, p);
       if (in.dma) src = hbm_text(in.hbm, p);
       for (std::size_t j = 0; j < in.in.size(); ++j)
-        src += (j ? ", " : "") + tile_text(in.in[j], j < in.in_window.size() ? in.in_window[j] : Window{}, p);
+        src += (j ? ", " : "") +
+               tile_text(in.in[j], j < in.in_window.size() ? in.in_window[j] : Window{}, p);
     }
-    std::string acc = in.accumulate_block >= 0 ? fmt::format(" (+= over {})", p.blocks[in.accumulate_block].var) : "";
+    std::string acc = in.accumulate_block >= 0
+                          ? fmt::format(" (+= over {})", p.blocks[in.accumulate_block].var)
+                          : "";
     std::string rep = in.repeat > 1 ? fmt::format(" x{}", in.repeat) : "";
-    out += fmt::format("{}{}{} <- {}[{}]({}){}{}{}\n", pad, dst, acc, in.spec->op.name, sem::engine_name(in.engine), src,
-                       attrs_text(in.attrs), rep, in.note.empty() ? "" : "   # " + in.note);
+    out += fmt::format("{}{}{} <- {}[{}]({}){}{}{}\n", pad, dst, acc, in.spec->op.name,
+                       sem::engine_name(in.engine), src, attrs_text(in.attrs), rep,
+                       in.note.empty() ? "" : "   # " + in.note);
   }
 }
 
@@ -81,15 +87,20 @@ std::string print_program(const Program& p) {
     if (b.memory == sem::Memory::Sbuf) sbuf += b.bytes_per_partition() * b.bufs;
     if (b.memory == sem::Memory::Psum) psum += b.bytes_per_partition() * b.bufs;
   }
-  std::string out = fmt::format("program {}: {} instructions, {} buffers, SBUF {:.1f} KiB/partition, PSUM {:.1f} KiB/partition, {} core(s)\n",
-                                p.kernel, p.insts.size(), p.buffers.size(), sbuf / 1024.0, psum / 1024.0, p.cores);
+  std::string out = fmt::format(
+      "program {}: {} instructions, {} buffers, SBUF {:.1f} KiB/partition, PSUM {:.1f} "
+      "KiB/partition, {} core(s)\n",
+      p.kernel, p.insts.size(), p.buffers.size(), sbuf / 1024.0, psum / 1024.0, p.cores);
   if (!p.config.empty()) out += "  config: " + p.config + "\n";
   for (const auto& b : p.buffers) {
     std::string shape;
     for (auto d : b.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-    std::string role = b.param >= 0 ? fmt::format(" (input {})", b.param) : b.output >= 0 ? fmt::format(" (output {})", b.output) : "";
+    std::string role = b.param >= 0    ? fmt::format(" (input {})", b.param)
+                       : b.output >= 0 ? fmt::format(" (output {})", b.output)
+                                       : "";
     if (b.alias >= 0) role += " (view of " + p.buffers[b.alias].name + ")";
-    out += fmt::format("  {}: {} {}[{}]{}{}\n", b.name, sem::memory_name(b.memory), ir::dtype_name(b.dtype), shape,
+    out += fmt::format("  {}: {} {}[{}]{}{}\n", b.name, sem::memory_name(b.memory),
+                       ir::dtype_name(b.dtype), shape,
                        b.bufs > 1 ? fmt::format(" x{} buffers", b.bufs) : "", role);
   }
   print_block(p, 0, 1, out);

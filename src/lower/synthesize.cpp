@@ -1,12 +1,12 @@
 #include "tilesweep/lower/synthesize.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "tilesweep/ir/graph_edit.h"
 #include "tilesweep/ir/graph_printer.h"
@@ -18,7 +18,9 @@ namespace {
 
 void expr_constituents(const sem::Expr& e, const sem::OpSpec& op, std::set<std::string>& out);
 
-void op_constituents(const sem::OpSpec& op, std::set<std::string>& out) { expr_constituents(*op.expr, op, out); }
+void op_constituents(const sem::OpSpec& op, std::set<std::string>& out) {
+  expr_constituents(*op.expr, op, out);
+}
 
 void expr_constituents(const sem::Expr& e, const sem::OpSpec& op, std::set<std::string>& out) {
   static const char* reducers[] = {"sum", "prod", "max", "min"};
@@ -28,28 +30,34 @@ void expr_constituents(const sem::Expr& e, const sem::OpSpec& op, std::set<std::
       if (e.op == sem::BinOp::Mul) out.insert("mul");
       if (e.op == sem::BinOp::Div) out.insert("div");
       break;
-    case sem::Expr::Reduce: out.insert(reducers[static_cast<int>(e.reducer)]); break;
+    case sem::Expr::Reduce:
+      out.insert(reducers[static_cast<int>(e.reducer)]);
+      break;
     case sem::Expr::Call:
       if (e.name == "apply" || e.name == "reduce") {
         // Any of the attribute's choices may be picked.
         if (!e.args.empty() && e.args[0]->kind == sem::Expr::Name)
           if (const sem::AttrSpec* a = op.attr(e.args[0]->name))
             for (const auto& c : a->choices) {
-              if (e.name == "reduce") out.insert(c == "add" ? "sum" : c == "mul" ? "prod" : c);
-              else if (const sem::OpSpec* f = sem::OpTable::builtin().find(c)) op_constituents(*f, out);
+              if (e.name == "reduce")
+                out.insert(c == "add" ? "sum" : c == "mul" ? "prod" : c);
+              else if (const sem::OpSpec* f = sem::OpTable::builtin().find(c))
+                op_constituents(*f, out);
             }
       } else if (e.name != "select" && e.name != "size") {
         out.insert(e.name);
       }
       break;
-    default: break;
+    default:
+      break;
   }
   for (const auto& a : e.args) expr_constituents(*a, op, out);
 }
 
 class Synthesizer {
  public:
-  Synthesizer(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& o, verify::VerdictCache* c)
+  Synthesizer(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& o,
+              verify::VerdictCache* c)
       : op_(ir::compact(op)), isa_(isa), opts_(o), cache_(c) {}
 
   SynthesisResult run() {
@@ -78,7 +86,8 @@ class Synthesizer {
       for (const auto& c : have) n += want.count(c) ? 1 : 0;
       return n;
     };
-    std::stable_sort(pool_.begin(), pool_.end(), [&](auto* a, auto* b) { return overlap(a) > overlap(b); });
+    std::stable_sort(pool_.begin(), pool_.end(),
+                     [&](auto* a, auto* b) { return overlap(a) > overlap(b); });
     for (const auto* in : pool_) result_.pool.push_back(in->op.name);
     ir::Kernel base = leaves();
     leaves_size_ = base.nodes.size();
@@ -88,9 +97,10 @@ class Synthesizer {
       extend(base, 1, -1);
       if (!result_.lowerings.empty() && !opts_.all_depths) break;
     }
-    std::stable_sort(result_.lowerings.begin(), result_.lowerings.end(), [](const Lowering& a, const Lowering& b) {
-      return a.depth != b.depth ? a.depth < b.depth : a.text < b.text;
-    });
+    std::stable_sort(result_.lowerings.begin(), result_.lowerings.end(),
+                     [](const Lowering& a, const Lowering& b) {
+                       return a.depth != b.depth ? a.depth < b.depth : a.text < b.text;
+                     });
     return std::move(result_);
   }
 
@@ -100,8 +110,10 @@ class Synthesizer {
     SynthesisResult r;
     int stop = 0;
     std::size_t pool = 0, lowerings = 0;
-    in >> stop >> r.candidates >> r.filtered >> r.proved >> r.refuted >> r.unknown >> r.steps >> r.proof_ms >> pool;
-    TS_CHECK(stop >= 0 && stop <= static_cast<int>(SynthesisStop::StepLimit), "bad stop in '{}'", record);
+    in >> stop >> r.candidates >> r.filtered >> r.proved >> r.refuted >> r.unknown >> r.steps >>
+        r.proof_ms >> pool;
+    TS_CHECK(stop >= 0 && stop <= static_cast<int>(SynthesisStop::StepLimit), "bad stop in '{}'",
+             record);
     r.stop = static_cast<SynthesisStop>(stop);
     r.pool.resize(pool);
     for (auto& name : r.pool) in >> name;
@@ -125,12 +137,15 @@ class Synthesizer {
         for (int& i : step.inputs) in >> i;
         in >> step.attrs;
         const sem::InstrSpec* spec = isa_.find(step.instr);
-        TS_CHECK(in && spec && inputs <= 16, "synthesis record names no instruction of this ISA: '{}'", record);
+        TS_CHECK(in && spec && inputs <= 16,
+                 "synthesis record names no instruction of this ISA: '{}'", record);
         std::vector<sem::AttrMap> fillings = attr_choices(*spec);
-        TS_CHECK(step.attrs >= 0 && step.attrs < static_cast<int>(fillings.size()), "bad attribute filling in '{}'",
-                 record);
-        for (int i : step.inputs) TS_CHECK(i >= 0 && i < static_cast<int>(k.nodes.size()), "bad input in '{}'", record);
-        id = ir::add_op(k, spec->op, step.inputs, fillings[static_cast<std::size_t>(step.attrs)], {});
+        TS_CHECK(step.attrs >= 0 && step.attrs < static_cast<int>(fillings.size()),
+                 "bad attribute filling in '{}'", record);
+        for (int i : step.inputs)
+          TS_CHECK(i >= 0 && i < static_cast<int>(k.nodes.size()), "bad input in '{}'", record);
+        id = ir::add_op(k, spec->op, step.inputs, fillings[static_cast<std::size_t>(step.attrs)],
+                        {});
         low.steps.push_back(std::move(step));
       }
       TS_CHECK(in && id >= 0, "synthesis record unreadable: '{}'", record);
@@ -145,14 +160,16 @@ class Synthesizer {
  private:
   bool stopped() {
     if (result_.candidates >= opts_.max_candidates) result_.stop = SynthesisStop::CandidateLimit;
-    if (++polls_ > static_cast<std::uint64_t>(opts_.max_steps)) result_.stop = SynthesisStop::StepLimit;
+    if (++polls_ > static_cast<std::uint64_t>(opts_.max_steps))
+      result_.stop = SynthesisStop::StepLimit;
     result_.steps = static_cast<std::int64_t>(polls_);
     return result_.stop != SynthesisStop::Exhausted;
   }
 
   // The op's parameters plus constant tiles that instructions may take as immediate operands:
-  // per-partition zeros, ones and minus ones (a bias of 0, a scale of 1, a negation), each tile size as a per-partition
-  // value (a mean's divisor), and a full tile of ones (a scan's multiplier).
+  // per-partition zeros, ones and minus ones (a bias of 0, a scale of 1, a negation), each tile
+  // size as a per-partition value (a mean's divisor), and a full tile of ones (a scan's
+  // multiplier).
   ir::Kernel leaves() {
     ir::Kernel k = op_;
     k.nodes.resize(k.params.size());
@@ -167,9 +184,11 @@ class Synthesizer {
       if (p.shape.size() != 2) continue;
       if (done.insert(p.shape[0].str()).second) {
         for (double v : {0.0, 1.0, -1.0})
-          broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", v}}, {}), {p.shape[0], sem::Dim(1)});
+          broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", v}}, {}),
+                    {p.shape[0], sem::Dim(1)});
         for (const auto& d : op_.dims)
-          broadcast(ir::add_op(k, *ops.find("dim"), {}, {{"value", sem::Dim::symbol(d)}}, {}), {p.shape[0], sem::Dim(1)});
+          broadcast(ir::add_op(k, *ops.find("dim"), {}, {{"value", sem::Dim::symbol(d)}}, {}),
+                    {p.shape[0], sem::Dim(1)});
       }
       if (done.insert(sem::format_shape(p.shape)).second)
         broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", 1.0}}, {}), p.shape);
@@ -222,7 +241,8 @@ class Synthesizer {
         bool uses_last = last < 0;
         for (int p : pick) uses_last = uses_last || p == last;
         bool leaf_only = true;
-        for (int p : pick) leaf_only = leaf_only && (p >= static_cast<int>(k.params.size()) && p < first_step());
+        for (int p : pick)
+          leaf_only = leaf_only && (p >= static_cast<int>(k.params.size()) && p < first_step());
         if (uses_last && !leaf_only && ranks_fit(k, *in, pick))
           for (std::size_t a = 0; a < attrs.size(); ++a) {
             if (stopped()) return;
@@ -240,10 +260,12 @@ class Synthesizer {
   int first_step() const { return static_cast<int>(leaves_size_); }
 
   // A cheap necessary condition before instantiating: each operand's rank fits its pattern.
-  static bool ranks_fit(const ir::Kernel& k, const sem::InstrSpec& in, const std::vector<int>& inputs) {
+  static bool ranks_fit(const ir::Kernel& k, const sem::InstrSpec& in,
+                        const std::vector<int>& inputs) {
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       const auto& items = in.op.shapes[i].items;
-      bool group = std::any_of(items.begin(), items.end(), [](const sem::Item& it) { return it.group; });
+      bool group =
+          std::any_of(items.begin(), items.end(), [](const sem::Item& it) { return it.group; });
       std::size_t rank = k.nodes[inputs[i]].shape.size();
       if (group ? rank + 1 < items.size() : rank != items.size()) return false;
     }
@@ -303,7 +325,8 @@ class Synthesizer {
     std::int64_t next = 3;
     for (const auto& d : op_.dims) dims[d] = next++;
     for (const auto& p : op_.preconditions)
-      if (auto ok = p.holds(dims); !ok || !*ok) return true;  // no cheap check: let the proof decide
+      if (auto ok = p.holds(dims); !ok || !*ok)
+        return true;  // no cheap check: let the proof decide
     std::mt19937_64 rng(11);
     for (auto [lo, hi] : {std::pair{-1.0, 1.0}, std::pair{0.1, 1.0}}) {
       std::uniform_real_distribution<double> uni(lo, hi);
@@ -355,24 +378,37 @@ std::vector<std::string> constituents(const sem::TermGraph& body) {
         if (!n.integer) out.insert({"mul", "add"});
         break;
       case sem::TermOp::Add:
-      case sem::TermOp::Sub: if (!n.integer) out.insert("add"); break;
-      case sem::TermOp::Mul: if (!n.integer) out.insert("mul"); break;
-      case sem::TermOp::Div: out.insert("div"); break;
-      case sem::TermOp::Call: out.insert(sem::func_name(n.func)); break;
-      case sem::TermOp::Reduce: out.insert(reducers[static_cast<int>(n.reducer)]); break;
-      default: break;
+      case sem::TermOp::Sub:
+        if (!n.integer) out.insert("add");
+        break;
+      case sem::TermOp::Mul:
+        if (!n.integer) out.insert("mul");
+        break;
+      case sem::TermOp::Div:
+        out.insert("div");
+        break;
+      case sem::TermOp::Call:
+        out.insert(sem::func_name(n.func));
+        break;
+      case sem::TermOp::Reduce:
+        out.insert(reducers[static_cast<int>(n.reducer)]);
+        break;
+      default:
+        break;
     }
   }
   return {out.begin(), out.end()};
 }
 
 std::string synthesis_record(const SynthesisResult& r) {
-  std::string out = fmt::format("{} {} {} {} {} {} {} {} {}", static_cast<int>(r.stop), r.candidates, r.filtered,
-                                r.proved, r.refuted, r.unknown, r.steps, r.proof_ms, r.pool.size());
+  std::string out =
+      fmt::format("{} {} {} {} {} {} {} {} {}", static_cast<int>(r.stop), r.candidates, r.filtered,
+                  r.proved, r.refuted, r.unknown, r.steps, r.proof_ms, r.pool.size());
   for (const auto& name : r.pool) out += " " + name;
   out += fmt::format(" {}", r.lowerings.size());
   for (const auto& l : r.lowerings) {
-    out += fmt::format(" {} {} {} {}", l.depth, static_cast<int>(l.proof.kind), l.proof.ms, l.steps.size());
+    out += fmt::format(" {} {} {} {}", l.depth, static_cast<int>(l.proof.kind), l.proof.ms,
+                       l.steps.size());
     for (const auto& step : l.steps) {
       out += fmt::format(" {} {}", step.instr, step.inputs.size());
       for (int i : step.inputs) out += fmt::format(" {}", i);
@@ -382,12 +418,13 @@ std::string synthesis_record(const SynthesisResult& r) {
   return out;
 }
 
-SynthesisResult replay_synthesis(const ir::Kernel& op, const sem::InstrTable& isa, const std::string& record) {
+SynthesisResult replay_synthesis(const ir::Kernel& op, const sem::InstrTable& isa,
+                                 const std::string& record) {
   return Synthesizer(op, isa, SynthesisOptions{}, nullptr).replay(record);
 }
 
-SynthesisResult synthesize(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& options,
-                           verify::VerdictCache* cache) {
+SynthesisResult synthesize(const ir::Kernel& op, const sem::InstrTable& isa,
+                           const SynthesisOptions& options, verify::VerdictCache* cache) {
   return Synthesizer(op, isa, options, cache).run();
 }
 

@@ -12,7 +12,8 @@
 namespace ts::lower {
 
 OpClass classify(const ir::Node& n) {
-  static const std::set<std::string> layout = {"reshape", "concat", "slice", "repeat", "broadcast_to", "transpose"};
+  static const std::set<std::string> layout = {"reshape", "concat",       "slice",
+                                               "repeat",  "broadcast_to", "transpose"};
   if (n.param >= 0) return OpClass::Input;
   if (n.inputs.empty()) return OpClass::Constant;
   if (layout.count(n.op)) return OpClass::Layout;
@@ -40,7 +41,8 @@ bool is_one(const sem::Dim& d) { return d.is_const() && d.value() == 1; }
 // A reduction's tile keeps the reduced dim as 1 ([P, 1] along the free dim, [1, F] across
 // partitions): instructions write 2-D tiles, and dropping a size-1 dim is only a view.
 void keep_reduced_dim(const sem::OpSpec& spec, sem::AttrMap& attrs) {
-  if (auto kd = attrs.find("keepdims"); kd != attrs.end() && !spec.contract.empty()) kd->second = true;
+  if (auto kd = attrs.find("keepdims"); kd != attrs.end() && !spec.contract.empty())
+    kd->second = true;
 }
 
 }  // namespace
@@ -95,7 +97,8 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
   // (x [P, F], y [F, K]): attention's scores times values multiply an N x N tile whose rows and
   // contraction are different tiles.
   static const char* kNames[] = {"P", "F", "K", "Q", "R", "T", "U", "V"};
-  const bool matmul = is_matmul(n) && shapes.size() == 2 && shapes[0].size() == 2 && shapes[1].size() == 2;
+  const bool matmul =
+      is_matmul(n) && shapes.size() == 2 && shapes[0].size() == 2 && shapes[1].size() == 2;
   const bool by_position = elementwise || shapes.size() == 1;
   std::map<std::string, sem::Dim> fresh;
   for (std::size_t i = 0; i < shapes.size(); ++i)
@@ -133,7 +136,8 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
     t.kernel.params.push_back(std::move(p));
     for (const auto& d : shapes[i])
       for (const auto& s : d.symbols())
-        if (std::find(t.kernel.dims.begin(), t.kernel.dims.end(), s) == t.kernel.dims.end()) t.kernel.dims.push_back(s);
+        if (std::find(t.kernel.dims.begin(), t.kernel.dims.end(), s) == t.kernel.dims.end())
+          t.kernel.dims.push_back(s);
   }
   std::vector<int> inputs;
   for (const auto& p : t.kernel.params) inputs.push_back(p.node);
@@ -150,7 +154,8 @@ std::optional<TileOp> pair_tile_op(const ir::Kernel& k, int producer, int consum
   const ir::Node& p = k.nodes[producer];
   const ir::Node& c = k.nodes[consumer];
   if (classify(p) != OpClass::Compute || classify(c) != OpClass::Compute) return std::nullopt;
-  if (p.spec->broadcast != std::vector<std::string>{"S"} || c.spec->contract.empty() || c.inputs != std::vector<int>{producer})
+  if (p.spec->broadcast != std::vector<std::string>{"S"} || c.spec->contract.empty() ||
+      c.inputs != std::vector<int>{producer})
     return std::nullopt;
   for (int o : k.outputs)
     if (o == producer) return std::nullopt;
@@ -161,7 +166,8 @@ std::optional<TileOp> pair_tile_op(const ir::Kernel& k, int producer, int consum
   if (!t || !c.attrs.count("axis")) return std::nullopt;
   sem::AttrMap attrs = c.attrs;
   keep_reduced_dim(*c.spec, attrs);
-  auto dropped = static_cast<std::int64_t>(p.shape.size()) - static_cast<std::int64_t>(t->kernel.nodes[t->kernel.outputs[0]].shape.size());
+  auto dropped = static_cast<std::int64_t>(p.shape.size()) -
+                 static_cast<std::int64_t>(t->kernel.nodes[t->kernel.outputs[0]].shape.size());
   attrs["axis"] = std::get<std::int64_t>(attrs.at("axis")) - dropped;
   if (std::get<std::int64_t>(attrs["axis"]) < 0) return std::nullopt;
   try {

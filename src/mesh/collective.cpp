@@ -7,10 +7,14 @@ namespace ts::mesh {
 
 const char* collective_name(Collective c) {
   switch (c) {
-    case Collective::AllGather: return "all-gather";
-    case Collective::ReduceScatter: return "reduce-scatter";
-    case Collective::AllReduce: return "all-reduce";
-    case Collective::AllToAll: return "all-to-all";
+    case Collective::AllGather:
+      return "all-gather";
+    case Collective::ReduceScatter:
+      return "reduce-scatter";
+    case Collective::AllReduce:
+      return "all-reduce";
+    case Collective::AllToAll:
+      return "all-to-all";
   }
   return "?";
 }
@@ -42,7 +46,8 @@ struct Run {
   }
   // One step: member i sends `bytes` to member partner(i), all at once.
   template <typename Partner>
-  void exchange(const std::vector<int>& m, Partner partner, double bytes, int lanes, bool all = true) {
+  void exchange(const std::vector<int>& m, Partner partner, double bytes, int lanes,
+                bool all = true) {
     double worst = 0;
     std::size_t n = all || m.size() <= kFullCheck ? m.size() : 1;
     for (std::size_t i = 0; i < n; ++i)
@@ -76,13 +81,17 @@ struct Run {
   CollectiveCost result(std::string name) const { return {ns, std::move(name), 0, steps, link}; }
 };
 
-int log2_exact(int r) { return std::has_single_bit(static_cast<unsigned>(r)) ? std::countr_zero(static_cast<unsigned>(r)) : -1; }
+int log2_exact(int r) {
+  return std::has_single_bit(static_cast<unsigned>(r)) ? std::countr_zero(static_cast<unsigned>(r))
+                                                       : -1;
+}
 
 CollectiveCost ring(Collective c, double bytes, const Group& g, const Topology& t) {
   std::vector<int> order = t.ring_order(g);
   int r = g.size();
   Run run{t};
-  run.exchange(order, [r](std::size_t i) { return (i + 1) % r; }, bytes / r, t.lanes(g));
+  run.exchange(
+      order, [r](std::size_t i) { return (i + 1) % r; }, bytes / r, t.lanes(g));
   int steps = c == Collective::AllReduce ? 2 * (r - 1) : r - 1;
   run.ns *= steps;
   run.steps = steps;
@@ -95,9 +104,11 @@ void doubling(Run& run, Collective c, double bytes, const std::vector<int>& m, i
   int r = static_cast<int>(m.size());
   for (int k = 0; k < levels; ++k) {
     int bit = c == Collective::ReduceScatter ? levels - 1 - k : k;
-    double b = c == Collective::AllGather ? bytes / r * (1 << k)
-               : c == Collective::ReduceScatter ? bytes / (2 << k) : bytes;
-    run.exchange(m, [bit](std::size_t i) { return i ^ (std::size_t{1} << bit); }, b, run.t.pair_lanes());
+    double b = c == Collective::AllGather       ? bytes / r * (1 << k)
+               : c == Collective::ReduceScatter ? bytes / (2 << k)
+                                                : bytes;
+    run.exchange(
+        m, [bit](std::size_t i) { return i ^ (std::size_t{1} << bit); }, b, run.t.pair_lanes());
   }
 }
 
@@ -124,16 +135,19 @@ void dimension_wise(Run& run, Collective c, double bytes, const Group& g, const 
       for (int a : axes) cur *= g.extents[a], phase(c, cur, a);
       return;
     case Collective::AllReduce:
-      for (auto a = axes.rbegin(); a + 1 != axes.rend(); ++a) phase(Collective::ReduceScatter, cur, *a), cur /= g.extents[*a];
+      for (auto a = axes.rbegin(); a + 1 != axes.rend(); ++a)
+        phase(Collective::ReduceScatter, cur, *a), cur /= g.extents[*a];
       phase(Collective::AllReduce, cur, axes.front());
-      for (auto a = axes.begin() + 1; a != axes.end(); ++a) cur *= g.extents[*a], phase(Collective::AllGather, cur, *a);
+      for (auto a = axes.begin() + 1; a != axes.end(); ++a)
+        cur *= g.extents[*a], phase(Collective::AllGather, cur, *a);
       return;
   }
 }
 
 }  // namespace
 
-std::vector<CollectiveCost> collective_costs(Collective c, double bytes, const Group& g, const Topology& t) {
+std::vector<CollectiveCost> collective_costs(Collective c, double bytes, const Group& g,
+                                             const Topology& t) {
   int r = g.size();
   if (r <= 1) return {CollectiveCost{0, "none", 0, 0, LinkClass::IntraChip}};
   std::vector<CollectiveCost> out;
@@ -143,7 +157,8 @@ std::vector<CollectiveCost> collective_costs(Collective c, double bytes, const G
   if (levels > 0 && c != Collective::AllToAll) {
     Run run{t};
     doubling(run, c, bytes, m, levels);
-    out.push_back(run.result(c == Collective::ReduceScatter ? "recursive-halving" : "recursive-doubling"));
+    out.push_back(
+        run.result(c == Collective::ReduceScatter ? "recursive-halving" : "recursive-doubling"));
   }
   if (levels > 0 && c == Collective::AllReduce) {
     Run run{t};
@@ -160,7 +175,8 @@ std::vector<CollectiveCost> collective_costs(Collective c, double bytes, const G
   if (c == Collective::AllToAll) {
     Run run{t};
     for (int k = 1; k < r; ++k)
-      run.exchange(m, [k, r](std::size_t i) { return (i + k) % r; }, bytes / r, t.pair_lanes(), false);
+      run.exchange(
+          m, [k, r](std::size_t i) { return (i + k) % r; }, bytes / r, t.pair_lanes(), false);
     out.push_back(run.result("pairwise"));
   }
   if (g.spanned_axes() >= 2) {
@@ -174,8 +190,9 @@ std::vector<CollectiveCost> collective_costs(Collective c, double bytes, const G
 
 CollectiveCost collective_cost(Collective c, double bytes, const Group& g, const Topology& t) {
   std::vector<CollectiveCost> all = collective_costs(c, bytes, g, t);
-  auto best = std::min_element(all.begin(), all.end(),
-                               [](const CollectiveCost& a, const CollectiveCost& b) { return a.ns < b.ns; });
+  auto best = std::min_element(
+      all.begin(), all.end(),
+      [](const CollectiveCost& a, const CollectiveCost& b) { return a.ns < b.ns; });
   return *best;
 }
 

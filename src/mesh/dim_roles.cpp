@@ -9,9 +9,12 @@ namespace ts::mesh {
 
 const char* dim_role_name(DimRole r) {
   switch (r) {
-    case DimRole::Parallel: return "parallel";
-    case DimRole::Contracted: return "contracted";
-    case DimRole::Fixed: return "fixed";
+    case DimRole::Parallel:
+      return "parallel";
+    case DimRole::Contracted:
+      return "contracted";
+    case DimRole::Fixed:
+      return "fixed";
   }
   return "?";
 }
@@ -31,7 +34,8 @@ std::optional<std::string> bare_symbol(const sem::Dim& d) {
 
 bool is_const(const TermNode& n, double v) {
   if (n.op == TermOp::Const) return n.value == v;
-  return n.op == TermOp::Size && n.size.is_const() && n.size.value() == static_cast<std::int64_t>(v);
+  return n.op == TermOp::Size && n.size.is_const() &&
+         n.size.value() == static_cast<std::int64_t>(v);
 }
 
 // What one node's element expression does with the dims; fills `taint` and `reductions`.
@@ -49,7 +53,8 @@ class BodyScan {
     for (int i = 0; i < static_cast<int>(g_.nodes.size()); ++i) {
       const TermNode& t = g_.nodes[i];
       if (t.op == TermOp::Load) load(i);
-      if (t.op == TermOp::Reduce && (g_.nodes[t.args[0]].op == TermOp::Size || g_.nodes[t.args[0]].op == TermOp::Const))
+      if (t.op == TermOp::Reduce &&
+          (g_.nodes[t.args[0]].op == TermOp::Size || g_.nodes[t.args[0]].op == TermOp::Const))
         consumed_.insert({i, 0});
     }
     // Any other use of an index or a size makes the value depend on the dim's extent.
@@ -78,11 +83,14 @@ class BodyScan {
   std::optional<int> identity_var(int id, std::vector<std::pair<int, int>>& path) const {
     const TermNode& t = g_.nodes[id];
     if (t.op == TermOp::Index) return t.var;
-    bool add = t.op == TermOp::Add || t.op == TermOp::Sub, mul = t.op == TermOp::Mul || t.op == TermOp::FloorDiv;
+    bool add = t.op == TermOp::Add || t.op == TermOp::Sub,
+         mul = t.op == TermOp::Mul || t.op == TermOp::FloorDiv;
     if (!add && !mul) return std::nullopt;
     double unit = add ? 0 : 1;
     for (int a : {0, 1}) {
-      if ((a == 0 && t.op != TermOp::Add && t.op != TermOp::Mul) || !is_const(g_.nodes[t.args[a]], unit)) continue;
+      if ((a == 0 && t.op != TermOp::Add && t.op != TermOp::Mul) ||
+          !is_const(g_.nodes[t.args[a]], unit))
+        continue;
       path.push_back({id, 1 - a});
       path.push_back({id, a});
       return identity_var(t.args[1 - a], path);
@@ -107,16 +115,20 @@ class BodyScan {
       }
       consumed_.insert(path.begin(), path.end());
       if (*v < g_.rank) {
-        if (!(size == n_.shape[*v])) taint_symbols(size, fmt::format("'{}' maps it to another size", n_.op));
+        if (!(size == n_.shape[*v]))
+          taint_symbols(size, fmt::format("'{}' maps it to another size", n_.op));
         continue;
       }
       const TermNode& red = g_.nodes[reduce_of_.at(*v)];
       const TermNode& ext = g_.nodes[red.args[0]];
-      if (!(ext.op == TermOp::Size && ext.size == size) && !(ext.op == TermOp::Const && size.is_const())) {
+      if (!(ext.op == TermOp::Size && ext.size == size) &&
+          !(ext.op == TermOp::Const && size.is_const())) {
         taint_symbols(size, fmt::format("'{}' reduces over part of it", n_.op));
       } else if (auto s = bare_symbol(size)) {
-        if (red.reducer == sem::Reducer::Prod) taint_symbols(size, fmt::format("'{}' multiplies over it", n_.op));
-        else reductions_[*s].push_back({id_, red.reducer});
+        if (red.reducer == sem::Reducer::Prod)
+          taint_symbols(size, fmt::format("'{}' multiplies over it", n_.op));
+        else
+          reductions_[*s].push_back({id_, red.reducer});
       }
     }
   }
@@ -147,9 +159,11 @@ std::vector<DimInfo> classify_dims(const ir::Kernel& kernel) {
     std::set<std::string> seen;
     for (const sem::Dim& d : n.shape) {
       if (auto s = bare_symbol(d); s && !seen.insert(*s).second)
-        taint.emplace(*s, fmt::format("a value has it on two axes ({})", sem::format_shape(n.shape)));
+        taint.emplace(*s,
+                      fmt::format("a value has it on two axes ({})", sem::format_shape(n.shape)));
       if (!bare_symbol(d))
-        for (const std::string& s : d.symbols()) taint.emplace(s, fmt::format("a value has size {}", d.str()));
+        for (const std::string& s : d.symbols())
+          taint.emplace(s, fmt::format("a value has size {}", d.str()));
     }
     if (n.spec) BodyScan(kernel, n, taint, reductions, id).run();
   }
@@ -166,8 +180,10 @@ std::vector<DimInfo> classify_dims(const ir::Kernel& kernel) {
     if (auto t = taint.find(dim); t != taint.end()) {
       fixed(t->second);
     } else if (red == reductions.end()) {
-      if (in_outputs.count(dim)) info.role = DimRole::Parallel;
-      else fixed("it reaches no output");
+      if (in_outputs.count(dim))
+        info.role = DimRole::Parallel;
+      else
+        fixed("it reaches no output");
     } else if (in_outputs.count(dim)) {
       fixed("it is reduced and also reaches an output");
     } else {
@@ -175,10 +191,14 @@ std::vector<DimInfo> classify_dims(const ir::Kernel& kernel) {
       info.reducer = red->second.front().second;
       for (auto [id, reducer] : red->second) {
         const ir::Node& n = kernel.node(id);
-        bool is_output = std::find(kernel.outputs.begin(), kernel.outputs.end(), id) != kernel.outputs.end();
+        bool is_output =
+            std::find(kernel.outputs.begin(), kernel.outputs.end(), id) != kernel.outputs.end();
         if (!is_output || users[id] > 0) {
           info.role = DimRole::Fixed;
-          fixed(fmt::format("'{}' reduces it and its result feeds other ops (only reductions producing an output are split)", n.op));
+          fixed(
+              fmt::format("'{}' reduces it and its result feeds other ops (only reductions "
+                          "producing an output are split)",
+                          n.op));
           break;
         }
         if (reducer != info.reducer) {

@@ -43,12 +43,14 @@ Group Group::along(int i) const {
 }
 
 int Group::spanned_axes() const {
-  return static_cast<int>(std::count_if(extents.begin(), extents.end(), [](int e) { return e > 1; }));
+  return static_cast<int>(
+      std::count_if(extents.begin(), extents.end(), [](int e) { return e > 1; }));
 }
 
 Group group_over(const MeshShape& mesh, std::vector<int> axes) {
   std::sort(axes.begin(), axes.end());
-  TS_CHECK(std::adjacent_find(axes.begin(), axes.end()) == axes.end(), "a mesh axis twice in a group");
+  TS_CHECK(std::adjacent_find(axes.begin(), axes.end()) == axes.end(),
+           "a mesh axis twice in a group");
   Group g;
   for (int a : axes) {
     TS_CHECK(a >= 0 && a < mesh.rank(), "axis {} of mesh {}", a, mesh.str());

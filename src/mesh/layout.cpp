@@ -66,14 +66,17 @@ class LayoutParser {
         bad(fmt::format("unexpected '{}'", c));
       }
     }
-    if (rank >= 0 && layout_.rank() != rank) bad(fmt::format("it has {} dims, the tensor {}", layout_.rank(), rank));
+    if (rank >= 0 && layout_.rank() != rank)
+      bad(fmt::format("it has {} dims, the tensor {}", layout_.rank(), rank));
     return layout_;
   }
 
  private:
   [[noreturn]] void bad(const std::string& why) const {
-    fail(loc_, "bad layout '{}' on mesh {}: {}; write R or S(axes) per dim, then optional P(axes) and "
-         "O(axis=coord), as in \"S(x)R\"", text_, mesh_.str(), why);
+    fail(loc_,
+         "bad layout '{}' on mesh {}: {}; write R or S(axes) per dim, then optional P(axes) and "
+         "O(axis=coord), as in \"S(x)R\"",
+         text_, mesh_.str(), why);
   }
   bool skip_spaces() {
     while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
@@ -106,7 +109,8 @@ class LayoutParser {
       int v = -1;
       auto [p, ec] = std::from_chars(text_.data() + pos_, text_.data() + text_.size(), v);
       if (ec != std::errc() || v < 0 || v >= mesh_.sizes[a])
-        bad(fmt::format("the offset on {} must be a coordinate from 0 to {}", MeshShape::axis_name(a), mesh_.sizes[a] - 1));
+        bad(fmt::format("the offset on {} must be a coordinate from 0 to {}",
+                        MeshShape::axis_name(a), mesh_.sizes[a] - 1));
       pos_ = p - text_.data();
       use(a);
       layout_.offset[a] = v;
@@ -143,7 +147,8 @@ std::string format_layout(const Layout& layout) {
   }
   if (!layout.offset.empty()) {
     std::string o;
-    for (auto [a, v] : layout.offset) o += fmt::format("{}{}={}", o.empty() ? "" : ",", MeshShape::axis_name(a), v);
+    for (auto [a, v] : layout.offset)
+      o += fmt::format("{}{}={}", o.empty() ? "" : ",", MeshShape::axis_name(a), v);
     s += " O(" + o + ")";
   }
   return s;
@@ -151,8 +156,8 @@ std::string format_layout(const Layout& layout) {
 
 std::optional<std::vector<std::int64_t>> local_shape(const std::vector<std::int64_t>& global,
                                                      const Layout& layout, const MeshShape& mesh) {
-  TS_CHECK(static_cast<int>(global.size()) == layout.rank(), "a rank-{} shape under a rank-{} layout",
-           global.size(), layout.rank());
+  TS_CHECK(static_cast<int>(global.size()) == layout.rank(),
+           "a rank-{} shape under a rank-{} layout", global.size(), layout.rank());
   std::vector<std::int64_t> local(global.size());
   for (int d = 0; d < layout.rank(); ++d) {
     std::int64_t s = layout.split(d, mesh);

@@ -26,7 +26,8 @@ MeshCost mesh_cost(double compute_ns, const std::vector<CollectiveUse>& uses, co
                    const Topology& t, Overlap overlap) {
   std::vector<CollectiveCost> costs;
   for (const CollectiveUse& u : uses)
-    costs.push_back(collective_cost(u.kind, static_cast<double>(u.bytes), group_over(mesh, u.axes), t));
+    costs.push_back(
+        collective_cost(u.kind, static_cast<double>(u.bytes), group_over(mesh, u.axes), t));
   return combine(compute_ns, std::move(costs), overlap);
 }
 

@@ -35,18 +35,22 @@ std::string MeshShape::str() const { return fmt::format("{}", fmt::join(sizes, "
 
 MeshShape parse_mesh_shape(std::string_view text, const SourceLoc& loc) {
   auto bad = [&](std::string_view why) {
-    fail(loc, "bad mesh shape '{}': {}; write axis sizes >= 1 joined by 'x', as in \"4\" or \"2x2\"", text, why);
+    fail(loc,
+         "bad mesh shape '{}': {}; write axis sizes >= 1 joined by 'x', as in \"4\" or \"2x2\"",
+         text, why);
   };
   MeshShape m;
   std::int64_t devices = 1;
   std::size_t pos = 0;
   while (true) {
     std::size_t end = text.find('x', pos);
-    std::string_view part = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    std::string_view part =
+        text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
     if (part.empty()) bad("an axis size is missing");
     int v = 0;
     auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (ec != std::errc() || p != part.data() + part.size()) bad(fmt::format("'{}' is not an axis size", part));
+    if (ec != std::errc() || p != part.data() + part.size())
+      bad(fmt::format("'{}' is not an axis size", part));
     if (v < 1) bad("axis sizes must be at least 1");
     devices *= v;
     if (devices > kMaxMeshDevices) bad(fmt::format("more than {} devices", kMaxMeshDevices));

@@ -5,13 +5,15 @@
 
 namespace ts::mesh {
 
-std::vector<Redistribution> redistribute(const Layout& from, const Layout& to, const MeshShape& mesh) {
+std::vector<Redistribution> redistribute(const Layout& from, const Layout& to,
+                                         const MeshShape& mesh) {
   auto bad = [&](const std::string& why) {
-    fail({}, "cannot redistribute layout '{}' to '{}' on mesh {}: {}", format_layout(from), format_layout(to),
-         mesh.str(), why);
+    fail({}, "cannot redistribute layout '{}' to '{}' on mesh {}: {}", format_layout(from),
+         format_layout(to), mesh.str(), why);
   };
   if (from.rank() != to.rank()) bad("the ranks differ");
-  if (from.offset != to.offset) bad("the offsets differ (moving a tensor between devices is not a collective)");
+  if (from.offset != to.offset)
+    bad("the offsets differ (moving a tensor between devices is not a collective)");
   auto is_partial = [](const Layout& l, int a) {
     return std::find(l.partial.begin(), l.partial.end(), a) != l.partial.end();
   };
@@ -23,7 +25,8 @@ std::vector<Redistribution> redistribute(const Layout& from, const Layout& to, c
     if (pf) {
       groups[dt >= 0 ? Collective::ReduceScatter : Collective::AllReduce].push_back(a);
     } else if (pt) {
-      if (df >= 0) bad(fmt::format("axis {} goes from sharded to partial", MeshShape::axis_name(a)));
+      if (df >= 0)
+        bad(fmt::format("axis {} goes from sharded to partial", MeshShape::axis_name(a)));
     } else if (df >= 0 && dt < 0) {
       groups[Collective::AllGather].push_back(a);
     } else if (df >= 0 && dt != df) {
@@ -31,7 +34,8 @@ std::vector<Redistribution> redistribute(const Layout& from, const Layout& to, c
     }
   }
   std::vector<Redistribution> out;
-  for (Collective c : {Collective::ReduceScatter, Collective::AllReduce, Collective::AllToAll, Collective::AllGather})
+  for (Collective c : {Collective::ReduceScatter, Collective::AllReduce, Collective::AllToAll,
+                       Collective::AllGather})
     if (groups.count(c)) out.push_back({c, groups[c]});
   return out;
 }

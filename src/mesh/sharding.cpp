@@ -29,7 +29,8 @@ std::string choice_text(const std::vector<DimShard>& shards, bool rs) {
   std::string s;
   for (const DimShard& d : shards) {
     s += (s.empty() ? "" : ",") + d.dim + ":";
-    for (std::size_t i = 0; i < d.axes.size(); ++i) s += (i ? "*" : "") + MeshShape::axis_name(d.axes[i]);
+    for (std::size_t i = 0; i < d.axes.size(); ++i)
+      s += (i ? "*" : "") + MeshShape::axis_name(d.axes[i]);
   }
   return rs ? s + "+rs" : s;
 }
@@ -46,7 +47,8 @@ std::optional<sem::DimEnv> ShardingChoice::local_dims(const sem::DimEnv& global)
   sem::DimEnv local = global;
   for (const DimShard& d : shards) {
     auto it = local.find(d.dim);
-    if (it == local.end()) fail({}, "the shape gives no size for dim '{}' (sharding '{}')", d.dim, text);
+    if (it == local.end())
+      fail({}, "the shape gives no size for dim '{}' (sharding '{}')", d.dim, text);
     std::int64_t split = 1;
     for (int a : d.axes) split *= mesh.sizes[a];
     if (it->second % split != 0) return std::nullopt;
@@ -102,7 +104,8 @@ std::vector<CollectiveUse> ShardingChoice::gathers(const sem::DimEnv& global) co
     for (const auto& d : layouts[i].dims) axes.insert(axes.end(), d.begin(), d.end());
     if (axes.empty()) continue;
     std::sort(axes.begin(), axes.end());
-    out.push_back({Collective::AllGather, axes, elements(outputs[i].shape, global) * outputs[i].dtype_bytes, i});
+    out.push_back({Collective::AllGather, axes,
+                   elements(outputs[i].shape, global) * outputs[i].dtype_bytes, i});
   }
   return out;
 }
@@ -133,17 +136,21 @@ std::vector<ShardingChoice> sharding_choices(const ir::Kernel& kernel, const Mes
     }
     for (std::size_t k = 0; k < kernel.outputs.size(); ++k) {
       for (const DimShard& s : c.shards) {
-        const DimInfo& info = *std::find_if(offered.begin(), offered.end(), [&](const DimInfo& i) { return i.dim == s.dim; });
+        const DimInfo& info = *std::find_if(offered.begin(), offered.end(),
+                                            [&](const DimInfo& i) { return i.dim == s.dim; });
         if (std::count(info.reduced_at.begin(), info.reduced_at.end(), kernel.outputs[k]))
-          c.outputs[k].reduce_axes.insert(c.outputs[k].reduce_axes.end(), s.axes.begin(), s.axes.end());
+          c.outputs[k].reduce_axes.insert(c.outputs[k].reduce_axes.end(), s.axes.begin(),
+                                          s.axes.end());
       }
       std::sort(c.outputs[k].reduce_axes.begin(), c.outputs[k].reduce_axes.end());
     }
     c.text = choice_text(c.shards, false);
-    bool partial = std::any_of(c.outputs.begin(), c.outputs.end(), [](const auto& o) { return !o.reduce_axes.empty(); });
+    bool partial = std::any_of(c.outputs.begin(), c.outputs.end(),
+                               [](const auto& o) { return !o.reduce_axes.empty(); });
     out.push_back(c);
-    bool scatterable = std::none_of(c.outputs.begin(), c.outputs.end(),
-                                    [](const auto& o) { return !o.reduce_axes.empty() && o.shape.empty(); });
+    bool scatterable = std::none_of(c.outputs.begin(), c.outputs.end(), [](const auto& o) {
+      return !o.reduce_axes.empty() && o.shape.empty();
+    });
     if (partial && scatterable) {
       c.reduce_scatter = true;
       c.text = choice_text(c.shards, true);

@@ -9,18 +9,24 @@ namespace ts::mesh {
 
 const char* topology_name(TopologyKind k) {
   switch (k) {
-    case TopologyKind::Ring: return "ring";
-    case TopologyKind::Torus: return "torus";
-    case TopologyKind::Switch: return "switch";
+    case TopologyKind::Ring:
+      return "ring";
+    case TopologyKind::Torus:
+      return "torus";
+    case TopologyKind::Switch:
+      return "switch";
   }
   return "?";
 }
 
 const char* link_class_name(LinkClass c) {
   switch (c) {
-    case LinkClass::IntraChip: return "intra-chip";
-    case LinkClass::NeuronLink: return "neuronlink";
-    case LinkClass::Efa: return "efa";
+    case LinkClass::IntraChip:
+      return "intra-chip";
+    case LinkClass::NeuronLink:
+      return "neuronlink";
+    case LinkClass::Efa:
+      return "efa";
   }
   return "?";
 }
@@ -44,16 +50,21 @@ Path Topology::path(int a, int b) const {
   if (a == b) return Path{LinkClass::IntraChip, 0, 0, chip_bytes_per_s};
   int ca = a / devices_per_chip, cb = b / devices_per_chip;
   if (ca == cb) return Path{LinkClass::IntraChip, 1, chip_latency_ns, chip_bytes_per_s};
-  if (ca / chips_per_node != cb / chips_per_node) return Path{LinkClass::Efa, 1, efa_latency_ns, efa_bytes_per_s};
+  if (ca / chips_per_node != cb / chips_per_node)
+    return Path{LinkClass::Efa, 1, efa_latency_ns, efa_bytes_per_s};
   int la = ca % chips_per_node, lb = cb % chips_per_node;
   int hops = 1;
   switch (kind) {
-    case TopologyKind::Ring: hops = ring_distance(la, lb, chips_per_node); break;
+    case TopologyKind::Ring:
+      hops = ring_distance(la, lb, chips_per_node);
+      break;
     case TopologyKind::Torus:
       hops = ring_distance(la / torus_cols, lb / torus_cols, torus_rows) +
              ring_distance(la % torus_cols, lb % torus_cols, torus_cols);
       break;
-    case TopologyKind::Switch: hops = 1; break;
+    case TopologyKind::Switch:
+      hops = 1;
+      break;
   }
   return Path{LinkClass::NeuronLink, hops, hops * hop_latency_ns, link_bytes_per_s};
 }
@@ -104,11 +115,12 @@ LinkClass Topology::link_class(const Group& g) const {
   return worst;
 }
 
-Topology topology_for(const sim::Target& target, std::optional<TopologyKind> kind, int devices_per_chip) {
+Topology topology_for(const sim::Target& target, std::optional<TopologyKind> kind,
+                      int devices_per_chip) {
   const auto& m = target.mesh;
   if (devices_per_chip < 1 || target.chip.neuron_cores % devices_per_chip != 0)
-    fail({}, "target {} has {} NeuronCores per chip; {} devices per chip does not divide them", target.name,
-         target.chip.neuron_cores, devices_per_chip);
+    fail({}, "target {} has {} NeuronCores per chip; {} devices per chip does not divide them",
+         target.name, target.chip.neuron_cores, devices_per_chip);
   Topology t;
   t.kind = kind ? *kind : parse_topology(m.topology);
   t.devices_per_chip = devices_per_chip;

@@ -12,9 +12,12 @@ namespace ts::mutate {
 
 const char* stop_reason_name(StopReason r) {
   switch (r) {
-    case StopReason::Saturated: return "saturated";
-    case StopReason::VariantLimit: return "variant limit";
-    case StopReason::CheckLimit: return "check limit";
+    case StopReason::Saturated:
+      return "saturated";
+    case StopReason::VariantLimit:
+      return "variant limit";
+    case StopReason::CheckLimit:
+      return "check limit";
   }
   return "?";
 }
@@ -75,7 +78,8 @@ class Propagator {
       if (n.param < 0 && !n.inputs.empty()) ops.push_back(n.origin);
     for (int op1 : ops) {
       std::size_t count = set_.variants.size();
-      for (std::size_t g = 0; g < count && !stopped(); ++g) propagate_from(static_cast<int>(g), op1);
+      for (std::size_t g = 0; g < count && !stopped(); ++g)
+        propagate_from(static_cast<int>(g), op1);
     }
     return std::move(set_);
   }
@@ -150,7 +154,8 @@ class Propagator {
 
 }  // namespace
 
-VariantSet propagate(const ir::Kernel& k, const PropagateOptions& options, verify::VerdictCache* cache) {
+VariantSet propagate(const ir::Kernel& k, const PropagateOptions& options,
+                     verify::VerdictCache* cache) {
   return Propagator(options, cache).run(k);
 }
 

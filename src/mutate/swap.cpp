@@ -20,7 +20,8 @@ std::vector<std::string> used_dims(const ir::Kernel& k) {
 }
 
 // A kernel whose parameters are `externals` of g (in order), for a local equivalence query.
-ir::Kernel local_kernel(const ir::Kernel& g, const std::vector<int>& externals, std::map<int, int>& map) {
+ir::Kernel local_kernel(const ir::Kernel& g, const std::vector<int>& externals,
+                        std::map<int, int>& map) {
   ir::Kernel k;
   k.name = g.name;
   for (std::size_t i = 0; i < externals.size(); ++i) {
@@ -60,7 +61,8 @@ std::vector<int> mapped(const std::vector<int>& ids, const std::map<int, int>& m
 
 }  // namespace
 
-std::optional<Swap> swap_with_successor(const ir::Kernel& g, int p, int q, const std::vector<int>& through) {
+std::optional<Swap> swap_with_successor(const ir::Kernel& g, int p, int q,
+                                        const std::vector<int>& through) {
   const ir::Node& n1 = g.nodes[p];
   const ir::Node& n2 = g.nodes[q];
   try {
@@ -92,7 +94,8 @@ std::optional<Swap> swap_with_successor(const ir::Kernel& g, int p, int q, const
     // The local query over the pair's external inputs.
     std::vector<int> externals = n1.inputs;
     for (int x : n2.inputs)
-      if (x != p && std::find(externals.begin(), externals.end(), x) == externals.end()) externals.push_back(x);
+      if (x != p && std::find(externals.begin(), externals.end(), x) == externals.end())
+        externals.push_back(x);
     std::map<int, int> mb;
     sw.before = local_kernel(g, externals, mb);
     int b1 = ir::add_op(sw.before, *n1.spec, mapped(n1.inputs, mb), n1.attrs, {});

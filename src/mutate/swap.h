@@ -18,6 +18,7 @@ struct Swap {
 // op2 (a user of op1's output) is applied to each input of op1 in `through` (indices into
 // op1's inputs) in place of op1's output; op1 is then applied to the results. nullopt when the
 // shapes do not fit (the op semantics reject an operand).
-std::optional<Swap> swap_with_successor(const ir::Kernel& g, int op1, int op2, const std::vector<int>& through);
+std::optional<Swap> swap_with_successor(const ir::Kernel& g, int op1, int op2,
+                                        const std::vector<int>& through);
 
 }  // namespace ts::mutate

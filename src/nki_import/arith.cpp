@@ -26,7 +26,8 @@ Value numeric(const std::string& op, const Value& l, const Value& r, const Sourc
     if ((op == "//" || op == "%") && b == 0) throw UserError(loc, "integer division by zero");
     if (op == "//") return Value::integer(floor_div(a, b));
     if (op == "%") return Value::integer(a - floor_div(a, b) * b);
-    if (op == "**" && b >= 0) return Value::integer(static_cast<std::int64_t>(std::llround(std::pow(x, y))));
+    if (op == "**" && b >= 0)
+      return Value::integer(static_cast<std::int64_t>(std::llround(std::pow(x, y))));
     if (op == "&") return Value::integer(a & b);
     if (op == "|") return Value::integer(a | b);
     if (op == "^") return Value::integer(a ^ b);
@@ -61,9 +62,11 @@ Value Translator::binary(const Expr& e) {
   }
   Value l = eval(e.items[0]), r = eval(e.items[1]);
   if (l.tensor() || r.tensor()) {
-    static const std::map<std::string, std::string> alu = {{"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"}};
+    static const std::map<std::string, std::string> alu = {
+        {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"}};
     auto it = alu.find(op);
-    if (it == alu.end()) throw UserError(e.loc, fmt::format("operator '{}' on tiles is not supported", op));
+    if (it == alu.end())
+      throw UserError(e.loc, fmt::format("operator '{}' on tiles is not supported", op));
     return elementwise(it->second, l, r, nullptr, std::nullopt, false, e.loc);
   }
   if (l.kind == K::Mask || r.kind == K::Mask) {
@@ -74,7 +77,8 @@ Value Translator::binary(const Expr& e) {
     return m;
   }
   if (l.kind == K::Index || r.kind == K::Index) {
-    if (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=") return compare(op, l, r, e.loc);
+    if (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=")
+      return compare(op, l, r, e.loc);
     return index_arith(op, l, r, e.loc);
   }
   if (l.kind == K::Tuple && r.kind == K::Tuple && op == "+") {
@@ -87,22 +91,27 @@ Value Translator::binary(const Expr& e) {
     if (op == "-") return Value::integer(l.a - r.a);
     if (op == "*" && (l.a.constant() || r.a.constant()))
       return Value::integer(l.a.constant() ? r.a * l.a.c : l.a * r.a.c);
-    if (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=") return compare(op, l, r, e.loc);
-    throw UserError(e.loc, fmt::format("'{}' of a loop variable is not affine; tilesweep needs indices of the form "
-                                       "a * i + b in the loop variables",
-                                       op));
+    if (op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=")
+      return compare(op, l, r, e.loc);
+    throw UserError(
+        e.loc,
+        fmt::format("'{}' of a loop variable is not affine; tilesweep needs indices of the form "
+                    "a * i + b in the loop variables",
+                    op));
   }
   if ((l.kind == K::Int && !l.a.constant()) || (r.kind == K::Int && !r.a.constant()))
     throw UserError(e.loc, fmt::format("'{}' between a loop variable and {} is not supported", op,
                                        describe(l.kind == K::Int ? r : l)));
-  if (l.kind == K::Str && r.kind == K::Str && (op == "==" || op == "!=")) return Value::boolean((l.s == r.s) == (op == "=="));
+  if (l.kind == K::Str && r.kind == K::Str && (op == "==" || op == "!="))
+    return Value::boolean((l.s == r.s) == (op == "=="));
   if (l.is_number() && r.is_number()) return numeric(op, l, r, e.loc);
   if (op == "==" || op == "!=") {
-    bool same = l.kind == r.kind && ((l.kind == K::DType && l.dtype == r.dtype) || l.kind == K::None ||
-                                     (l.kind == K::Module && l.s == r.s));
+    bool same = l.kind == r.kind && ((l.kind == K::DType && l.dtype == r.dtype) ||
+                                     l.kind == K::None || (l.kind == K::Module && l.s == r.s));
     return Value::boolean(same == (op == "=="));
   }
-  throw UserError(e.loc, fmt::format("operator '{}' between {} and {} is not supported", op, describe(l), describe(r)));
+  throw UserError(e.loc, fmt::format("operator '{}' between {} and {} is not supported", op,
+                                     describe(l), describe(r)));
 }
 
 Value Translator::unary(const Expr& e) {
@@ -111,9 +120,11 @@ Value Translator::unary(const Expr& e) {
   if (e.text == "+") return v;
   if (e.text == "-") {
     if (v.kind == K::Float) return Value::real(-v.f);
-    if (v.kind == K::Int || v.kind == K::Bool) return Value::integer(v.kind == K::Bool ? Affine{v.b ? -1 : 0, {}} : v.a * -1);
+    if (v.kind == K::Int || v.kind == K::Bool)
+      return Value::integer(v.kind == K::Bool ? Affine{v.b ? -1 : 0, {}} : v.a * -1);
     if (v.kind == K::Index) return index_arith("*", v, Value::integer(-1), e.loc);
-    if (v.tensor()) return elementwise("mul", v, Value::real(-1.0), nullptr, std::nullopt, false, e.loc);
+    if (v.tensor())
+      return elementwise("mul", v, Value::real(-1.0), nullptr, std::nullopt, false, e.loc);
   }
   if (e.text == "~" && v.is_const_int()) return Value::integer(~v.a.c);
   throw UserError(e.loc, fmt::format("unary '{}' of {} is not supported", e.text, describe(v)));

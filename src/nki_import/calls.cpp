@@ -10,22 +10,27 @@ namespace {
 using K = Value::Kind;
 }
 
-Args Translator::bind_args(const Expr& call, const std::vector<std::string>& names, bool dst_first) {
+Args Translator::bind_args(const Expr& call, const std::vector<std::string>& names,
+                           bool dst_first) {
   std::vector<std::string> order = names;
   if (dst_first && new_api_) order.insert(order.begin(), "dst");
   Args out;
   std::size_t pos = 0;
-  std::string fn = call.items[0]->kind == ExprKind::Attr ? call.items[0]->text : call.items[0]->text;
+  std::string fn =
+      call.items[0]->kind == ExprKind::Attr ? call.items[0]->text : call.items[0]->text;
   for (const Arg& a : call.args) {
     if (a.name.empty()) {
       if (pos >= order.size())
-        throw UserError(a.value->loc, fmt::format("{}() takes at most {} positional arguments here", fn, order.size()));
+        throw UserError(a.value->loc, fmt::format("{}() takes at most {} positional arguments here",
+                                                  fn, order.size()));
       out[order[pos++]] = eval(a.value);
       continue;
     }
     if (a.name == "name") continue;  // an instruction's name, for the profiler
-    if (std::find(order.begin(), order.end(), a.name) == order.end() && !(a.name == "dst" && dst_first))
-      throw UserError(a.value->loc, fmt::format("{}() has no argument '{}' that tilesweep knows", fn, a.name));
+    if (std::find(order.begin(), order.end(), a.name) == order.end() &&
+        !(a.name == "dst" && dst_first))
+      throw UserError(a.value->loc,
+                      fmt::format("{}() has no argument '{}' that tilesweep knows", fn, a.name));
     out[a.name] = eval(a.value);
   }
   return out;
@@ -46,10 +51,14 @@ Value Translator::call(const Expr& e, const Value* dst, bool accumulate) {
     std::string fn = callee.s.substr(5);
     Args a = bind_args(e, {"x"}, false);
     double x = number(a["x"], e.loc, fn.c_str());
-    if (fn == "ceil") r = Value::integer(static_cast<std::int64_t>(std::ceil(x)));
-    else if (fn == "floor") r = Value::integer(static_cast<std::int64_t>(std::floor(x)));
-    else if (fn == "sqrt") r = Value::real(std::sqrt(x));
-    else throw UserError(e.loc, fmt::format("math.{} is not supported", fn));
+    if (fn == "ceil")
+      r = Value::integer(static_cast<std::int64_t>(std::ceil(x)));
+    else if (fn == "floor")
+      r = Value::integer(static_cast<std::int64_t>(std::floor(x)));
+    else if (fn == "sqrt")
+      r = Value::real(std::sqrt(x));
+    else
+      throw UserError(e.loc, fmt::format("math.{} is not supported", fn));
   } else {
     throw UserError(e.loc, fmt::format("calling {} is not supported", describe(callee)));
   }
@@ -65,7 +74,8 @@ Value Translator::make_range(const std::string& kind, const Args& a, const Sourc
   } else {
     start = const_int(a.at("start"), loc, "a loop bound");
     stop = const_int(a.at("stop"), loc, "a loop bound");
-    if (a.count("step") && a.at("step").kind != K::None) step = const_int(a.at("step"), loc, "a loop step");
+    if (a.count("step") && a.at("step").kind != K::None)
+      step = const_int(a.at("step"), loc, "a loop step");
   }
   if (step <= 0) throw UserError(loc, "loop steps must be positive");
   Value v;
@@ -78,7 +88,8 @@ Value Translator::make_range(const std::string& kind, const Args& a, const Sourc
 }
 
 Value Translator::builtin(const std::string& name, const Expr& e) {
-  if (name == "range") return make_range("range", bind_args(e, {"start", "stop", "step"}, false), e.loc);
+  if (name == "range")
+    return make_range("range", bind_args(e, {"start", "stop", "step"}, false), e.loc);
   if (name == "print") return Value::none();
   Args a = bind_args(e, {"x", "y"}, false);
   const Value& x = a["x"];
@@ -95,7 +106,8 @@ Value Translator::builtin(const std::string& name, const Expr& e) {
   if ((name == "min" || name == "max") && x.kind == K::Tuple && !x.items.empty()) {
     Value best = x.items[0];
     for (const Value& v : x.items)
-      if ((name == "min") == (number(v, e.loc, "min/max") < number(best, e.loc, "min/max"))) best = v;
+      if ((name == "min") == (number(v, e.loc, "min/max") < number(best, e.loc, "min/max")))
+        best = v;
     return best;
   }
   if (name == "int") return Value::integer(static_cast<std::int64_t>(number(x, e.loc, "int()")));
@@ -103,25 +115,29 @@ Value Translator::builtin(const std::string& name, const Expr& e) {
   if (name == "bool") return Value::boolean(truth(x, e.loc));
   if (name == "abs") {
     double v = number(x, e.loc, "abs()");
-    return x.kind == K::Float ? Value::real(std::fabs(v)) : Value::integer(static_cast<std::int64_t>(std::fabs(v)));
+    return x.kind == K::Float ? Value::real(std::fabs(v))
+                              : Value::integer(static_cast<std::int64_t>(std::fabs(v)));
   }
-  if (name == "round") return Value::integer(static_cast<std::int64_t>(std::llround(number(x, e.loc, "round()"))));
+  if (name == "round")
+    return Value::integer(static_cast<std::int64_t>(std::llround(number(x, e.loc, "round()"))));
   throw UserError(e.loc, fmt::format("{}() of {} is not supported", name, describe(x)));
 }
 
-std::optional<ir::DType> Translator::dtype_arg(const Args& a, const char* key, const SourceLoc& loc) const {
+std::optional<ir::DType> Translator::dtype_arg(const Args& a, const char* key,
+                                               const SourceLoc& loc) const {
   auto it = a.find(key);
   if (it == a.end() || it->second.kind == K::None) return std::nullopt;
   if (it->second.kind == K::DType) return it->second.dtype;
   if (it->second.kind == K::Module)
-    throw UserError(loc, fmt::format("dtype {} is not supported: tilesweep models float types", it->second.s));
+    throw UserError(
+        loc, fmt::format("dtype {} is not supported: tilesweep models float types", it->second.s));
   throw UserError(loc, fmt::format("{}= takes a dtype, not {}", key, describe(it->second)));
 }
 
 std::string Translator::alu_name(const Value& v, const SourceLoc& loc) const {
   static const std::map<std::string, std::string> kAlu = {
-      {"add", "add"}, {"subtract", "sub"}, {"multiply", "mul"}, {"divide", "div"}, {"maximum", "maximum"},
-      {"minimum", "minimum"}, {"max", "max"}, {"min", "min"}};
+      {"add", "add"},         {"subtract", "sub"},    {"multiply", "mul"}, {"divide", "div"},
+      {"maximum", "maximum"}, {"minimum", "minimum"}, {"max", "max"},      {"min", "min"}};
   if (v.kind == K::Module && v.s.rfind("language.", 0) == 0) {
     auto it = kAlu.find(v.s.substr(9));
     if (it != kAlu.end()) return it->second;
@@ -130,20 +146,34 @@ std::string Translator::alu_name(const Value& v, const SourceLoc& loc) const {
     auto it = kAlu.find(v.s.substr(6));
     if (it != kAlu.end()) return it->second;
   }
-  throw UserError(loc, fmt::format("{} is not an ALU operator tilesweep models (nl.add, nl.subtract, nl.multiply, "
-                                   "nl.divide, nl.maximum, nl.minimum, nl.max, nl.min)",
-                                   describe(v)));
+  throw UserError(
+      loc,
+      fmt::format("{} is not an ALU operator tilesweep models (nl.add, nl.subtract, nl.multiply, "
+                  "nl.divide, nl.maximum, nl.minimum, nl.max, nl.min)",
+                  describe(v)));
 }
 
 std::string Translator::func_name(const Value& v, const SourceLoc& loc) const {
-  static const std::map<std::string, std::string> kFuncs = {
-      {"copy", "copy"}, {"identity", "copy"}, {"exp", "exp"}, {"sigmoid", "sigmoid"}, {"silu", "silu"},
-      {"relu", "relu"}, {"gelu", "gelu"}, {"tanh", "tanh"}, {"sqrt", "sqrt"}, {"rsqrt", "rsqrt"},
-      {"reciprocal", "reciprocal"}, {"square", "square"}, {"log", "log"}, {"abs", "abs"}, {"sin", "sin"}};
+  static const std::map<std::string, std::string> kFuncs = {{"copy", "copy"},
+                                                            {"identity", "copy"},
+                                                            {"exp", "exp"},
+                                                            {"sigmoid", "sigmoid"},
+                                                            {"silu", "silu"},
+                                                            {"relu", "relu"},
+                                                            {"gelu", "gelu"},
+                                                            {"tanh", "tanh"},
+                                                            {"sqrt", "sqrt"},
+                                                            {"rsqrt", "rsqrt"},
+                                                            {"reciprocal", "reciprocal"},
+                                                            {"square", "square"},
+                                                            {"log", "log"},
+                                                            {"abs", "abs"},
+                                                            {"sin", "sin"}};
   std::string n = v.kind == K::Module ? v.s.substr(v.s.find('.') + 1) : "";
   auto it = kFuncs.find(n);
   if (v.kind == K::Module && it != kFuncs.end()) return it->second;
-  throw UserError(loc, fmt::format("{} is not an activation function tilesweep models", describe(v)));
+  throw UserError(loc,
+                  fmt::format("{} is not an activation function tilesweep models", describe(v)));
 }
 
 }  // namespace ts::nki

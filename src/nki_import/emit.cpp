@@ -17,7 +17,8 @@ bool allowed(const std::vector<sem::Memory>& list, sem::Memory m) {
 // The result shape of `spec` on operands of these [parts, width] shapes (a one-node kernel, as
 // the functional interpreter builds): UserError with the op's own words when they do not fit.
 std::vector<std::int64_t> result_shape(const sem::InstrSpec& spec, const std::vector<Operand>& in,
-                                       const std::vector<ir::DType>& dtypes, const sem::AttrMap& attrs) {
+                                       const std::vector<ir::DType>& dtypes,
+                                       const sem::AttrMap& attrs) {
   ir::Kernel k;
   std::vector<int> args;
   for (std::size_t j = 0; j < in.size(); ++j) {
@@ -44,10 +45,11 @@ std::vector<std::int64_t> result_shape(const sem::InstrSpec& spec, const std::ve
 
 }  // namespace
 
-int Translator::alloc(const std::string& name, sem::Memory m, ir::DType dt, std::vector<std::int64_t> shape, int par,
-                      const SourceLoc& loc) {
+int Translator::alloc(const std::string& name, sem::Memory m, ir::DType dt,
+                      std::vector<std::int64_t> shape, int par, const SourceLoc& loc) {
   for (auto d : shape)
-    if (d <= 0) throw UserError(loc, fmt::format("shape error: '{}' has a dim of size {}", name, d));
+    if (d <= 0)
+      throw UserError(loc, fmt::format("shape error: '{}' has a dim of size {}", name, d));
   Array a;
   a.name = name;
   a.memory = m;
@@ -66,8 +68,9 @@ int Translator::alloc(const std::string& name, sem::Memory m, ir::DType dt, std:
     std::int64_t parts = shape[static_cast<std::size_t>(par)], free = 1;
     int limit = m == sem::Memory::Psum ? target_.psum.partitions : target_.sbuf.partitions;
     if (parts > limit)
-      throw UserError(loc, fmt::format("shape error: '{}' has {} partitions (its partition dim); {} has {}", name, parts,
-                                       sem::memory_name(m), limit));
+      throw UserError(
+          loc, fmt::format("shape error: '{}' has {} partitions (its partition dim); {} has {}",
+                           name, parts, sem::memory_name(m), limit));
     for (std::size_t d = 0; d < shape.size(); ++d)
       if (static_cast<int>(d) != par) free *= shape[d];
     b.shape = {parts, free};
@@ -77,9 +80,11 @@ int Translator::alloc(const std::string& name, sem::Memory m, ir::DType dt, std:
   }
   std::string site = fmt::format("{}:{}:{}", loc.line, loc.col, name);
   auto reused = site_buffers_.find(site);
-  if (reuse_ > 0 && reused != site_buffers_.end() && reused->second < static_cast<int>(builder_.program().buffers.size())) {
+  if (reuse_ > 0 && reused != site_buffers_.end() &&
+      reused->second < static_cast<int>(builder_.program().buffers.size())) {
     const lower::Buffer& old = builder_.buffer(reused->second);
-    if (old.memory == b.memory && old.dtype == b.dtype && old.shape == b.shape && m != sem::Memory::Hbm) {
+    if (old.memory == b.memory && old.dtype == b.dtype && old.shape == b.shape &&
+        m != sem::Memory::Hbm) {
       a.buffer = reused->second;
       arrays_.push_back(std::move(a));
       return static_cast<int>(arrays_.size()) - 1;
@@ -98,24 +103,26 @@ Operand Translator::whole(int array) const {
 
 const sem::InstrSpec& Translator::spec(const std::string& name, const SourceLoc& loc) const {
   const sem::InstrSpec* s = target_.isa.find(name);
-  if (!s) throw UserError(loc, fmt::format("target '{}' has no instruction '{}'", target_.name, name));
+  if (!s)
+    throw UserError(loc, fmt::format("target '{}' has no instruction '{}'", target_.name, name));
   return *s;
 }
 
-Value Translator::emit(const std::string& instr, std::optional<sem::Engine> engine, const std::vector<Operand>& in,
-                       sem::AttrMap attrs, const Value* dst, std::optional<ir::DType> dtype, bool accumulate,
-                       const SourceLoc& loc) {
+Value Translator::emit(const std::string& instr, std::optional<sem::Engine> engine,
+                       const std::vector<Operand>& in, sem::AttrMap attrs, const Value* dst,
+                       std::optional<ir::DType> dtype, bool accumulate, const SourceLoc& loc) {
   const sem::InstrSpec& s = spec(instr, loc);
   sem::Engine eng = engine.value_or(s.engines.front());
   if (std::find(s.engines.begin(), s.engines.end(), eng) == s.engines.end())
-    throw UserError(loc, fmt::format("{} cannot run on the {} engine of {}", instr, sem::engine_name(eng), target_.name));
+    throw UserError(loc, fmt::format("{} cannot run on the {} engine of {}", instr,
+                                     sem::engine_name(eng), target_.name));
   std::vector<ir::DType> dtypes;
   for (std::size_t j = 0; j < in.size(); ++j) {
     const lower::Buffer& b = builder_.buffer(in[j].buffer);
     dtypes.push_back(b.dtype);
     if (j < s.operand_memory.size() && !allowed(s.operand_memory[j], b.memory))
-      throw UserError(loc, fmt::format("{}'s operand '{}' cannot be in {} on {}", instr, s.op.operands[j],
-                                       sem::memory_name(b.memory), target_.name));
+      throw UserError(loc, fmt::format("{}'s operand '{}' cannot be in {} on {}", instr,
+                                       s.op.operands[j], sem::memory_name(b.memory), target_.name));
   }
   std::vector<std::int64_t> shape;
   try {
@@ -131,15 +138,18 @@ Value Translator::emit(const std::string& instr, std::optional<sem::Engine> engi
     out = operand(*dst, loc);
     Array& a = arrays_[static_cast<std::size_t>(dst->array)];
     if (!allowed(s.out_memory, a.memory))
-      throw UserError(loc, fmt::format("{} cannot write into {} ('{}')", instr, sem::memory_name(a.memory), a.name));
+      throw UserError(loc, fmt::format("{} cannot write into {} ('{}')", instr,
+                                       sem::memory_name(a.memory), a.name));
     if (out.parts != shape[0] || out.width != shape[1])
-      throw UserError(loc, fmt::format("shape error: {} computes a [{}, {}] tile, the destination is [{}, {}]", instr,
-                                       shape[0], shape[1], out.parts, out.width));
+      throw UserError(
+          loc, fmt::format("shape error: {} computes a [{}, {}] tile, the destination is [{}, {}]",
+                           instr, shape[0], shape[1], out.parts, out.width));
     if (accumulate) acc = accumulate_block(a, loc);
     a.zeroed = false;
     result = *dst;
   } else {
-    sem::Memory m = allowed(s.out_memory, sem::Memory::Sbuf) ? sem::Memory::Sbuf : sem::Memory::Psum;
+    sem::Memory m =
+        allowed(s.out_memory, sem::Memory::Sbuf) ? sem::Memory::Sbuf : sem::Memory::Psum;
     if (m == sem::Memory::Psum) dt = ir::DType::F32;
     int id = alloc(instr, m, dt, {shape[0], shape[1]}, 0, loc);
     out = whole(id);
@@ -164,23 +174,29 @@ Value Translator::emit(const std::string& instr, std::optional<sem::Engine> engi
   return result;
 }
 
-void Translator::emit_dma(const HbmAccess& h, const Operand& tile, bool store, const SourceLoc& loc) {
+void Translator::emit_dma(const HbmAccess& h, const Operand& tile, bool store,
+                          const SourceLoc& loc) {
   if (h.empty) return;
   const lower::Buffer& b = builder_.buffer(tile.buffer);
   const sem::InstrSpec& s = spec("dma_copy", loc);
   if (!allowed(s.out_memory, b.memory))
-    throw UserError(loc, fmt::format("a DMA cannot reach {} ('{}') on {}", sem::memory_name(b.memory), b.name, target_.name));
-  bool fits = h.clipped ? h.parts <= tile.parts && h.width <= tile.width : h.parts == tile.parts && h.width == tile.width;
+    throw UserError(loc, fmt::format("a DMA cannot reach {} ('{}') on {}",
+                                     sem::memory_name(b.memory), b.name, target_.name));
+  bool fits = h.clipped ? h.parts <= tile.parts && h.width <= tile.width
+                        : h.parts == tile.parts && h.width == tile.width;
   if (!fits)
-    throw UserError(loc, fmt::format("shape error: the HBM side moves [{}, {}], the tile is [{}, {}]", h.parts, h.width,
-                                     tile.parts, tile.width));
+    throw UserError(
+        loc, fmt::format("shape error: the HBM side moves [{}, {}], the tile is [{}, {}]", h.parts,
+                         h.width, tile.parts, tile.width));
   lower::Inst& inst = builder_.new_inst();
   inst.spec = &s;
   inst.engine = sem::Engine::Dma;
   inst.dma = true;
   inst.store = store;
-  if (store) inst.in = {tile.buffer}, inst.in_window = {tile.win};
-  else inst.out = tile.buffer, inst.out_window = tile.win;
+  if (store)
+    inst.in = {tile.buffer}, inst.in_window = {tile.win};
+  else
+    inst.out = tile.buffer, inst.out_window = tile.win;
   inst.hbm = h.access;
   inst.note = fmt::format("{}:{}", loc.line, loc.col);
   builder_.place(block_, inst);
@@ -216,19 +232,25 @@ int Translator::accumulate_block(Array& a, const SourceLoc& loc) {
   std::vector<int> chain;
   const auto& blocks = builder_.program().blocks;
   for (int b = block_; b != a.block; b = blocks[static_cast<std::size_t>(b)].parent) {
-    if (b <= 0) throw UserError(loc, fmt::format("+= into '{}' from outside the loops it was allocated in", a.name));
+    if (b <= 0)
+      throw UserError(
+          loc, fmt::format("+= into '{}' from outside the loops it was allocated in", a.name));
     chain.push_back(b);
   }
   if (chain.size() == 1) return chain[0];
   if (chain.empty()) {
     if (a.zeroed) return -1;  // the first write into a zeroed tile
-    throw UserError(loc, fmt::format("+= into '{}' outside a loop after it was written; tilesweep accumulates across "
-                                     "one loop",
-                                     a.name));
+    throw UserError(
+        loc, fmt::format(
+                 "+= into '{}' outside a loop after it was written; tilesweep accumulates across "
+                 "one loop",
+                 a.name));
   }
-  throw UserError(loc, fmt::format("+= into '{}' accumulates across {} nested loops; tilesweep's programs accumulate "
-                                   "across one (merge the loops or accumulate in SBUF)",
-                                   a.name, chain.size()));
+  throw UserError(
+      loc, fmt::format(
+               "+= into '{}' accumulates across {} nested loops; tilesweep's programs accumulate "
+               "across one (merge the loops or accumulate in SBUF)",
+               a.name, chain.size()));
 }
 
 std::optional<sem::Engine> Translator::engine_of(const Value& v, const SourceLoc& loc) const {
@@ -236,16 +258,17 @@ std::optional<sem::Engine> Translator::engine_of(const Value& v, const SourceLoc
   static const std::map<std::string, std::optional<sem::Engine>> kEngines = {
       {"tensor_engine", sem::Engine::Tensor}, {"vector_engine", sem::Engine::Vector},
       {"scalar_engine", sem::Engine::Scalar}, {"gpsimd_engine", sem::Engine::GpSimd},
-      {"unknown_engine", std::nullopt}, {"engine.tensor", sem::Engine::Tensor},
+      {"unknown_engine", std::nullopt},       {"engine.tensor", sem::Engine::Tensor},
       {"engine.vector", sem::Engine::Vector}, {"engine.scalar", sem::Engine::Scalar},
       {"engine.gpsimd", sem::Engine::GpSimd}, {"engine.unknown", std::nullopt}};
   if (v.kind == Value::Kind::Module && v.s.rfind("isa.", 0) == 0) {
     auto it = kEngines.find(v.s.substr(4));
     if (it != kEngines.end()) return it->second;
   }
-  throw UserError(loc, fmt::format("engine= takes nisa.vector_engine, nisa.scalar_engine, nisa.gpsimd_engine, "
-                                   "nisa.tensor_engine or nisa.unknown_engine, not {}",
-                                   describe(v)));
+  throw UserError(
+      loc, fmt::format("engine= takes nisa.vector_engine, nisa.scalar_engine, nisa.gpsimd_engine, "
+                       "nisa.tensor_engine or nisa.unknown_engine, not {}",
+                       describe(v)));
 }
 
 }  // namespace ts::nki

@@ -17,9 +17,10 @@ std::string trim(std::string s) {
 }
 
 [[noreturn]] void bad_arg(const std::string& text, const std::string& why) {
-  throw UserError(fmt::format("--arg '{}': {}; write NAME=DTYPE[D0,D1,...] for a tensor (e.g. a=bf16[128,512]) or "
-                              "NAME=VALUE for a scalar (e.g. eps=1e-5)",
-                              text, why));
+  throw UserError(fmt::format(
+      "--arg '{}': {}; write NAME=DTYPE[D0,D1,...] for a tensor (e.g. a=bf16[128,512]) or "
+      "NAME=VALUE for a scalar (e.g. eps=1e-5)",
+      text, why));
 }
 
 }  // namespace
@@ -44,14 +45,16 @@ KernelArg parse_kernel_arg(const std::string& text) {
     return a;
   }
   auto dt = ir::parse_dtype(trim(v.substr(0, br)));
-  if (!dt) bad_arg(text, fmt::format("unknown dtype '{}' (f32, bf16, f16, f8)", trim(v.substr(0, br))));
+  if (!dt)
+    bad_arg(text, fmt::format("unknown dtype '{}' (f32, bf16, f16, f8)", trim(v.substr(0, br))));
   a.dtype = *dt;
   if (v.back() != ']') bad_arg(text, "the shape must end with ']'");
   std::string dims = v.substr(br + 1, v.size() - br - 2);
   std::size_t pos = 0;
   while (pos <= dims.size()) {
     std::size_t comma = dims.find(',', pos);
-    std::string d = trim(dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    std::string d =
+        trim(dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
     std::size_t used = 0;
     long long n = 0;
     try {
@@ -59,7 +62,8 @@ KernelArg parse_kernel_arg(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (d.empty() || used != d.size() || n <= 0) bad_arg(text, fmt::format("dim '{}' is not a positive integer", d));
+    if (d.empty() || used != d.size() || n <= 0)
+      bad_arg(text, fmt::format("dim '{}' is not a positive integer", d));
     a.shape.push_back(n);
     if (comma == std::string::npos) break;
     pos = comma + 1;
@@ -77,8 +81,9 @@ std::vector<std::string> jit_kernels(std::string_view source, const std::string&
   return names;
 }
 
-ImportedKernel import_kernel(std::string_view source, const std::string& file, const std::string& kernel,
-                             const std::vector<KernelArg>& args, const sim::Target& t) {
+ImportedKernel import_kernel(std::string_view source, const std::string& file,
+                             const std::string& kernel, const std::vector<KernelArg>& args,
+                             const sim::Target& t) {
   Module m = parse_module(source, file);
   Translator tr(m, t);
   std::string name = kernel;
@@ -87,8 +92,8 @@ ImportedKernel import_kernel(std::string_view source, const std::string& file, c
     for (const Stmt& s : m.body)
       if (s.kind == StmtKind::Def && tr.is_jit(s)) jit.push_back(s.name);
     if (jit.size() != 1)
-      throw UserError(fmt::format("{}: {} @nki.jit functions ({}); choose one with --kernel", file, jit.size(),
-                                  fmt::join(jit, ", ")));
+      throw UserError(fmt::format("{}: {} @nki.jit functions ({}); choose one with --kernel", file,
+                                  jit.size(), fmt::join(jit, ", ")));
     name = jit[0];
   }
   const Stmt* def = tr.function(name);

@@ -12,24 +12,29 @@ bool is_memory(const std::vector<Array>& arrays, const Value& v, sem::Memory m) 
 }
 }  // namespace
 
-Value Translator::matmul(const Value& stationary, const Value& moving, const Value* dst, bool accumulate,
-                         const SourceLoc& loc) {
+Value Translator::matmul(const Value& stationary, const Value& moving, const Value* dst,
+                         bool accumulate, const SourceLoc& loc) {
   std::vector<Operand> in = {operand(stationary, loc), operand(moving, loc)};
-  if (!dst || is_memory(arrays_, *dst, sem::Memory::Psum)) return emit("nc_matmul", std::nullopt, in, {}, dst, ir::DType::F32, accumulate, loc);
+  if (!dst || is_memory(arrays_, *dst, sem::Memory::Psum))
+    return emit("nc_matmul", std::nullopt, in, {}, dst, ir::DType::F32, accumulate, loc);
   Value psum = emit("nc_matmul", std::nullopt, in, {}, nullptr, ir::DType::F32, false, loc);
   return copy_into(psum, dst, std::nullopt, loc);
 }
 
-Value Translator::transpose(const Value& x, std::optional<sem::Engine> engine, const Value* dst, const SourceLoc& loc) {
+Value Translator::transpose(const Value& x, std::optional<sem::Engine> engine, const Value* dst,
+                            const SourceLoc& loc) {
   Operand in = operand(x, loc);
-  if (engine == sem::Engine::Vector) return emit("nc_transpose_dve", engine, {in}, {}, dst, std::nullopt, false, loc);
-  if (dst && is_memory(arrays_, *dst, sem::Memory::Psum)) return emit("nc_transpose_pe", engine, {in}, {}, dst, std::nullopt, false, loc);
+  if (engine == sem::Engine::Vector)
+    return emit("nc_transpose_dve", engine, {in}, {}, dst, std::nullopt, false, loc);
+  if (dst && is_memory(arrays_, *dst, sem::Memory::Psum))
+    return emit("nc_transpose_pe", engine, {in}, {}, dst, std::nullopt, false, loc);
   Value psum = emit("nc_transpose_pe", engine, {in}, {}, nullptr, std::nullopt, false, loc);
   return copy_into(psum, dst, builder_.buffer(in.buffer).dtype, loc);
 }
 
 // `dst = src` for tiles: a DMA when one side is in HBM, a memset for a number, else tensor_copy.
-Value Translator::copy_into(const Value& src, const Value* dst, std::optional<ir::DType> dt, const SourceLoc& loc) {
+Value Translator::copy_into(const Value& src, const Value* dst, std::optional<ir::DType> dt,
+                            const SourceLoc& loc) {
   if (dst && is_memory(arrays_, *dst, sem::Memory::Hbm)) return store(*dst, src, {}, loc);
   if (src.tensor() && is_memory(arrays_, src, sem::Memory::Hbm)) {
     Args a = {{"src", src}};
@@ -39,82 +44,104 @@ Value Translator::copy_into(const Value& src, const Value* dst, std::optional<ir
     if (!dst) throw UserError(loc, "a number where a tile is needed");
     Operand o = operand(*dst, loc);
     return emit("memset", std::nullopt, {},
-                {{"value", src.number()}, {"P", sem::Dim(o.parts)}, {"F", sem::Dim(o.width)}}, dst, dt, false, loc);
+                {{"value", src.number()}, {"P", sem::Dim(o.parts)}, {"F", sem::Dim(o.width)}}, dst,
+                dt, false, loc);
   }
   if (!src.tensor()) {
     if (!dst) return src;
     throw UserError(loc, fmt::format("cannot assign {} into a tile", describe(src)));
   }
   Operand from = operand(src, loc);
-  if (builder_.buffer(from.buffer).memory == sem::Memory::Psum)  // PSUM evacuation: the compiler uses ACT
+  if (builder_.buffer(from.buffer).memory ==
+      sem::Memory::Psum)  // PSUM evacuation: the compiler uses ACT
     return emit("activation", sem::Engine::Scalar, {from, constant(0.0, from.parts, loc)},
                 {{"func", std::string("copy")}, {"scale", 1.0}}, dst, dt, false, loc);
   return emit("tensor_copy", std::nullopt, {from}, {}, dst, dt, false, loc);
 }
 
-Value Translator::elementwise(const std::string& alu, const Value& a, const Value& b, const Value* dst,
-                              std::optional<ir::DType> dt, bool accumulate, const SourceLoc& loc) {
+Value Translator::elementwise(const std::string& alu, const Value& a, const Value& b,
+                              const Value* dst, std::optional<ir::DType> dt, bool accumulate,
+                              const SourceLoc& loc) {
   bool commutes = alu == "add" || alu == "mul" || alu == "maximum" || alu == "minimum";
   if (a.tensor() && b.tensor()) {
     Operand x = operand(a, loc), y = operand(b, loc);
-    if (x.width == y.width) return emit("tensor_tensor", std::nullopt, {x, y}, {{"op", alu}}, dst, dt, accumulate, loc);
-    if (y.width == 1) return emit("tensor_scalar", std::nullopt, {x, y}, {{"op0", alu}}, dst, dt, accumulate, loc);
-    if (x.width == 1 && commutes) return emit("tensor_scalar", std::nullopt, {y, x}, {{"op0", alu}}, dst, dt, accumulate, loc);
-    throw UserError(loc, fmt::format("shape error: {} of a [{}, {}] and a [{}, {}] tile", alu, x.parts, x.width, y.parts, y.width));
+    if (x.width == y.width)
+      return emit("tensor_tensor", std::nullopt, {x, y}, {{"op", alu}}, dst, dt, accumulate, loc);
+    if (y.width == 1)
+      return emit("tensor_scalar", std::nullopt, {x, y}, {{"op0", alu}}, dst, dt, accumulate, loc);
+    if (x.width == 1 && commutes)
+      return emit("tensor_scalar", std::nullopt, {y, x}, {{"op0", alu}}, dst, dt, accumulate, loc);
+    throw UserError(loc, fmt::format("shape error: {} of a [{}, {}] and a [{}, {}] tile", alu,
+                                     x.parts, x.width, y.parts, y.width));
   }
   if (a.tensor() && b.is_number()) {
     Operand x = operand(a, loc);
-    return emit("tensor_scalar", std::nullopt, {x, constant(b.number(), x.parts, loc)}, {{"op0", alu}}, dst, dt,
-                accumulate, loc);
+    return emit("tensor_scalar", std::nullopt, {x, constant(b.number(), x.parts, loc)},
+                {{"op0", alu}}, dst, dt, accumulate, loc);
   }
   if (b.tensor() && a.is_number()) {
     Operand y = operand(b, loc);
     if (commutes)
-      return emit("tensor_scalar", std::nullopt, {y, constant(a.number(), y.parts, loc)}, {{"op0", alu}}, dst, dt,
-                  accumulate, loc);
+      return emit("tensor_scalar", std::nullopt, {y, constant(a.number(), y.parts, loc)},
+                  {{"op0", alu}}, dst, dt, accumulate, loc);
     if (alu == "sub")  // c - y = y * -1 + c
-      return emit("tensor_scalar", std::nullopt, {y, constant(-1.0, y.parts, loc)},
-                  {{"op0", std::string("mul")}, {"op1", std::string("add")}, {"operand1", a.number()}}, dst, dt,
-                  accumulate, loc);
-    if (alu == "div" && a.number() == 1.0) return emit("reciprocal", std::nullopt, {y}, {}, dst, dt, accumulate, loc);
+      return emit(
+          "tensor_scalar", std::nullopt, {y, constant(-1.0, y.parts, loc)},
+          {{"op0", std::string("mul")}, {"op1", std::string("add")}, {"operand1", a.number()}}, dst,
+          dt, accumulate, loc);
+    if (alu == "div" && a.number() == 1.0)
+      return emit("reciprocal", std::nullopt, {y}, {}, dst, dt, accumulate, loc);
   }
-  throw UserError(loc, fmt::format("{} of {} and {} is not supported", alu, describe(a), describe(b)));
+  throw UserError(loc,
+                  fmt::format("{} of {} and {} is not supported", alu, describe(a), describe(b)));
 }
 
-Value Translator::reduce(const std::string& op, const Args& a, const Value* dst, const SourceLoc& loc) {
+Value Translator::reduce(const std::string& op, const Args& a, const Value* dst,
+                         const SourceLoc& loc) {
   auto x = a.find("x");
   if (x == a.end() || !x->second.tensor()) throw UserError(loc, "a reduction takes a tile");
   const Array& arr = arrays_[static_cast<std::size_t>(x->second.array)];
   auto ax = a.find("axis");
-  std::vector<Value> axes = ax == a.end() ? std::vector<Value>{} : ax->second.kind == K::Tuple ? ax->second.items
-                                                                                                : std::vector<Value>{ax->second};
+  std::vector<Value> axes = ax == a.end()                 ? std::vector<Value>{}
+                            : ax->second.kind == K::Tuple ? ax->second.items
+                                                          : std::vector<Value>{ax->second};
   for (const Value& v : axes) {
     std::int64_t d = const_int(v, loc, "an axis");
     if (d < 0) d += static_cast<std::int64_t>(arr.shape.size());
     if (d == arr.par)
-      throw UserError(loc, "a reduction across partitions is not supported (reduce along the free dims, or transpose first)");
+      throw UserError(loc,
+                      "a reduction across partitions is not supported (reduce along the free dims, "
+                      "or transpose first)");
   }
   if (axes.empty() || axes.size() + 1 < arr.shape.size())
     throw UserError(loc, "reduce along all free dims of the tile (axis=1 for a 2-D tile)");
   std::string rop = op == "sum" || op == "mean" ? "add" : op;
   Operand in = operand(x->second, loc);
   std::optional<ir::DType> dt = dtype_arg(a, "dtype", loc);
-  if (op != "mean") return emit("tensor_reduce", std::nullopt, {in}, {{"op", rop}}, dst, dt, false, loc);
+  if (op != "mean")
+    return emit("tensor_reduce", std::nullopt, {in}, {{"op", rop}}, dst, dt, false, loc);
   Value sum = emit("tensor_reduce", std::nullopt, {in}, {{"op", rop}}, nullptr, dt, false, loc);
-  return elementwise("mul", sum, Value::real(1.0 / static_cast<double>(in.width)), dst, dt, false, loc);
+  return elementwise("mul", sum, Value::real(1.0 / static_cast<double>(in.width)), dst, dt, false,
+                     loc);
 }
 
-Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* dst, bool accumulate) {
+Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* dst,
+                           bool accumulate) {
   const SourceLoc& loc = e.loc;
   auto with_dst = [&](Args& a) -> const Value* {
     auto it = a.find("dst");
     return it != a.end() && it->second.kind != K::None ? &it->second : dst;
   };
   if (fn == "nc_matmul") {
-    Args a = bind_args(e, {"stationary", "moving", "is_stationary_onezero", "is_moving_onezero", "is_transpose",
-                           "tile_position", "tile_size", "mask", "accumulate", "perf_mode"}, true);
-    bool acc = accumulate || (a.count("accumulate") && a["accumulate"].kind != K::None && truth(a["accumulate"], loc));
-    if (a.count("is_transpose") && truth(a["is_transpose"], loc)) throw UserError(loc, "nc_matmul(is_transpose=True) is not supported");
+    Args a =
+        bind_args(e,
+                  {"stationary", "moving", "is_stationary_onezero", "is_moving_onezero",
+                   "is_transpose", "tile_position", "tile_size", "mask", "accumulate", "perf_mode"},
+                  true);
+    bool acc = accumulate || (a.count("accumulate") && a["accumulate"].kind != K::None &&
+                              truth(a["accumulate"], loc));
+    if (a.count("is_transpose") && truth(a["is_transpose"], loc))
+      throw UserError(loc, "nc_matmul(is_transpose=True) is not supported");
     return matmul(a["stationary"], a["moving"], with_dst(a), acc, loc);
   }
   if (fn == "nc_transpose") {
@@ -123,26 +150,39 @@ Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* ds
     return transpose(a["data"], eng.value_or(sem::Engine::Tensor), with_dst(a), loc);
   }
   if (fn == "activation" || fn == "activation_reduce") {
-    Args a = bind_args(e, {"op", "data", "bias", "scale", "reduce_op", "reduce_res", "reduce_cmd", "mask", "dtype"}, true);
+    Args a = bind_args(
+        e,
+        {"op", "data", "bias", "scale", "reduce_op", "reduce_res", "reduce_cmd", "mask", "dtype"},
+        true);
     Operand x = operand(a["data"], loc);
-    Operand bias = a.count("bias") && a["bias"].kind != K::None ? operand(a["bias"], loc) : constant(0.0, x.parts, loc);
-    double scale = a.count("scale") ? number(a["scale"], loc, "activation's scale (a tile scale is not supported)") : 1.0;
+    Operand bias = a.count("bias") && a["bias"].kind != K::None ? operand(a["bias"], loc)
+                                                                : constant(0.0, x.parts, loc);
+    double scale = a.count("scale") ? number(a["scale"], loc,
+                                             "activation's scale (a tile scale is not supported)")
+                                    : 1.0;
     sem::AttrMap attrs = {{"func", func_name(a["op"], loc)}, {"scale", scale}};
-    Value r = emit("activation", sem::Engine::Scalar, {x, bias}, attrs, with_dst(a), dtype_arg(a, "dtype", loc), accumulate, loc);
+    Value r = emit("activation", sem::Engine::Scalar, {x, bias}, attrs, with_dst(a),
+                   dtype_arg(a, "dtype", loc), accumulate, loc);
     if (a.count("reduce_res") && a["reduce_res"].kind != K::None) {
-      if (a.count("reduce_op") && alu_name(a["reduce_op"], loc) != "add") throw UserError(loc, "activation reduces with nl.add only");
-      emit("activation_reduce", sem::Engine::Scalar, {x, bias}, attrs, &a["reduce_res"], std::nullopt, false, loc);
+      if (a.count("reduce_op") && alu_name(a["reduce_op"], loc) != "add")
+        throw UserError(loc, "activation reduces with nl.add only");
+      emit("activation_reduce", sem::Engine::Scalar, {x, bias}, attrs, &a["reduce_res"],
+           std::nullopt, false, loc);
     }
     return r;
   }
   if (fn == "tensor_tensor") {
     Args a = bind_args(e, {"data1", "data2", "op", "engine", "mask", "dtype"}, true);
     std::optional<sem::Engine> eng = a.count("engine") ? engine_of(a["engine"], loc) : std::nullopt;
-    return emit("tensor_tensor", eng, {operand(a["data1"], loc), operand(a["data2"], loc)}, {{"op", alu_name(a["op"], loc)}},
-                with_dst(a), dtype_arg(a, "dtype", loc), accumulate, loc);
+    return emit("tensor_tensor", eng, {operand(a["data1"], loc), operand(a["data2"], loc)},
+                {{"op", alu_name(a["op"], loc)}}, with_dst(a), dtype_arg(a, "dtype", loc),
+                accumulate, loc);
   }
   if (fn == "tensor_scalar") {
-    Args a = bind_args(e, {"data", "op0", "operand0", "reverse0", "op1", "operand1", "reverse1", "engine", "mask", "dtype"}, true);
+    Args a = bind_args(e,
+                       {"data", "op0", "operand0", "reverse0", "op1", "operand1", "reverse1",
+                        "engine", "mask", "dtype"},
+                       true);
     auto commutes = [&](const char* op) {
       if (!a.count(op) || a[op].kind == K::None) return true;
       std::string n = alu_name(a[op], loc);
@@ -150,16 +190,20 @@ Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* ds
     };
     if ((a.count("reverse0") && truth(a["reverse0"], loc) && !commutes("op0")) ||
         (a.count("reverse1") && truth(a["reverse1"], loc) && !commutes("op1")))
-      throw UserError(loc, "tensor_scalar with a reversed non-commutative operator is not supported");
+      throw UserError(loc,
+                      "tensor_scalar with a reversed non-commutative operator is not supported");
     Operand x = operand(a["data"], loc);
-    Operand s0 = a["operand0"].tensor() ? operand(a["operand0"], loc) : constant(number(a["operand0"], loc, "operand0"), x.parts, loc);
+    Operand s0 = a["operand0"].tensor()
+                     ? operand(a["operand0"], loc)
+                     : constant(number(a["operand0"], loc, "operand0"), x.parts, loc);
     sem::AttrMap attrs = {{"op0", alu_name(a["op0"], loc)}};
     if (a.count("op1") && a["op1"].kind != K::None) {
       attrs["op1"] = alu_name(a["op1"], loc);
       attrs["operand1"] = number(a["operand1"], loc, "operand1 (a tile operand1 is not supported)");
     }
     std::optional<sem::Engine> eng = a.count("engine") ? engine_of(a["engine"], loc) : std::nullopt;
-    return emit("tensor_scalar", eng, {x, s0}, attrs, with_dst(a), dtype_arg(a, "dtype", loc), accumulate, loc);
+    return emit("tensor_scalar", eng, {x, s0}, attrs, with_dst(a), dtype_arg(a, "dtype", loc),
+                accumulate, loc);
   }
   if (fn == "tensor_reduce") {
     Args a = bind_args(e, {"op", "data", "axis", "negate", "keepdims", "mask", "dtype"}, true);
@@ -171,11 +215,13 @@ Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* ds
   if (fn == "tensor_copy") {
     Args a = bind_args(e, {"src", "engine", "mask", "dtype"}, true);
     std::optional<sem::Engine> eng = a.count("engine") ? engine_of(a["engine"], loc) : std::nullopt;
-    return emit("tensor_copy", eng, {operand(a["src"], loc)}, {}, with_dst(a), dtype_arg(a, "dtype", loc), false, loc);
+    return emit("tensor_copy", eng, {operand(a["src"], loc)}, {}, with_dst(a),
+                dtype_arg(a, "dtype", loc), false, loc);
   }
   if (fn == "reciprocal") {
     Args a = bind_args(e, {"data", "mask", "dtype"}, true);
-    return emit("reciprocal", std::nullopt, {operand(a["data"], loc)}, {}, with_dst(a), dtype_arg(a, "dtype", loc), false, loc);
+    return emit("reciprocal", std::nullopt, {operand(a["data"], loc)}, {}, with_dst(a),
+                dtype_arg(a, "dtype", loc), false, loc);
   }
   if (fn == "dma_copy") {
     Args a = bind_args(e, {"dst", "src", "mask", "dge_mode"}, false);
@@ -185,7 +231,8 @@ Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* ds
     Args a = bind_args(e, {"shape", "value", "dtype", "mask", "engine"}, true);
     const Value* d = with_dst(a);
     Value made = d ? *d : allocate("ndarray", a, loc);
-    return copy_into(Value::real(number(a["value"], loc, "memset's value")), &made, dtype_arg(a, "dtype", loc), loc);
+    return copy_into(Value::real(number(a["value"], loc, "memset's value")), &made,
+                     dtype_arg(a, "dtype", loc), loc);
   }
   throw UserError(loc, fmt::format("nisa.{} is not supported by tilesweep's NKI importer", fn));
 }

@@ -10,9 +10,10 @@ bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || 
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Operators, longest first so that "**" wins over "*".
-constexpr std::string_view kOps[] = {"**=", "//=", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=",
-                                     "<<", ">>", "&=", "|=", "(", ")", "[", "]", "{", "}", ",", ":", ".", ";",
-                                     "@", "=", "+", "-", "*", "/", "%", "<", ">", "&", "|", "^", "~"};
+constexpr std::string_view kOps[] = {
+    "**=", "//=", "->", "**", "//", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "<<",
+    ">>",  "&=",  "|=", "(",  ")",  "[",  "]",  "{",  "}",  ",",  ":",  ".",  ";",  "@",
+    "=",   "+",   "-",  "*",  "/",  "%",  "<",  ">",  "&",  "|",  "^",  "~"};
 
 class Lexer {
  public:
@@ -36,7 +37,8 @@ class Lexer {
       } else if (name_start(c)) {
         name();
       } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-                 (c == '.' && pos_ + 1 < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))) {
+                 (c == '.' && pos_ + 1 < s_.size() &&
+                  std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))) {
         number();
       } else if (c == '"' || c == '\'') {
         string();
@@ -52,12 +54,14 @@ class Lexer {
 
  private:
   SourceLoc here() const { return SourceLoc{file_, line_, col_}; }
-  void push(Tok k, std::string text, SourceLoc loc) { out_.push_back(Token{k, std::move(text), std::move(loc)}); }
+  void push(Tok k, std::string text, SourceLoc loc) {
+    out_.push_back(Token{k, std::move(text), std::move(loc)});
+  }
   void advance(std::size_t n) { pos_ += n, col_ += static_cast<int>(n); }
 
   void newline() {
-    if (depth_ == 0 && !out_.empty() && out_.back().kind != Tok::Newline && out_.back().kind != Tok::Indent &&
-        out_.back().kind != Tok::Dedent)
+    if (depth_ == 0 && !out_.empty() && out_.back().kind != Tok::Newline &&
+        out_.back().kind != Tok::Indent && out_.back().kind != Tok::Dedent)
       push(Tok::Newline, "", here());
     ++pos_, ++line_, col_ = 1;
     at_line_start_ = depth_ == 0;
@@ -83,7 +87,8 @@ class Lexer {
     }
     while (width < indents_.back()) {
       indents_.pop_back();
-      if (width > indents_.back()) throw UserError(here(), "this line's indentation matches no enclosing block");
+      if (width > indents_.back())
+        throw UserError(here(), "this line's indentation matches no enclosing block");
       push(Tok::Dedent, "", here());
     }
     return true;
@@ -105,7 +110,8 @@ class Lexer {
     while (pos_ < s_.size()) {
       char c = s_[pos_];
       if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
-        bool exp = (c == 'e' || c == 'E') && !(pos_ > b + 1 && (s_[b + 1] == 'x' || s_[b + 1] == 'X'));
+        bool exp =
+            (c == 'e' || c == 'E') && !(pos_ > b + 1 && (s_[b + 1] == 'x' || s_[b + 1] == 'X'));
         is_float = is_float || exp;
         advance(1);
         if (exp && pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) advance(1);
@@ -129,15 +135,18 @@ class Lexer {
     advance(triple ? 3 : 1);
     std::string text;
     while (true) {
-      if (pos_ >= s_.size() || (!triple && s_[pos_] == '\n')) throw UserError(loc, "this string is never closed");
+      if (pos_ >= s_.size() || (!triple && s_[pos_] == '\n'))
+        throw UserError(loc, "this string is never closed");
       if (s_[pos_] == '\\' && pos_ + 1 < s_.size()) {
         text += s_[pos_ + 1];
         advance(2);
         continue;
       }
       if (triple ? s_.substr(pos_, 3) == std::string(3, q) : s_[pos_] == q) break;
-      if (s_[pos_] == '\n') ++pos_, ++line_, col_ = 1;
-      else text += s_[pos_], advance(1);
+      if (s_[pos_] == '\n')
+        ++pos_, ++line_, col_ = 1;
+      else
+        text += s_[pos_], advance(1);
     }
     advance(triple ? 3 : 1);
     push(Tok::Str, text, loc);
@@ -167,6 +176,8 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> tokenize(std::string_view source, const std::string& file) { return Lexer(source, file).run(); }
+std::vector<Token> tokenize(std::string_view source, const std::string& file) {
+  return Lexer(source, file).run();
+}
 
 }  // namespace ts::nki

@@ -8,9 +8,9 @@ namespace ts::nki {
 
 namespace {
 
-const std::set<std::string> kUnsupportedKeywords = {"while", "with", "class", "lambda", "try", "raise", "global",
-                                                    "nonlocal", "yield", "async", "await", "del", "break",
-                                                    "continue", "match"};
+const std::set<std::string> kUnsupportedKeywords = {
+    "while", "with",  "class", "lambda", "try",   "raise",    "global", "nonlocal",
+    "yield", "async", "await", "del",    "break", "continue", "match"};
 
 class Parser {
  public:
@@ -32,14 +32,18 @@ class Parser {
   // ---- tokens ----
   const Token& peek(std::size_t k = 0) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
   const Token& next() { return t_[std::min(i_++, t_.size() - 1)]; }
-  bool is_op(const char* o, std::size_t k = 0) const { return peek(k).kind == Tok::Op && peek(k).text == o; }
+  bool is_op(const char* o, std::size_t k = 0) const {
+    return peek(k).kind == Tok::Op && peek(k).text == o;
+  }
   bool is_name(const char* n) const { return peek().kind == Tok::Name && peek().text == n; }
   bool accept(const char* o) {
     if (!is_op(o)) return false;
     next();
     return true;
   }
-  [[noreturn]] void fail(const Token& at, const std::string& what) const { throw UserError(at.loc, what); }
+  [[noreturn]] void fail(const Token& at, const std::string& what) const {
+    throw UserError(at.loc, what);
+  }
   void expect(const char* o, const char* where) {
     if (!accept(o)) fail(peek(), fmt::format("expected '{}' {}", o, where));
   }
@@ -50,7 +54,8 @@ class Parser {
   void end_of_statement() {
     if (accept(";") && peek().kind == Tok::Newline) {
     }
-    if (peek().kind == Tok::Newline) next();
+    if (peek().kind == Tok::Newline)
+      next();
     else if (peek().kind != Tok::End && peek().kind != Tok::Dedent)
       fail(peek(), fmt::format("unexpected '{}' after the statement", peek().text));
   }
@@ -60,7 +65,8 @@ class Parser {
     Depth(int& depth, const Token& at) : d(depth) {
       if (++d > kMaxNesting) {
         --d;
-        throw UserError(at.loc, fmt::format("nested more than {} levels deep; split the expression", kMaxNesting));
+        throw UserError(at.loc, fmt::format("nested more than {} levels deep; split the expression",
+                                            kMaxNesting));
       }
     }
     ~Depth() { --d; }
@@ -278,8 +284,11 @@ class Parser {
   bool level_op(Level l, std::string& op) const {
     const Token& t = peek();
     static const std::vector<std::vector<std::string>> ops = {
-        {"or"}, {"and"}, {}, {"<", "<=", ">", ">=", "==", "!=", "in", "is"}, {"|"}, {"^"}, {"&"},
-        {"<<", ">>"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
+        {"or"},     {"and"},
+        {},         {"<", "<=", ">", ">=", "==", "!=", "in", "is"},
+        {"|"},      {"^"},
+        {"&"},      {"<<", ">>"},
+        {"+", "-"}, {"*", "/", "//", "%", "@"}};
     if (t.kind != Tok::Op && t.kind != Tok::Name) return false;
     for (const auto& o : ops[l])
       if (t.text == o && (t.kind == Tok::Op) == (o[0] < 'a' || o[0] > 'z')) return op = o, true;
@@ -380,16 +389,21 @@ class Parser {
   ExprPtr atom() {
     const Token& t = next();
     switch (t.kind) {
-      case Tok::Int: return make(ExprKind::Int, t.loc, t.text);
-      case Tok::Float: return make(ExprKind::Float, t.loc, t.text);
+      case Tok::Int:
+        return make(ExprKind::Int, t.loc, t.text);
+      case Tok::Float:
+        return make(ExprKind::Float, t.loc, t.text);
       case Tok::Str: {
         std::string s = t.text;
         while (peek().kind == Tok::Str) s += next().text;
         return make(ExprKind::Str, t.loc, s);
       }
-      case Tok::Name: return name_atom(t);
-      case Tok::Op: return bracket_atom(t);
-      default: fail(t, "expected an expression");
+      case Tok::Name:
+        return name_atom(t);
+      case Tok::Op:
+        return bracket_atom(t);
+      default:
+        fail(t, "expected an expression");
     }
   }
 

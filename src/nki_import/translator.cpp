@@ -8,11 +8,19 @@ namespace {
 
 // Canonical module paths: both dialects' modules under one name each.
 std::string canonical_module(const std::string& path) {
-  static const std::map<std::string, std::string> kNames = {
-      {"neuronxcc.nki", "nki"}, {"nki", "nki"}, {"neuronxcc.nki.language", "language"},
-      {"nki.language", "language"}, {"neuronxcc.nki.isa", "isa"}, {"nki.isa", "isa"},
-      {"neuronxcc.nki.typing", "typing"}, {"nki.typing", "typing"}, {"neuronxcc.nki.jit", "nki.jit"},
-      {"nki.jit", "nki.jit"}, {"numpy", "numpy"}, {"math", "math"}, {"neuronxcc", "neuronxcc"}};
+  static const std::map<std::string, std::string> kNames = {{"neuronxcc.nki", "nki"},
+                                                            {"nki", "nki"},
+                                                            {"neuronxcc.nki.language", "language"},
+                                                            {"nki.language", "language"},
+                                                            {"neuronxcc.nki.isa", "isa"},
+                                                            {"nki.isa", "isa"},
+                                                            {"neuronxcc.nki.typing", "typing"},
+                                                            {"nki.typing", "typing"},
+                                                            {"neuronxcc.nki.jit", "nki.jit"},
+                                                            {"nki.jit", "nki.jit"},
+                                                            {"numpy", "numpy"},
+                                                            {"math", "math"},
+                                                            {"neuronxcc", "neuronxcc"}};
   auto it = kNames.find(path);
   return it == kNames.end() ? "" : it->second;
 }
@@ -22,11 +30,14 @@ constexpr std::int64_t kMaxUnroll = 512;
 
 }  // namespace
 
-Translator::Translator(const Module& m, const sim::Target& t) : module_(m), target_(t), builder_(std::string{}) {
+Translator::Translator(const Module& m, const sim::Target& t)
+    : module_(m), target_(t), builder_(std::string{}) {
   scopes_.emplace_back();
   for (const Stmt& s : m.body) {
-    if (s.kind == StmtKind::Import) import(s);
-    else if (s.kind == StmtKind::Def) functions_[s.name] = &s;
+    if (s.kind == StmtKind::Import)
+      import(s);
+    else if (s.kind == StmtKind::Def)
+      functions_[s.name] = &s;
   }
   // Module-level constants (TILE = 128), after the imports they may use.
   for (const Stmt& s : m.body)
@@ -42,7 +53,8 @@ bool Translator::is_jit(const Stmt& def) {
   for (const ExprPtr& d : def.decorators) {
     const Expr* e = d->kind == ExprKind::Call ? d->items[0].get() : d.get();
     Value v = eval(std::make_shared<Expr>(*e));
-    if (v.kind == Value::Kind::Module && (v.s == "nki.jit" || v.s == "nki.baremetal" || v.s == "nki.benchmark"))
+    if (v.kind == Value::Kind::Module &&
+        (v.s == "nki.jit" || v.s == "nki.baremetal" || v.s == "nki.benchmark"))
       return true;
   }
   return false;
@@ -58,9 +70,11 @@ void Translator::import(const Stmt& s) {
     if (c == "nki.language" || c == "nki.isa") c = c.substr(4);
   }
   if (c.empty())
-    throw UserError(s.loc, fmt::format("import of '{}': only the NKI modules (neuronxcc.nki, nki), numpy and math "
-                                       "are known to tilesweep",
-                                       s.name));
+    throw UserError(
+        s.loc,
+        fmt::format("import of '{}': only the NKI modules (neuronxcc.nki, nki), numpy and math "
+                    "are known to tilesweep",
+                    s.name));
   if (s.name == "nki" || s.name.rfind("nki.", 0) == 0) new_api_ = true;
   scopes_.back()[s.alias] = Value::module(c);
 }
@@ -71,18 +85,21 @@ ImportedKernel Translator::run(const Stmt& kernel, const std::vector<KernelArg>&
   scopes_.emplace_back();
   std::vector<bool> used(args.size(), false);
   for (const Param& p : kernel.params) {
-    auto it = std::find_if(args.begin(), args.end(), [&](const KernelArg& a) { return a.name == p.name; });
+    auto it = std::find_if(args.begin(), args.end(),
+                           [&](const KernelArg& a) { return a.name == p.name; });
     if (it == args.end()) {
       if (!p.default_value)
-        throw UserError(p.loc, fmt::format("kernel parameter '{}' has no value: pass --arg {}=DTYPE[D0,D1,...] "
-                                           "(a tensor) or --arg {}=VALUE (a scalar)",
-                                           p.name, p.name, p.name));
+        throw UserError(
+            p.loc, fmt::format("kernel parameter '{}' has no value: pass --arg {}=DTYPE[D0,D1,...] "
+                               "(a tensor) or --arg {}=VALUE (a scalar)",
+                               p.name, p.name, p.name));
       scopes_.back()[p.name] = eval(p.default_value);
       continue;
     }
     used[static_cast<std::size_t>(it - args.begin())] = true;
     if (it->scalar) {
-      scopes_.back()[p.name] = it->integer ? Value::integer(static_cast<std::int64_t>(it->value)) : Value::real(it->value);
+      scopes_.back()[p.name] = it->integer ? Value::integer(static_cast<std::int64_t>(it->value))
+                                           : Value::real(it->value);
       continue;
     }
     int id = alloc(p.name, sem::Memory::Hbm, it->dtype, it->shape, 0, p.loc);
@@ -92,16 +109,20 @@ ImportedKernel Translator::run(const Stmt& kernel, const std::vector<KernelArg>&
   }
   for (std::size_t i = 0; i < args.size(); ++i)
     if (!used[i])
-      throw UserError(fmt::format("--arg {}: kernel '{}' has no parameter of that name", args[i].name, kernel.name));
+      throw UserError(fmt::format("--arg {}: kernel '{}' has no parameter of that name",
+                                  args[i].name, kernel.name));
   exec_block(kernel.body);
   std::vector<Value> results;
-  if (returned_) results = returned_->kind == Value::Kind::Tuple ? returned_->items : std::vector<Value>{*returned_};
+  if (returned_)
+    results =
+        returned_->kind == Value::Kind::Tuple ? returned_->items : std::vector<Value>{*returned_};
   for (const Value& r : results) {
     if (r.kind == Value::Kind::None) continue;
     if (r.kind != Value::Kind::Array || arrays_[r.array].memory != sem::Memory::Hbm)
-      throw UserError(kernel.loc, fmt::format("kernel '{}' returns {}; return HBM tensors (nl.ndarray(..., "
-                                              "buffer=nl.shared_hbm))",
-                                              kernel.name, describe(r)));
+      throw UserError(kernel.loc,
+                      fmt::format("kernel '{}' returns {}; return HBM tensors (nl.ndarray(..., "
+                                  "buffer=nl.shared_hbm))",
+                                  kernel.name, describe(r)));
     builder_.buffer(arrays_[r.array].buffer).output = static_cast<int>(out.outputs.size());
     out.outputs.push_back(arrays_[r.array].name);
   }
@@ -118,7 +139,8 @@ void Translator::single_buffer_if_over() {
   bool sbuf = use.sbuf_bytes > target_.sbuf.usable_bytes_per_partition;
   bool psum = use.psum_banks > target_.psum.banks;
   for (lower::Buffer& b : p.buffers)
-    if ((sbuf && b.memory == sem::Memory::Sbuf) || (psum && b.memory == sem::Memory::Psum)) b.bufs = 1;
+    if ((sbuf && b.memory == sem::Memory::Sbuf) || (psum && b.memory == sem::Memory::Psum))
+      b.bufs = 1;
 }
 
 void Translator::exec_block(const Block& b) {
@@ -130,26 +152,41 @@ void Translator::exec_block(const Block& b) {
 
 void Translator::exec(const Stmt& s) {
   switch (s.kind) {
-    case StmtKind::Expr: eval(s.value); return;
+    case StmtKind::Expr:
+      eval(s.value);
+      return;
     case StmtKind::Assign:
       for (const ExprPtr& t : s.targets) assign(t, s.value, s.loc);
       return;
-    case StmtKind::AugAssign: aug_assign(s); return;
-    case StmtKind::For: for_loop(s); return;
+    case StmtKind::AugAssign:
+      aug_assign(s);
+      return;
+    case StmtKind::For:
+      for_loop(s);
+      return;
     case StmtKind::If: {
       Value c = eval(s.value);
       exec_block(truth(c, s.value->loc) ? s.body : s.orelse);
       return;
     }
-    case StmtKind::Return: returned_ = s.value ? eval(s.value) : Value::none(); return;
+    case StmtKind::Return:
+      returned_ = s.value ? eval(s.value) : Value::none();
+      return;
     case StmtKind::Assert: {
       Value c = eval(s.value);
-      if (c.is_number() && !truth(c, s.loc)) throw UserError(s.loc, "shape error: this assertion of the kernel fails at the given --arg shapes");
+      if (c.is_number() && !truth(c, s.loc))
+        throw UserError(
+            s.loc, "shape error: this assertion of the kernel fails at the given --arg shapes");
       return;
     }
-    case StmtKind::Pass: return;
-    case StmtKind::Import: import(s); return;
-    case StmtKind::Def: functions_[s.name] = &s; return;
+    case StmtKind::Pass:
+      return;
+    case StmtKind::Import:
+      import(s);
+      return;
+    case StmtKind::Def:
+      functions_[s.name] = &s;
+      return;
   }
 }
 
@@ -171,7 +208,8 @@ void Translator::bind(const ExprPtr& target, const Value& v) {
   }
   if (target->kind == ExprKind::Tuple || target->kind == ExprKind::List) {
     if (v.kind != Value::Kind::Tuple || v.items.size() != target->items.size())
-      throw UserError(target->loc, fmt::format("cannot unpack {} into {} names", describe(v), target->items.size()));
+      throw UserError(target->loc, fmt::format("cannot unpack {} into {} names", describe(v),
+                                               target->items.size()));
     for (std::size_t i = 0; i < v.items.size(); ++i) bind(target->items[i], v.items[i]);
     return;
   }
@@ -180,7 +218,9 @@ void Translator::bind(const ExprPtr& target, const Value& v) {
     copy_into(v, &dst, std::nullopt, target->loc);
     return;
   }
-  throw UserError(target->loc, "unsupported assignment target (assign to a name, a tuple of names or a subscript)");
+  throw UserError(
+      target->loc,
+      "unsupported assignment target (assign to a name, a tuple of names or a subscript)");
 }
 
 // `x += y`: integers add; a PSUM tile accumulates the instruction computing y (nc_matmul's
@@ -198,13 +238,16 @@ void Translator::aug_assign(const Stmt& s) {
     bind(target, eval(e));
     return;
   }
-  if (s.op != "+=") throw UserError(s.loc, fmt::format("'{}' on a tile is not supported (only += accumulates)", s.op));
+  if (s.op != "+=")
+    throw UserError(s.loc,
+                    fmt::format("'{}' on a tile is not supported (only += accumulates)", s.op));
   const Array& a = arrays_[cur.array];
   if (a.memory == sem::Memory::Psum) {
     eval_into(s.value, &cur, true);
     return;
   }
-  if (a.memory == sem::Memory::Hbm) throw UserError(s.loc, "+= into an HBM tensor is not supported; load, add, store");
+  if (a.memory == sem::Memory::Hbm)
+    throw UserError(s.loc, "+= into an HBM tensor is not supported; load, add, store");
   Value y = eval(s.value);
   elementwise("add", cur, y, &cur, std::nullopt, false, s.loc);
 }
@@ -212,9 +255,10 @@ void Translator::aug_assign(const Stmt& s) {
 void Translator::for_loop(const Stmt& s) {
   Value r = eval(s.value);
   if (r.kind != Value::Kind::Range)
-    throw UserError(s.value->loc, fmt::format("for loops run over nl.affine_range / nl.sequential_range / "
-                                              "nl.static_range / range, not over {}",
-                                              describe(r)));
+    throw UserError(s.value->loc,
+                    fmt::format("for loops run over nl.affine_range / nl.sequential_range / "
+                                "nl.static_range / range, not over {}",
+                                describe(r)));
   if (r.trips <= 0) return;
   if (r.s == "static_range" || r.trips == 1) return unroll(s, r, 0, r.trips);
   std::optional<NeedConcrete> need = loop(s, r, r.trips);
@@ -222,9 +266,11 @@ void Translator::for_loop(const Stmt& s) {
   // A mask that cuts the tile in some iterations: most often the last one only. Peel it.
   if (!loop(s, r, r.trips - 1)) return unroll(s, r, r.trips - 1, r.trips);
   if (r.trips > kMaxUnroll)
-    throw UserError(need->loc, fmt::format("{} in some iterations of a loop of {} trips only; tilesweep unrolls such "
-                                           "loops up to {} trips (peel the iterations into their own statements)",
-                                           need->what, r.trips, kMaxUnroll));
+    throw UserError(
+        need->loc,
+        fmt::format("{} in some iterations of a loop of {} trips only; tilesweep unrolls such "
+                    "loops up to {} trips (peel the iterations into their own statements)",
+                    need->what, r.trips, kMaxUnroll));
   unroll(s, r, 0, r.trips);
 }
 
@@ -238,7 +284,8 @@ std::optional<NeedConcrete> Translator::loop(const Stmt& s, const Value& r, std:
   auto constants = constants_;
   auto sites = site_buffers_;
   int outer = block_, nest = nest_, nests = nests_;
-  int blk = builder_.loop(block_, s.targets[0]->kind == ExprKind::Name ? s.targets[0]->text : "i", trips);
+  int blk =
+      builder_.loop(block_, s.targets[0]->kind == ExprKind::Name ? s.targets[0]->text : "i", trips);
   sequential_[blk] = r.s == "sequential_range";
   if (outer == 0) nest_ = ++nests_;
   Affine var = r.a;
@@ -286,9 +333,12 @@ Value Translator::call_function(const Stmt& def, const Expr& call) {
   std::map<std::string, Value> frame;
   for (const Param& p : def.params) {
     auto it = a.find(p.name);
-    if (it != a.end()) frame[p.name] = it->second;
-    else if (p.default_value) frame[p.name] = eval(p.default_value);
-    else throw UserError(call.loc, fmt::format("{}() needs its argument '{}'", def.name, p.name));
+    if (it != a.end())
+      frame[p.name] = it->second;
+    else if (p.default_value)
+      frame[p.name] = eval(p.default_value);
+    else
+      throw UserError(call.loc, fmt::format("{}() needs its argument '{}'", def.name, p.name));
   }
   scopes_.push_back(std::move(frame));
   exec_block(def.body);

@@ -22,7 +22,7 @@ struct Array {
   sem::Memory memory = sem::Memory::Sbuf;
   ir::DType dtype = ir::DType::F32;
   std::vector<std::int64_t> shape;
-  int par = 0;          // on chip: the partition dim (dims before it are block dims)
+  int par = 0;  // on chip: the partition dim (dims before it are block dims)
   int buffer = -1;
   int block = 0;        // the program block it was allocated in
   bool zeroed = false;  // nl.zeros in PSUM, not yet written: the first += writes
@@ -40,8 +40,8 @@ struct HbmAccess {
   lower::Access access;
   std::int64_t parts = 1, width = 1;            // what moves (after masks)
   std::int64_t grid_parts = 1, grid_width = 1;  // the index grid (the tile a load fills)
-  bool empty = false;    // a mask leaves nothing to move
-  bool clipped = false;  // a mask made it smaller than its grid
+  bool empty = false;                           // a mask leaves nothing to move
+  bool clipped = false;                         // a mask made it smaller than its grid
 };
 
 // Thrown when a value must be known per iteration (a mask that cuts the tile in some iterations
@@ -101,12 +101,12 @@ class Translator {
   std::pair<std::int64_t, std::int64_t> range_of(const Affine& a) const;
 
   // instructions (emit.cpp)
-  int alloc(const std::string& name, sem::Memory m, ir::DType dt, std::vector<std::int64_t> shape, int par,
-            const SourceLoc& loc);
+  int alloc(const std::string& name, sem::Memory m, ir::DType dt, std::vector<std::int64_t> shape,
+            int par, const SourceLoc& loc);
   Operand whole(int array) const;
-  Value emit(const std::string& instr, std::optional<sem::Engine> engine, const std::vector<Operand>& in,
-             sem::AttrMap attrs, const Value* dst, std::optional<ir::DType> dtype, bool accumulate,
-             const SourceLoc& loc);
+  Value emit(const std::string& instr, std::optional<sem::Engine> engine,
+             const std::vector<Operand>& in, sem::AttrMap attrs, const Value* dst,
+             std::optional<ir::DType> dtype, bool accumulate, const SourceLoc& loc);
   void emit_dma(const HbmAccess& h, const Operand& tile, bool store, const SourceLoc& loc);
   Operand constant(double value, std::int64_t parts, const SourceLoc& loc);
   int accumulate_block(Array& a, const SourceLoc& loc);
@@ -119,12 +119,16 @@ class Translator {
   Value elementwise(const std::string& alu, const Value& a, const Value& b, const Value* dst,
                     std::optional<ir::DType> dt, bool accumulate, const SourceLoc& loc);
   Value load(const Args& a, const Value* dst, const SourceLoc& loc);
-  Value store(const Value& dst, const Value& value, const std::vector<Cond>& mask, const SourceLoc& loc);
-  Value matmul(const Value& stationary, const Value& moving, const Value* dst, bool accumulate, const SourceLoc& loc);
-  Value copy_into(const Value& src, const Value* dst, std::optional<ir::DType> dt, const SourceLoc& loc);
+  Value store(const Value& dst, const Value& value, const std::vector<Cond>& mask,
+              const SourceLoc& loc);
+  Value matmul(const Value& stationary, const Value& moving, const Value* dst, bool accumulate,
+               const SourceLoc& loc);
+  Value copy_into(const Value& src, const Value* dst, std::optional<ir::DType> dt,
+                  const SourceLoc& loc);
   Value allocate(const std::string& fn, const Args& a, const SourceLoc& loc);
   Value reduce(const std::string& op, const Args& a, const Value* dst, const SourceLoc& loc);
-  Value transpose(const Value& x, std::optional<sem::Engine> engine, const Value* dst, const SourceLoc& loc);
+  Value transpose(const Value& x, std::optional<sem::Engine> engine, const Value* dst,
+                  const SourceLoc& loc);
   Value make_range(const std::string& kind, const Args& a, const SourceLoc& loc);
   Value call_isa(const std::string& fn, const Expr& e, const Value* dst, bool accumulate);
   std::string alu_name(const Value& v, const SourceLoc& loc) const;
@@ -135,12 +139,13 @@ class Translator {
   const sim::Target& target_;
   lower::ProgramBuilder builder_;
   std::vector<Array> arrays_;
-  std::vector<std::map<std::string, Value>> scopes_;  // [0] the file's globals, then function frames
+  std::vector<std::map<std::string, Value>>
+      scopes_;  // [0] the file's globals, then function frames
   std::map<std::string, const Stmt*> functions_;
-  std::map<int, bool> sequential_;                      // per loop block: sequential_range
+  std::map<int, bool> sequential_;  // per loop block: sequential_range
   std::map<std::pair<double, std::int64_t>, int> constants_;
   std::optional<Value> returned_;
-  std::map<std::string, int> site_buffers_;            // allocation site -> its latest buffer
+  std::map<std::string, int> site_buffers_;  // allocation site -> its latest buffer
   int block_ = 0, nest_ = -1, nests_ = 0, call_depth_ = 0, tensor_params_ = 0, reuse_ = 0;
   bool new_api_ = false;
 };

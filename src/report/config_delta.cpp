@@ -9,7 +9,8 @@
 namespace ts::report::detail {
 namespace {
 
-using Knobs = std::vector<std::pair<std::string, std::string>>;  // key -> value; flags have value ""
+using Knobs =
+    std::vector<std::pair<std::string, std::string>>;  // key -> value; flags have value ""
 
 std::vector<std::string> split(const std::string& s, const std::string& sep) {
   std::vector<std::string> out;
@@ -28,8 +29,10 @@ bool knobs_of(const std::string& text, const std::string& prefix, Knobs& out) {
     if (word.empty()) continue;
     if (word.find_first_of("()'\",") != std::string::npos) return false;
     auto eq = word.find('=');
-    if (eq == std::string::npos) knobs.emplace_back(prefix + word, "");
-    else knobs.emplace_back(prefix + word.substr(0, eq), word.substr(eq + 1));
+    if (eq == std::string::npos)
+      knobs.emplace_back(prefix + word, "");
+    else
+      knobs.emplace_back(prefix + word.substr(0, eq), word.substr(eq + 1));
   }
   out.insert(out.end(), knobs.begin(), knobs.end());
   return true;
@@ -41,7 +44,8 @@ Knobs parse(const std::string& config) {
   if (!knobs_of(parts[0], "", out)) out.emplace_back("config", parts[0]);
   for (std::size_t i = 1; i < parts.size(); ++i) {
     auto colon = parts[i].find(": ");
-    std::string name = colon == std::string::npos ? fmt::format("part{}", i) : parts[i].substr(0, colon);
+    std::string name =
+        colon == std::string::npos ? fmt::format("part{}", i) : parts[i].substr(0, colon);
     std::string body = colon == std::string::npos ? parts[i] : parts[i].substr(colon + 2);
     if (!knobs_of(body, name + ".", out)) out.emplace_back(name, body);
   }
@@ -68,11 +72,15 @@ std::string config_delta(const std::string& before, const std::string& after, st
   };
   for (const auto& [key, value] : a) {
     const std::string* other = find(b, key);
-    if (!other) out.push_back(gone(key, value));
-    else if (*other != value) out.push_back(fmt::format("{}: {} -> {}", key, shorten(value, width), shorten(*other, width)));
+    if (!other)
+      out.push_back(gone(key, value));
+    else if (*other != value)
+      out.push_back(
+          fmt::format("{}: {} -> {}", key, shorten(value, width), shorten(*other, width)));
   }
   for (const auto& [key, value] : b)
-    if (!find(a, key)) out.push_back(value.empty() ? "+" + key : fmt::format("+{}={}", key, shorten(value, width)));
+    if (!find(a, key))
+      out.push_back(value.empty() ? "+" + key : fmt::format("+{}={}", key, shorten(value, width)));
   std::string joined;
   for (const auto& d : out) joined += (joined.empty() ? "" : "; ") + d;
   return joined;

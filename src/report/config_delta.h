@@ -11,6 +11,7 @@ namespace ts::report::detail {
 // one lowering. Returns the differences, "; "-separated, in the order they appear: "engines:
 // default -> alternate", "g0.pt: 128 -> 64", "+instruction-fusion", "mul@2: tensor_tensor(..) ->
 // tensor_scalar(..)" (lowerings shortened to `width` characters), "" when the texts agree.
-std::string config_delta(const std::string& before, const std::string& after, std::size_t width = 48);
+std::string config_delta(const std::string& before, const std::string& after,
+                         std::size_t width = 48);
 
 }  // namespace ts::report::detail

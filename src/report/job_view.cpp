@@ -1,9 +1,9 @@
 #include "tilesweep/report/job_view.h"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <filesystem>
-#include <toml++/toml.h>
 
 #include "tilesweep/base/error.h"
 #include "tilesweep/ir/frontend.h"
@@ -23,14 +23,16 @@ std::string find_source(const std::string& rel, const std::map<std::string, std:
   std::string want = tail.string();
   for (const auto& [key, text] : sources) {
     std::string k = fs::path(key).lexically_normal().string();
-    if (k == want || (k.size() > want.size() && k.compare(k.size() - want.size(), want.size(), want) == 0 &&
-                      k[k.size() - want.size() - 1] == '/'))
+    if (k == want ||
+        (k.size() > want.size() && k.compare(k.size() - want.size(), want.size(), want) == 0 &&
+         k[k.size() - want.size() - 1] == '/'))
       return key;
   }
   return "";
 }
 
-std::string implicit_label(const JobKernelRef& k, const std::map<std::string, std::string>& sources) {
+std::string implicit_label(const JobKernelRef& k,
+                           const std::map<std::string, std::string>& sources) {
   if (k.source.empty()) return fs::path(k.file).stem().string();
   try {
     ir::Module m = ir::parse_module(sources.at(k.source), k.source, sem::OpTable::builtin());
@@ -60,13 +62,15 @@ std::string suite_of(const std::string& file) {
   return "other";
 }
 
-JobView parse_job_view(const std::string& job_toml, const std::map<std::string, std::string>& sources,
+JobView parse_job_view(const std::string& job_toml,
+                       const std::map<std::string, std::string>& sources,
                        const std::string& where) {
   toml::table doc;
   try {
     doc = toml::parse(job_toml, where);
   } catch (const toml::parse_error& e) {
-    throw UserError(fmt::format("error: {}: the recorded job file does not parse: {}", where, e.description()));
+    throw UserError(
+        fmt::format("error: {}: the recorded job file does not parse: {}", where, e.description()));
   }
   JobView v;
   v.name = doc["name"].value_or(std::string());

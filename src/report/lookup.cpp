@@ -15,7 +15,8 @@ namespace {
 
 std::vector<std::string> names_of(const store::Library& lib, const std::string& kernel) {
   std::set<std::string> out;
-  for (const auto& e : lib.entries) out.insert(kernel.empty() ? e.kernel : (e.kernel == kernel ? e.target : ""));
+  for (const auto& e : lib.entries)
+    out.insert(kernel.empty() ? e.kernel : (e.kernel == kernel ? e.target : ""));
   out.erase("");
   return {out.begin(), out.end()};
 }
@@ -29,7 +30,8 @@ bool same_names(const sem::DimEnv& a, const sem::DimEnv& b) {
 
 double distance(const sem::DimEnv& entry, const sem::DimEnv& asked) {
   double d = 0;
-  for (const auto& [name, size] : asked) d += std::abs(std::log2(double(entry.at(name)) / double(size)));
+  for (const auto& [name, size] : asked)
+    d += std::abs(std::log2(double(entry.at(name)) / double(size)));
   return d;
 }
 
@@ -51,7 +53,8 @@ sem::DimEnv parse_record_shape(const std::string& shape) {
       if (eq == std::string::npos) throw std::invalid_argument("no '='");
       dims[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
     } catch (const std::exception&) {
-      throw UserError(fmt::format("error: shape '{}' is malformed (expected NAME=SIZE,...)", shape));
+      throw UserError(
+          fmt::format("error: shape '{}' is malformed (expected NAME=SIZE,...)", shape));
     }
   }
   return dims;
@@ -61,12 +64,13 @@ LookupAnswer lookup(const store::Library& lib, const std::string& path, const st
                     const std::string& target, const sem::DimEnv& dims, const std::string& mesh) {
   auto kernels = names_of(lib, "");
   if (!std::count(kernels.begin(), kernels.end(), kernel))
-    throw UserError(fmt::format("error: --kernel: library '{}' has no entry for kernel '{}'{}", path, kernel,
-                                did_you_mean(kernel, kernels)));
+    throw UserError(fmt::format("error: --kernel: library '{}' has no entry for kernel '{}'{}",
+                                path, kernel, did_you_mean(kernel, kernels)));
   auto targets = names_of(lib, kernel);
   if (!std::count(targets.begin(), targets.end(), target))
-    throw UserError(fmt::format("error: --target: library '{}' has no entry for kernel '{}' on target '{}'{}", path,
-                                kernel, target, did_you_mean(target, targets)));
+    throw UserError(
+        fmt::format("error: --target: library '{}' has no entry for kernel '{}' on target '{}'{}",
+                    path, kernel, target, did_you_mean(target, targets)));
   LookupAnswer best;
   sem::DimEnv best_dims;
   for (const auto& e : lib.entries) {
@@ -82,13 +86,19 @@ LookupAnswer lookup(const store::Library& lib, const std::string& path, const st
     std::string names, shapes;
     for (const auto& [n, s] : dims) names += (names.empty() ? "" : ",") + n;
     for (const auto& e : lib.entries)
-      if (e.kernel == kernel && e.target == target) shapes += fmt::format("{}{} (mesh {})", shapes.empty() ? "" : "; ", e.shape, e.mesh);
-    throw UserError(fmt::format("error: --shape: library '{}' has no entry of kernel '{}' on {} (mesh {}) with dims "
-                                "{}; its entries: {}", path, kernel, target, mesh, names, shapes));
+      if (e.kernel == kernel && e.target == target)
+        shapes += fmt::format("{}{} (mesh {})", shapes.empty() ? "" : "; ", e.shape, e.mesh);
+    throw UserError(fmt::format(
+        "error: --shape: library '{}' has no entry of kernel '{}' on {} (mesh {}) with dims "
+        "{}; its entries: {}",
+        path, kernel, target, mesh, names, shapes));
   }
-  best.rule = best.exact ? "exact match"
-                         : fmt::format("nearest: same kernel, target and mesh; smallest sum of |log2(dim ratio)| "
-                                       "= {:.3f}; ties to the larger shape", best.distance);
+  best.rule = best.exact
+                  ? "exact match"
+                  : fmt::format(
+                        "nearest: same kernel, target and mesh; smallest sum of |log2(dim ratio)| "
+                        "= {:.3f}; ties to the larger shape",
+                        best.distance);
   return best;
 }
 

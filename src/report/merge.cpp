@@ -7,9 +7,9 @@
 #include <map>
 #include <tuple>
 
+#include "config_delta.h"
 #include "tilesweep/base/error.h"
 #include "tilesweep/base/hash.h"
-#include "config_delta.h"
 
 namespace ts::report {
 namespace {
@@ -17,16 +17,20 @@ namespace {
 using Key = std::tuple<std::string, std::string, std::string, std::string>;
 
 // Adds `from` to `into`, refusing a name whose text differs from the one already there.
-void union_texts(std::map<std::string, std::string>& into, std::map<std::string, std::string>& owner,
-                 const std::map<std::string, std::string>& from, const std::string& path, const char* what) {
+void union_texts(std::map<std::string, std::string>& into,
+                 std::map<std::string, std::string>& owner,
+                 const std::map<std::string, std::string>& from, const std::string& path,
+                 const char* what) {
   for (const auto& [name, text] : from) {
     auto [it, fresh] = into.emplace(name, text);
     if (fresh) {
       owner[name] = path;
     } else if (it->second != text) {
-      throw UserError(fmt::format("error: cannot merge '{}' and '{}': {} '{}' has a different description text in "
-                                  "each (the archives come from different {} descriptions; merge only archives of "
-                                  "the same ones)", owner[name], path, what, name, what));
+      throw UserError(fmt::format(
+          "error: cannot merge '{}' and '{}': {} '{}' has a different description text in "
+          "each (the archives come from different {} descriptions; merge only archives of "
+          "the same ones)",
+          owner[name], path, what, name, what));
     }
   }
 }
@@ -45,7 +49,8 @@ store::Meta merged_meta(const std::vector<LoadedArchive>& inputs, const std::str
     m.job_name += (&l == &inputs.front() ? " of " : " + ") + s.job_name;
     h = hash_combine(h, hash_bytes(s.job_hash));
     m.ranks = std::max(m.ranks, s.ranks), m.threads = std::max(m.threads, s.threads);
-    if (!s.start_time.empty() && (m.start_time.empty() || s.start_time < m.start_time)) m.start_time = s.start_time;
+    if (!s.start_time.empty() && (m.start_time.empty() || s.start_time < m.start_time))
+      m.start_time = s.start_time;
     m.end_time = std::max(m.end_time, s.end_time);
     for (const auto& [phase, sec] : s.phase_seconds) m.phase_seconds[phase] += sec;
     if (s.status != "complete") m.status = "partial";
@@ -92,7 +97,8 @@ Merged merge_archives(const std::vector<LoadedArchive>& inputs, const std::strin
   }
   for (const auto& [key, row] : best) {
     a.best.push_back(row.first);
-    out.provenance.best_origin.push_back({row.first.kernel, row.first.target, row.first.shape, row.first.mesh, row.second});
+    out.provenance.best_origin.push_back(
+        {row.first.kernel, row.first.target, row.first.shape, row.first.mesh, row.second});
   }
   return out;
 }
@@ -107,26 +113,33 @@ bool moved(double before, double after, double threshold_pct) {
 BestChange change_of(const store::BestRecord* x, const store::BestRecord* y, double threshold_pct) {
   const store::BestRecord& k = x ? *x : *y;
   BestChange c{BestChange::Kind::Changed, k.kernel, k.target, k.shape, k.mesh, store::kNotComputed,
-               store::kNotComputed, -1, -1, "", ""};
+               store::kNotComputed,       -1,       -1,       "",      ""};
   if (x) c.before_ns = x->latency_ns, c.before_index = x->index, c.before_config = x->config;
   if (y) c.after_ns = y->latency_ns, c.after_index = y->index, c.after_config = y->config;
   using K = BestChange::Kind;
-  if (!y) c.kind = K::Removed;
-  else if (!x) c.kind = K::Added;
+  if (!y)
+    c.kind = K::Removed;
+  else if (!x)
+    c.kind = K::Added;
   if (!x || !y) return c;
   // A program found or lost always counts; a latency change only beyond the threshold.
-  bool beyond = std::isnan(c.before_ns) != std::isnan(c.after_ns) || moved(c.before_ns, c.after_ns, threshold_pct);
-  if (beyond && better(c.before_ns, c.after_ns)) c.kind = K::Regression;
-  else if (beyond && better(c.after_ns, c.before_ns)) c.kind = K::Improvement;
+  bool beyond = std::isnan(c.before_ns) != std::isnan(c.after_ns) ||
+                moved(c.before_ns, c.after_ns, threshold_pct);
+  if (beyond && better(c.before_ns, c.after_ns))
+    c.kind = K::Regression;
+  else if (beyond && better(c.after_ns, c.before_ns))
+    c.kind = K::Improvement;
   return c;
 }
 
 bool same_candidate(const store::BestRecord& x, const store::BestRecord& y) {
-  return x.variant == y.variant && x.choice == y.choice && x.index == y.index && x.config == y.config;
+  return x.variant == y.variant && x.choice == y.choice && x.index == y.index &&
+         x.config == y.config;
 }
 
 bool same(const store::BestRecord& x, const store::BestRecord& y) {
-  bool same_latency = x.latency_ns == y.latency_ns || (std::isnan(x.latency_ns) && std::isnan(y.latency_ns));
+  bool same_latency =
+      x.latency_ns == y.latency_ns || (std::isnan(x.latency_ns) && std::isnan(y.latency_ns));
   return same_latency && same_candidate(x, y);
 }
 
@@ -142,7 +155,8 @@ double order_ratio(const BestChange& c) {
 
 }  // namespace
 
-std::vector<BestChange> diff_best(const store::Archive& a, const store::Archive& b, double threshold_pct) {
+std::vector<BestChange> diff_best(const store::Archive& a, const store::Archive& b,
+                                  double threshold_pct) {
   std::map<Key, std::pair<const store::BestRecord*, const store::BestRecord*>> keys;
   for (const auto& r : a.best) keys[Key{r.kernel, r.target, r.shape, r.mesh}].first = &r;
   for (const auto& r : b.best) keys[Key{r.kernel, r.target, r.shape, r.mesh}].second = &r;
@@ -150,7 +164,8 @@ std::vector<BestChange> diff_best(const store::Archive& a, const store::Archive&
   for (const auto& [key, p] : keys)
     if (!p.first || !p.second || !same(*p.first, *p.second)) {
       BestChange c = change_of(p.first, p.second, threshold_pct);
-      bool only_latency = c.kind == BestChange::Kind::Changed && same_candidate(*p.first, *p.second);
+      bool only_latency =
+          c.kind == BestChange::Kind::Changed && same_candidate(*p.first, *p.second);
       if (!only_latency) out.push_back(std::move(c));
     }
   std::stable_sort(out.begin(), out.end(), [](const BestChange& x, const BestChange& y) {
@@ -164,11 +179,15 @@ std::vector<BestChange> diff_best(const store::Archive& a, const store::Archive&
 
 std::string describe(const BestChange& c) {
   static const char* names[] = {"regression", "removed", "improvement", "changed", "added"};
-  std::string head = fmt::format("{:<12} {} {} {} mesh {}: ", names[static_cast<int>(c.kind)], c.kernel, c.target,
-                                 c.shape.empty() ? "-" : c.shape, c.mesh);
-  auto ns = [](double v) { return std::isnan(v) ? std::string("none") : fmt::format("{:.1f} ns", v); };
-  if (c.kind == BestChange::Kind::Removed) return head + fmt::format("{} (only in the first archive)", ns(c.before_ns));
-  if (c.kind == BestChange::Kind::Added) return head + fmt::format("{} (only in the second archive)", ns(c.after_ns));
+  std::string head = fmt::format("{:<12} {} {} {} mesh {}: ", names[static_cast<int>(c.kind)],
+                                 c.kernel, c.target, c.shape.empty() ? "-" : c.shape, c.mesh);
+  auto ns = [](double v) {
+    return std::isnan(v) ? std::string("none") : fmt::format("{:.1f} ns", v);
+  };
+  if (c.kind == BestChange::Kind::Removed)
+    return head + fmt::format("{} (only in the first archive)", ns(c.before_ns));
+  if (c.kind == BestChange::Kind::Added)
+    return head + fmt::format("{} (only in the second archive)", ns(c.after_ns));
   std::string s = head + fmt::format("{} -> {}", ns(c.before_ns), ns(c.after_ns));
   if (std::isfinite(ratio(c)) && c.kind != BestChange::Kind::Changed) {
     double pct = 100 * (ratio(c) - 1);  // a change under 0.05 % with more digits than "+0.0%"
@@ -176,7 +195,8 @@ std::string describe(const BestChange& c) {
   }
   if (c.before_index != c.after_index || c.before_config != c.after_config) {
     std::string knobs = detail::config_delta(c.before_config, c.after_config);
-    s += fmt::format("; candidate {} -> {}{}", c.before_index, c.after_index, knobs.empty() ? "" : ": " + knobs);
+    s += fmt::format("; candidate {} -> {}{}", c.before_index, c.after_index,
+                     knobs.empty() ? "" : ": " + knobs);
   }
   return s;
 }

@@ -14,10 +14,10 @@
 #include "tilesweep/report/job_view.h"
 #include "tilesweep/report/select.h"
 #include "tilesweep/semantics/op_spec.h"
-#include "tilesweep/target/target.h"
 #include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
 #include "tilesweep/sweep/score.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::report {
 
@@ -32,7 +32,8 @@ struct NkiEmitter::Impl {
   lower::SynthesisCache synthesis;
   std::map<std::string, std::unique_ptr<Prepared>> prepared;  // by (job hash, kernel, target)
 
-  const Prepared& prepare(const store::Meta& meta, const store::SourceRecord& src, const store::BestRecord& b);
+  const Prepared& prepare(const store::Meta& meta, const store::SourceRecord& src,
+                          const store::BestRecord& b);
 };
 
 namespace {
@@ -51,7 +52,8 @@ sem::DimEnv parse_dims(const std::string& shape) {
 
 }  // namespace
 
-const NkiEmitter::Impl::Prepared& NkiEmitter::Impl::prepare(const store::Meta& meta, const store::SourceRecord& src,
+const NkiEmitter::Impl::Prepared& NkiEmitter::Impl::prepare(const store::Meta& meta,
+                                                            const store::SourceRecord& src,
                                                             const store::BestRecord& b) {
   std::string key = src.job_hash + "\n" + src.path + "\n" + b.kernel + "\n" + b.target;
   if (auto it = prepared.find(key); it != prepared.end()) return *it->second;
@@ -60,13 +62,14 @@ const NkiEmitter::Impl::Prepared& NkiEmitter::Impl::prepare(const store::Meta& m
   const JobKernelRef* ref = p->view.kernel(b.kernel);
   if (!ref) throw UserError(fmt::format("kernel '{}' is not in job '{}'", b.kernel, src.job_name));
   if (ref->source.empty())
-    throw UserError(fmt::format("kernel file '{}' is not recorded in /meta kernel_sources", ref->file));
+    throw UserError(
+        fmt::format("kernel file '{}' is not recorded in /meta kernel_sources", ref->file));
   p->target = &sim::builtin_target(b.target);
   auto t = meta.targets.find(b.target);
   std::string builtin = p->target->target_text + "\n# ---- isa ----\n" + p->target->isa_text;
   if (t == meta.targets.end() || t->second != builtin)
-    throw UserError(fmt::format("target '{}' of the archive differs from this tilesweep's built-in description",
-                                b.target));
+    throw UserError(fmt::format(
+        "target '{}' of the archive differs from this tilesweep's built-in description", b.target));
   p->module = std::make_unique<ir::Module>(
       ir::parse_module(meta.kernel_sources.at(ref->source), ref->source, sem::OpTable::builtin()));
   p->kernel = &p->module->kernel(ref->name);
@@ -79,8 +82,8 @@ const NkiEmitter::Impl::Prepared& NkiEmitter::Impl::prepare(const store::Meta& m
 NkiEmitter::NkiEmitter() : impl_(std::make_unique<Impl>()) {}
 NkiEmitter::~NkiEmitter() = default;
 
-NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& src, const store::BestRecord& b,
-                           lower::NkiApi api) {
+NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& src,
+                           const store::BestRecord& b, lower::NkiApi api) {
   try {
     const Impl::Prepared& p = impl_->prepare(meta, src, b);
     lower::SpaceOptions so;
@@ -91,24 +94,31 @@ NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& s
     if (b.mesh != "1") {
       const ir::Kernel& original = p.pk.variants.variants[0].kernel;
       bool found = false;
-      for (auto& setting : sweep::mesh_settings(original, dims, *p.target, mesh::parse_mesh_shape(b.mesh)))
+      for (auto& setting :
+           sweep::mesh_settings(original, dims, *p.target, mesh::parse_mesh_shape(b.mesh)))
         if (setting.sharding == b.sharding) dims = setting.local, found = true;
-      if (!found) return {"", fmt::format("sharding '{}' is not a choice on mesh {}", b.sharding, b.mesh)};
+      if (!found)
+        return {"", fmt::format("sharding '{}' is not a choice on mesh {}", b.sharding, b.mesh)};
       std::vector<std::string> local;
       for (const auto& [dim, size] : dims) local.push_back(fmt::format("{}={}", dim, size));
-      header = fmt::format("# The per-device kernel of {} on mesh {} with sharding {}: local shape {}; the "
-                           "collectives that complete the outputs are not part of it.\n",
-                           b.shape, b.mesh, b.sharding, fmt::join(local, ","));
+      header = fmt::format(
+          "# The per-device kernel of {} on mesh {} with sharding {}: local shape {}; the "
+          "collectives that complete the outputs are not part of it.\n",
+          b.shape, b.mesh, b.sharding, fmt::join(local, ","));
     }
     lower::CandidateSpace space(p.pk.space_variants(), *p.target, dims, so);
     if (b.index < 0 || b.index >= space.size())
-      return {"", fmt::format("candidate {} is outside the re-built space of {} candidates (the search code changed "
-                              "since the archive was written)", b.index, space.size())};
+      return {"", fmt::format("candidate {} is outside the re-built space of {} candidates (the "
+                              "search code changed "
+                              "since the archive was written)",
+                              b.index, space.size())};
     lower::Program prog = space.materialize(b.index).value();
     prog.config = space.describe(b.index);
     if (prog.config != b.config)
-      return {"", fmt::format("candidate {} re-builds as '{}', not the recorded '{}' (the search code changed since "
-                              "the archive was written)", b.index, prog.config, b.config)};
+      return {"", fmt::format("candidate {} re-builds as '{}', not the recorded '{}' (the search "
+                              "code changed since "
+                              "the archive was written)",
+                              b.index, prog.config, b.config)};
     return {header + lower::emit_nki(prog, lower::nki_params(*p.kernel), api), ""};
   } catch (const std::exception& e) {
     std::string what = e.what();
@@ -127,35 +137,41 @@ std::vector<std::string> instruction_names(const lower::Program& p) {
 }
 
 // Why candidate `c`'s tiles do not divide the groups of `space` at `dims` ("" when they do).
-std::string tiles_misfit(const lower::CandidateSpace& space, const lower::Candidate& c, const ir::Kernel& k,
-                         const sem::DimEnv& dims) {
+std::string tiles_misfit(const lower::CandidateSpace& space, const lower::Candidate& c,
+                         const ir::Kernel& k, const sem::DimEnv& dims) {
   lower::ProgramPlan plan = space.plan(c);
   for (std::size_t g = 0; g < plan.groups.size() && g < c.tiling.size(); ++g) {
     lower::GroupExtent e = lower::group_extent(k, plan.groups[g], dims);
     const lower::GroupTiling& t = c.tiling[g];
     if (e.rows % t.pt != 0)
-      return fmt::format("group {}: its {}-row tiles do not divide the {} rows at this shape", g, t.pt, e.rows);
+      return fmt::format("group {}: its {}-row tiles do not divide the {} rows at this shape", g,
+                         t.pt, e.rows);
     std::int64_t free_extent = e.has_matmul && !e.matmul_n.empty() ? e.matmul_n.front() : e.cols;
     if (t.free > 0 && free_extent % t.free != 0)
-      return fmt::format("group {}: its free tile of {} does not divide the {} columns at this shape", g, t.free,
-                         free_extent);
+      return fmt::format(
+          "group {}: its free tile of {} does not divide the {} columns at this shape", g, t.free,
+          free_extent);
   }
   return "";
 }
 
 }  // namespace
 
-NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta, const store::SourceRecord& src,
-                                                 const store::BestRecord& b, const sem::DimEnv& dims,
-                                                 lower::NkiApi api) {
+NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta,
+                                                 const store::SourceRecord& src,
+                                                 const store::BestRecord& b,
+                                                 const sem::DimEnv& dims, lower::NkiApi api) {
   try {
-    if (b.mesh != "1") return {"", "a mesh entry is not re-instantiated (its sharding fixes the local shape)"};
+    if (b.mesh != "1")
+      return {"", "a mesh entry is not re-instantiated (its sharding fixes the local shape)"};
     const Impl::Prepared& p = impl_->prepare(meta, src, b);
     lower::SpaceOptions so;
     so.max_block = p.view.max_block, so.max_lowerings = p.view.max_lowerings, so.bufs = p.view.bufs;
     lower::CandidateSpace recorded(p.pk.space_variants(), *p.target, parse_dims(b.shape), so);
     if (b.index < 0 || b.index >= recorded.size() || recorded.describe(b.index) != b.config)
-      return {"", "the recorded candidate no longer re-builds (the search code changed since the archive was written)"};
+      return {"",
+              "the recorded candidate no longer re-builds (the search code changed since the "
+              "archive was written)"};
     lower::Candidate c = recorded.decode(b.index);
     lower::CandidateSpace asked(p.pk.space_variants(), *p.target, dims, so);
     const auto from = recorded.sections().at(static_cast<std::size_t>(c.section));
@@ -165,11 +181,14 @@ NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta, const 
     });
     if (it == to.end()) return {"", "its variant and fusion form have no program at this shape"};
     c.section = static_cast<int>(it - to.begin());
-    const ir::Kernel& variant = *p.pk.space_variants().at(static_cast<std::size_t>(c.variant)).kernel;
+    const ir::Kernel& variant =
+        *p.pk.space_variants().at(static_cast<std::size_t>(c.variant)).kernel;
     if (std::string why = tiles_misfit(asked, c, variant, dims); !why.empty()) return {"", why};
     lower::Program prog = asked.materialize(c).value();
     if (instruction_names(prog) != instruction_names(recorded.materialize(b.index).value()))
-      return {"", "its instruction choices do not carry over to this shape (another lowering would be picked)"};
+      return {"",
+              "its instruction choices do not carry over to this shape (another lowering would be "
+              "picked)"};
     sweep::CandidateScore score = sweep::score_program(prog, *p.target);
     if (!score.feasible) return {"", "it does not fit at this shape: " + score.reason};
     prog.config = b.config + " (re-instantiated at another shape)";

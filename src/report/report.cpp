@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "tilesweep/base/hash.h"
 #include "report_tables.h"
+#include "tilesweep/base/hash.h"
 #include "tilesweep/report/job_view.h"
 
 namespace ts::report {
@@ -37,7 +37,8 @@ std::map<std::string, std::string> suites(const LoadedArchive& l) {
   std::map<std::string, std::string> out;
   for (const auto& s : l.provenance.sources) {
     try {
-      for (const auto& k : parse_job_view(s.job_toml, l.archive.meta.kernel_sources, s.path).kernels)
+      for (const auto& k :
+           parse_job_view(s.job_toml, l.archive.meta.kernel_sources, s.path).kernels)
         out.emplace(k.label, k.suite);
     } catch (const std::exception&) {  // an unreadable job only loses the suite names
     }
@@ -53,12 +54,16 @@ std::string shape_label(const BestRecord& b) {
 std::vector<std::string> notes(const LoadedArchive& l) {
   const store::Meta& m = l.archive.meta;
   std::vector<std::string> out;
-  out.push_back(fmt::format("tilesweep report of '{}': job {}, status {}, written by tilesweep {}{}", l.path,
-                            m.job_name, m.status, m.tool_version, m.git_commit.empty() ? "" : " (" + m.git_commit + ")"));
-  out.push_back("all latencies are simulated by tilesweep's model of each target (not measured on hardware)");
+  out.push_back(fmt::format(
+      "tilesweep report of '{}': job {}, status {}, written by tilesweep {}{}", l.path, m.job_name,
+      m.status, m.tool_version, m.git_commit.empty() ? "" : " (" + m.git_commit + ")"));
+  out.push_back(
+      "all latencies are simulated by tilesweep's model of each target (not measured on hardware)");
   for (const auto& [name, text] : m.targets)
-    out.push_back(fmt::format("target {}: simulated from the description recorded in /meta target_texts "
-                              "({} bytes, hash {:016x})", name, text.size(), hash_bytes(text)));
+    out.push_back(
+        fmt::format("target {}: simulated from the description recorded in /meta target_texts "
+                    "({} bytes, hash {:016x})",
+                    name, text.size(), hash_bytes(text)));
   return out;
 }
 
@@ -113,20 +118,25 @@ std::vector<Table> speedup_tables(const std::vector<BestRecord>& best) {
       std::vector<Cell> row{Cell::of(kernel)};
       for (const auto& b : best)
         if (b.kernel == kernel && b.target == target)
-          shapes.push_back(shape_label(b)), row.push_back(Cell::num(b.heuristic_ns / b.latency_ns, "x"));
+          shapes.push_back(shape_label(b)),
+              row.push_back(Cell::num(b.heuristic_ns / b.latency_ns, "x"));
       std::vector<std::pair<std::string, std::string>> keys{{"", ""}};
       for (const auto& b : best)
         if (b.kernel == kernel && b.target == target) keys.emplace_back(b.shape, b.mesh);
       if (shapes.empty()) continue;
-      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.shapes == shapes; });
+      auto g = std::find_if(groups.begin(), groups.end(),
+                            [&](const auto& x) { return x.shapes == shapes; });
       if (g == groups.end()) g = groups.insert(groups.end(), {shapes, std::move(keys), {}});
       g->rows.push_back(std::move(row));
     }
     for (auto& [shapes, keys, rows] : groups) {
       std::string dims = dim_names(shapes);
-      Table t{"speedup", fmt::format("Speedup of the best candidate over the heuristic baseline on {} "
-                                     "(heuristic / best latency, per shape{}; Axon Tables 4-5)", target,
-                                     dims.empty() ? "" : " " + dims), {"kernel"}, {}};
+      Table t{"speedup",
+              fmt::format("Speedup of the best candidate over the heuristic baseline on {} "
+                          "(heuristic / best latency, per shape{}; Axon Tables 4-5)",
+                          target, dims.empty() ? "" : " " + dims),
+              {"kernel"},
+              {}};
       for (const auto& s : shapes) t.columns.push_back(dims.empty() ? s : compact_shape(s));
       t.columns.push_back("geomean");
       for (auto& row : rows) {
@@ -148,10 +158,13 @@ std::vector<Table> speedup_tables(const std::vector<BestRecord>& best) {
 std::vector<std::vector<const BestRecord*>> by_kernel_target(const std::vector<BestRecord>& best) {
   std::vector<std::vector<const BestRecord*>> out;
   for (const auto& b : best) {
-    auto g = std::find_if(out.begin(), out.end(),
-                          [&](const auto& x) { return x[0]->kernel == b.kernel && x[0]->target == b.target; });
-    if (g == out.end()) out.push_back({&b});
-    else g->push_back(&b);
+    auto g = std::find_if(out.begin(), out.end(), [&](const auto& x) {
+      return x[0]->kernel == b.kernel && x[0]->target == b.target;
+    });
+    if (g == out.end())
+      out.push_back({&b});
+    else
+      g->push_back(&b);
   }
   return out;
 }
@@ -164,15 +177,20 @@ double geomean_of(const std::vector<const BestRecord*>& rows, F&& f) {
 }
 
 Table ablation_table(const std::vector<BestRecord>& best) {
-  Table t{"ablation", "Ablations: speedup over the heuristic baseline, geomean over shapes (Axon Table 6)",
-          {"kernel", "target", "shapes", "heuristic", "no-algebra", "no-fusion", "best"}, {}};
+  Table t{"ablation",
+          "Ablations: speedup over the heuristic baseline, geomean over shapes (Axon Table 6)",
+          {"kernel", "target", "shapes", "heuristic", "no-algebra", "no-fusion", "best"},
+          {}};
   for (const auto& rows : by_kernel_target(best)) {
     auto over = [&](double BestRecord::*m) {
       return geomean_of(rows, [&](const BestRecord& b) { return b.heuristic_ns / (b.*m); });
     };
-    t.rows.push_back({Cell::of(rows[0]->kernel), Cell::of(rows[0]->target), Cell::num(double(rows.size())),
-                      Cell::num(over(&BestRecord::heuristic_ns), "x"), Cell::num(over(&BestRecord::no_algebra_ns), "x"),
-                      Cell::num(over(&BestRecord::no_fusion_ns), "x"), Cell::num(over(&BestRecord::latency_ns), "x")});
+    t.rows.push_back({Cell::of(rows[0]->kernel), Cell::of(rows[0]->target),
+                      Cell::num(double(rows.size())),
+                      Cell::num(over(&BestRecord::heuristic_ns), "x"),
+                      Cell::num(over(&BestRecord::no_algebra_ns), "x"),
+                      Cell::num(over(&BestRecord::no_fusion_ns), "x"),
+                      Cell::num(over(&BestRecord::latency_ns), "x")});
   }
   return t;
 }
@@ -180,16 +198,20 @@ Table ablation_table(const std::vector<BestRecord>& best) {
 // Axon Table 6's form: each ablation's latency relative to the full search (best / ablation;
 // below 1.0x is a slowdown), min, max and geomean over the shapes.
 Table ablation_relative_table(const std::vector<BestRecord>& best) {
-  Table t{"ablation_relative", "Ablations relative to the full search (best / ablation latency; Axon Table 6)",
-          {"kernel", "target", "shapes", "no-algebra min", "no-algebra max", "no-algebra geomean", "no-fusion min",
-           "no-fusion max", "no-fusion geomean"}, {}};
+  Table t{"ablation_relative",
+          "Ablations relative to the full search (best / ablation latency; Axon Table 6)",
+          {"kernel", "target", "shapes", "no-algebra min", "no-algebra max", "no-algebra geomean",
+           "no-fusion min", "no-fusion max", "no-fusion geomean"},
+          {}};
   for (const auto& rows : by_kernel_target(best)) {
-    std::vector<Cell> row{Cell::of(rows[0]->kernel), Cell::of(rows[0]->target), Cell::num(double(rows.size()))};
+    std::vector<Cell> row{Cell::of(rows[0]->kernel), Cell::of(rows[0]->target),
+                          Cell::num(double(rows.size()))};
     for (double BestRecord::*m : {&BestRecord::no_algebra_ns, &BestRecord::no_fusion_ns}) {
       std::vector<double> xs;
       for (const auto* b : rows) xs.push_back(b->latency_ns / (b->*m));
       auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
-      row.insert(row.end(), {Cell::num(*lo, "x"), Cell::num(*hi, "x"), Cell::num(geomean(xs), "x")});
+      row.insert(row.end(),
+                 {Cell::num(*lo, "x"), Cell::num(*hi, "x"), Cell::num(geomean(xs), "x")});
     }
     t.rows.push_back(std::move(row));
   }
@@ -198,23 +220,31 @@ Table ablation_relative_table(const std::vector<BestRecord>& best) {
 
 double pct(const BestRecord& b) { return 100.0 * b.roofline_ns / b.latency_ns; }
 
-std::vector<Table> roofline_tables(const std::vector<BestRecord>& best, const std::map<std::string, std::string>& suite) {
-  Table k{"roofline", "% of the roofline bound (roofline / best latency; AccelOpt's metric), geomean over shapes",
-          {"kernel", "target", "suite", "shapes", "geomean", "min", "max"}, {}};
+std::vector<Table> roofline_tables(const std::vector<BestRecord>& best,
+                                   const std::map<std::string, std::string>& suite) {
+  Table k{
+      "roofline",
+      "% of the roofline bound (roofline / best latency; AccelOpt's metric), geomean over shapes",
+      {"kernel", "target", "suite", "shapes", "geomean", "min", "max"},
+      {}};
   std::map<std::pair<std::string, std::string>, std::vector<double>> per_suite;
   for (const auto& rows : by_kernel_target(best)) {
     std::vector<double> xs;
     for (const auto* b : rows) xs.push_back(pct(*b));
     auto s = suite.count(rows[0]->kernel) ? suite.at(rows[0]->kernel) : "other";
     auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
-    k.rows.push_back({Cell::of(rows[0]->kernel), Cell::of(rows[0]->target), Cell::of(s), Cell::num(double(rows.size())),
-                      Cell::num(geomean(xs), "%"), Cell::num(*lo, "%"), Cell::num(*hi, "%")});
+    k.rows.push_back({Cell::of(rows[0]->kernel), Cell::of(rows[0]->target), Cell::of(s),
+                      Cell::num(double(rows.size())), Cell::num(geomean(xs), "%"),
+                      Cell::num(*lo, "%"), Cell::num(*hi, "%")});
     per_suite[{s, rows[0]->target}].push_back(geomean(xs));
   }
-  Table s{"roofline_suite", "% of the roofline bound per suite: geomean over its kernels with a program",
-          {"suite", "target", "kernels", "without a program", "geomean"}, {}};
+  Table s{"roofline_suite",
+          "% of the roofline bound per suite: geomean over its kernels with a program",
+          {"suite", "target", "kernels", "without a program", "geomean"},
+          {}};
   for (const auto& [key, xs] : per_suite) {
-    auto scored = std::count_if(xs.begin(), xs.end(), [](double x) { return std::isfinite(x) && x > 0; });
+    auto scored =
+        std::count_if(xs.begin(), xs.end(), [](double x) { return std::isfinite(x) && x > 0; });
     s.rows.push_back({Cell::of(key.first), Cell::of(key.second), Cell::num(double(scored)),
                       Cell::num(double(xs.size() - scored)), Cell::num(geomean(xs), "%")});
   }

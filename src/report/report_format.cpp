@@ -14,7 +14,8 @@ std::string cell_text(const Cell& c) {
   if (!std::isfinite(c.number)) return "-";
   if (c.unit == "x") return fmt::format("{:.2f}x", c.number);
   if (c.unit == "%") return fmt::format("{:.1f}%", c.number);
-  if (c.number == std::floor(c.number) && std::abs(c.number) < 1e15) return fmt::format("{:.0f}{}", c.number, c.unit);
+  if (c.number == std::floor(c.number) && std::abs(c.number) < 1e15)
+    return fmt::format("{:.0f}{}", c.number, c.unit);
   return fmt::format("{:.3f}{}", c.number, c.unit);
 }
 
@@ -28,11 +29,16 @@ std::string csv_field(const std::string& s) {
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\', out += static_cast<char>(ch);
-    else if (ch == '\n') out += "\\n";
-    else if (ch == '\t') out += "\\t";
-    else if (ch < 0x20) out += fmt::format("\\u{:04x}", ch);
-    else out += static_cast<char>(ch);
+    if (ch == '"' || ch == '\\')
+      out += '\\', out += static_cast<char>(ch);
+    else if (ch == '\n')
+      out += "\\n";
+    else if (ch == '\t')
+      out += "\\t";
+    else if (ch < 0x20)
+      out += fmt::format("\\u{:04x}", ch);
+    else
+      out += static_cast<char>(ch);
   }
   return out + "\"";
 }
@@ -72,12 +78,14 @@ std::string format_text(const Report& r) {
     std::vector<std::size_t> width(t.columns.size());
     for (std::size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
     for (const auto& row : t.rows)
-      for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], cell_text(row[c]).size());
+      for (std::size_t c = 0; c < row.size(); ++c)
+        width[c] = std::max(width[c], cell_text(row[c]).size());
     out += fmt::format("\n{}\n", t.title);
     auto line = [&](auto&& text_of) {
       std::string l = " ";
       for (std::size_t c = 0; c < t.columns.size(); ++c)
-        l += c == 0 ? fmt::format(" {:<{}}", text_of(c), width[c]) : fmt::format("  {:>{}}", text_of(c), width[c]);
+        l += c == 0 ? fmt::format(" {:<{}}", text_of(c), width[c])
+                    : fmt::format("  {:>{}}", text_of(c), width[c]);
       while (!l.empty() && l.back() == ' ') l.pop_back();
       out += l + "\n";
     };
@@ -88,8 +96,6 @@ std::string format_text(const Report& r) {
   return out;
 }
 
-
-
 std::string format_csv(const Report& r) {
   std::string out = "table,row,column,value,kernel,target,shape,mesh\n";
   for (const auto& n : r.notes) out += fmt::format("note,,,{},,,,\n", csv_field(n));
@@ -97,9 +103,10 @@ std::string format_csv(const Report& r) {
     for (const auto& row : t.rows)
       for (std::size_t c = 1; c < row.size(); ++c) {
         auto key = key_of(t, row, c);
-        out += fmt::format("{},{},{},{},{},{},{},{}\n", csv_field(t.id), csv_field(cell_text(row[0])),
-                           csv_field(t.columns[c]), csv_field(csv_value(row[c])), csv_field(key[0]),
-                           csv_field(key[1]), csv_field(key[2]), csv_field(key[3]));
+        out +=
+            fmt::format("{},{},{},{},{},{},{},{}\n", csv_field(t.id), csv_field(cell_text(row[0])),
+                        csv_field(t.columns[c]), csv_field(csv_value(row[c])), csv_field(key[0]),
+                        csv_field(key[1]), csv_field(key[2]), csv_field(key[3]));
       }
   return out;
 }
@@ -110,7 +117,8 @@ std::string format_json(const Report& r) {
   out += "],\n  \"tables\": [";
   for (std::size_t i = 0; i < r.tables.size(); ++i) {
     const Table& t = r.tables[i];
-    out += fmt::format("{}\n    {{\"id\": {}, \"title\": {}, ", i ? "," : "", json_string(t.id), json_string(t.title));
+    out += fmt::format("{}\n    {{\"id\": {}, \"title\": {}, ", i ? "," : "", json_string(t.id),
+                       json_string(t.title));
     if (!t.target.empty()) out += fmt::format("\"target\": {}, ", json_string(t.target));
     if (!t.column_keys.empty()) {
       out += "\"column_keys\": [";
@@ -118,16 +126,19 @@ std::string format_json(const Report& r) {
         out += fmt::format("{}{}", c ? ", " : "",
                            t.column_keys[c].second.empty()
                                ? std::string("null")
-                               : fmt::format("{{\"shape\": {}, \"mesh\": {}}}", json_string(t.column_keys[c].first),
+                               : fmt::format("{{\"shape\": {}, \"mesh\": {}}}",
+                                             json_string(t.column_keys[c].first),
                                              json_string(t.column_keys[c].second)));
       out += "], ";
     }
     out += "\"columns\": [";
-    for (std::size_t c = 0; c < t.columns.size(); ++c) out += (c ? ", " : "") + json_string(t.columns[c]);
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      out += (c ? ", " : "") + json_string(t.columns[c]);
     out += "], \"rows\": [";
     for (std::size_t k = 0; k < t.rows.size(); ++k) {
       out += k ? ", [" : "[";
-      for (std::size_t c = 0; c < t.rows[k].size(); ++c) out += (c ? ", " : "") + json_cell(t.rows[k][c]);
+      for (std::size_t c = 0; c < t.rows[k].size(); ++c)
+        out += (c ? ", " : "") + json_cell(t.rows[k][c]);
       out += "]";
     }
     out += "]}";

@@ -18,22 +18,27 @@ std::string bound_of(const store::BestRecord& b) {
     if (b.busy_ns[e] > b.busy_ns[busiest]) busiest = e;
   double busy_ns = b.busy_ns[busiest];
   if (!(busy_ns > 0)) return "-";
-  std::string out = fmt::format("{} {:.0f}% busy", store::kEngineNames[busiest], 100.0 * busy_ns / b.latency_ns);
-  if (b.collective_ns > 0) out += fmt::format(", collectives {:.0f}%", 100.0 * b.collective_ns / b.latency_ns);
+  std::string out =
+      fmt::format("{} {:.0f}% busy", store::kEngineNames[busiest], 100.0 * busy_ns / b.latency_ns);
+  if (b.collective_ns > 0)
+    out += fmt::format(", collectives {:.0f}%", 100.0 * b.collective_ns / b.latency_ns);
   return out;
 }
 
 Table latency_table(const std::vector<store::BestRecord>& best) {
-  Table t{"latency",
-          "Best simulated latency per kernel, target, shape and mesh (us), its roofline bound, and the "
-          "engine that bounds it (busy time / latency)",
-          {"kernel", "target", "shape", "mesh", "best us", "heuristic us", "roofline us", "% of roofline", "bound"},
-          {}};
+  Table t{
+      "latency",
+      "Best simulated latency per kernel, target, shape and mesh (us), its roofline bound, and the "
+      "engine that bounds it (busy time / latency)",
+      {"kernel", "target", "shape", "mesh", "best us", "heuristic us", "roofline us",
+       "% of roofline", "bound"},
+      {}};
   auto us = [](double ns) { return Cell::num(ns / 1000.0, " us"); };
   for (const auto& b : best) {
     double pct = 100.0 * b.roofline_ns / b.latency_ns;
-    t.rows.push_back({Cell::of(b.kernel), Cell::of(b.target), Cell::of(b.shape.empty() ? "-" : b.shape),
-                      Cell::of(b.mesh), us(b.latency_ns), us(b.heuristic_ns), us(b.roofline_ns), Cell::num(pct, "%"),
+    t.rows.push_back({Cell::of(b.kernel), Cell::of(b.target),
+                      Cell::of(b.shape.empty() ? "-" : b.shape), Cell::of(b.mesh), us(b.latency_ns),
+                      us(b.heuristic_ns), us(b.roofline_ns), Cell::num(pct, "%"),
                       Cell::of(bound_of(b))});
   }
   return t;
@@ -64,8 +69,9 @@ Table latency_total_table(const std::vector<store::BestRecord>& best) {
   }
   for (const auto& key : order) {
     const Sum& s = sums[key];
-    t.rows.push_back({Cell::of(key.first), Cell::of(key.second), Cell::num(s.keys), Cell::num(s.missing),
-                      Cell::num(s.best / 1000.0, " us"), Cell::num(s.heuristic / 1000.0, " us"),
+    t.rows.push_back({Cell::of(key.first), Cell::of(key.second), Cell::num(s.keys),
+                      Cell::num(s.missing), Cell::num(s.best / 1000.0, " us"),
+                      Cell::num(s.heuristic / 1000.0, " us"),
                       Cell::num(s.roofline / 1000.0, " us")});
   }
   return t;

@@ -11,9 +11,12 @@
 namespace ts::report::detail {
 
 Table stage_table(const store::Archive& a) {
-  Table t{"stages", "Candidates and time per (kernel, target) (Axon Table 7): /best counts, /progress unit times",
-          {"kernel", "target", "shapes", "candidates", "infeasible", "feasible", "units", "unit seconds",
-           "candidates/s"}, {}};
+  Table t{
+      "stages",
+      "Candidates and time per (kernel, target) (Axon Table 7): /best counts, /progress unit times",
+      {"kernel", "target", "shapes", "candidates", "infeasible", "feasible", "units",
+       "unit seconds", "candidates/s"},
+      {}};
   struct Acc {
     double shapes = 0, candidates = 0, infeasible = 0, units = 0, seconds = 0;
   };
@@ -31,22 +34,27 @@ Table stage_table(const store::Archive& a) {
   }
   for (const auto& key : order) {
     const Acc& x = acc[key];
-    t.rows.push_back({Cell::of(key.first), Cell::of(key.second), Cell::num(x.shapes), Cell::num(x.candidates),
-                      Cell::num(x.infeasible), Cell::num(x.candidates - x.infeasible), Cell::num(x.units),
-                      Cell::num(x.seconds, " s"), Cell::num(x.seconds > 0 ? std::round(x.candidates / x.seconds) : std::nan(""))});
+    t.rows.push_back(
+        {Cell::of(key.first), Cell::of(key.second), Cell::num(x.shapes), Cell::num(x.candidates),
+         Cell::num(x.infeasible), Cell::num(x.candidates - x.infeasible), Cell::num(x.units),
+         Cell::num(x.seconds, " s"),
+         Cell::num(x.seconds > 0 ? std::round(x.candidates / x.seconds) : std::nan(""))});
   }
   return t;
 }
 
 Table phase_table(const store::Meta& m) {
   Table t{"phases", "Wall time per phase (/meta phase_seconds)", {"phase", "seconds"}, {}};
-  for (const auto& [phase, s] : m.phase_seconds) t.rows.push_back({Cell::of(phase), Cell::num(s, " s")});
+  for (const auto& [phase, s] : m.phase_seconds)
+    t.rows.push_back({Cell::of(phase), Cell::num(s, " s")});
   return t;
 }
 
 Table proof_table(const std::vector<store::ProofRecord>& proofs) {
-  Table t{"proofs", "Solver queries (/proofs)",
-          {"kind", "queries", "equivalent", "not equivalent", "unknown", "total ms", "max ms"}, {}};
+  Table t{"proofs",
+          "Solver queries (/proofs)",
+          {"kind", "queries", "equivalent", "not equivalent", "unknown", "total ms", "max ms"},
+          {}};
   std::map<std::string, std::vector<double>> acc;  // queries, eq, neq, unknown, total, max
   for (const auto& p : proofs) {
     auto& x = acc.try_emplace(p.kind, std::vector<double>(6, 0.0)).first->second;
@@ -55,8 +63,8 @@ Table proof_table(const std::vector<store::ProofRecord>& proofs) {
     x[4] += p.ms, x[5] = std::max(x[5], p.ms);
   }
   for (const auto& [kind, x] : acc)
-    t.rows.push_back({Cell::of(kind), Cell::num(x[0]), Cell::num(x[1]), Cell::num(x[2]), Cell::num(x[3]),
-                      Cell::num(x[4], " ms"), Cell::num(x[5], " ms")});
+    t.rows.push_back({Cell::of(kind), Cell::num(x[0]), Cell::num(x[1]), Cell::num(x[2]),
+                      Cell::num(x[3]), Cell::num(x[4], " ms"), Cell::num(x[5], " ms")});
   return t;
 }
 
@@ -68,7 +76,8 @@ Table search_table(const LoadedArchive& l) {
   for (const auto& p : a.progress) scored += double(p.candidates), seconds += p.seconds;
   for (const auto& b : a.best) infeasible += double(b.infeasible);
   std::string jobs;
-  for (const auto& s : l.provenance.sources) jobs += (jobs.empty() ? "" : ", ") + s.job_name + " (" + s.path + ")";
+  for (const auto& s : l.provenance.sources)
+    jobs += (jobs.empty() ? "" : ", ") + s.job_name + " (" + s.path + ")";
   add("jobs", Cell::of(jobs));
   add("status", Cell::of(a.meta.status));
   add("ranks x threads", Cell::of(fmt::format("{} x {}", a.meta.ranks, a.meta.threads)));
@@ -80,7 +89,8 @@ Table search_table(const LoadedArchive& l) {
   add("of which infeasible", Cell::num(infeasible));
   add("candidates kept (/candidates rows)", Cell::num(double(a.candidates.size())));
   add("unit seconds (summed over ranks and threads)", Cell::num(seconds, " s"));
-  add("candidates per unit-second", Cell::num(seconds > 0 ? std::round(scored / seconds) : std::nan("")));
+  add("candidates per unit-second",
+      Cell::num(seconds > 0 ? std::round(scored / seconds) : std::nan("")));
   return t;
 }
 

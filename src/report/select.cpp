@@ -29,7 +29,8 @@ store::LibraryEntry make_entry(const LoadedArchive& l, std::size_t row) {
   const store::BestRecord& b = l.archive.best[row];
   const store::SourceRecord& s = l.provenance.sources[l.provenance.best_origin[row].source];
   store::LibraryEntry e;
-  e.kernel = b.kernel, e.target = b.target, e.shape = b.shape, e.mesh = b.mesh, e.sharding = b.sharding;
+  e.kernel = b.kernel, e.target = b.target, e.shape = b.shape, e.mesh = b.mesh,
+  e.sharding = b.sharding;
   e.variant = b.variant, e.choice = b.choice, e.index = b.index, e.config = b.config;
   e.latency_ns = b.latency_ns, e.roofline_ns = b.roofline_ns, e.heuristic_ns = b.heuristic_ns;
   e.roofline_pct = 100.0 * b.roofline_ns / b.latency_ns;
@@ -48,7 +49,8 @@ store::Library select_library(const std::vector<std::string>& paths, const Selec
       const store::BestRecord& b = l.archive.best[r];
       if (!std::isfinite(b.latency_ns)) continue;
       auto [it, fresh] = best.try_emplace(Key{b.kernel, b.target, b.shape, b.mesh}, Pick{&l, r});
-      if (!fresh && b.latency_ns < it->second.from->archive.best[it->second.row].latency_ns) it->second = {&l, r};
+      if (!fresh && b.latency_ns < it->second.from->archive.best[it->second.row].latency_ns)
+        it->second = {&l, r};
     }
   }
   store::Library lib;
@@ -59,8 +61,9 @@ store::Library select_library(const std::vector<std::string>& paths, const Selec
     store::LibraryEntry e = make_entry(*pick.from, pick.row);
     if (options.emit_nki) {
       const auto& prov = pick.from->provenance;
-      NkiResult nki = emitter.emit(pick.from->archive.meta, prov.sources[prov.best_origin[pick.row].source],
-                                   pick.from->archive.best[pick.row], options.nki_api);
+      NkiResult nki =
+          emitter.emit(pick.from->archive.meta, prov.sources[prov.best_origin[pick.row].source],
+                       pick.from->archive.best[pick.row], options.nki_api);
       e.nki = std::move(nki.source), e.nki_error = std::move(nki.error);
     } else {
       e.nki_error = "not emitted (--no-nki)";

@@ -6,14 +6,22 @@ namespace ts::sem {
 
 std::string to_string(AttrType t) {
   switch (t) {
-    case AttrType::Bool: return "bool";
-    case AttrType::Int: return "int";
-    case AttrType::Float: return "float";
-    case AttrType::Dim: return "dim";
-    case AttrType::Dims: return "dims";
-    case AttrType::Axis: return "axis";
-    case AttrType::Axes: return "axes";
-    case AttrType::Name: return "name";
+    case AttrType::Bool:
+      return "bool";
+    case AttrType::Int:
+      return "int";
+    case AttrType::Float:
+      return "float";
+    case AttrType::Dim:
+      return "dim";
+    case AttrType::Dims:
+      return "dims";
+    case AttrType::Axis:
+      return "axis";
+    case AttrType::Axes:
+      return "axes";
+    case AttrType::Name:
+      return "name";
   }
   return "?";
 }

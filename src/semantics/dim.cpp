@@ -20,14 +20,16 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
 std::int64_t checked_add(std::int64_t a, std::int64_t b) {
   std::int64_t r;
   if (__builtin_add_overflow(a, b, &r))
-    throw UserError(fmt::format("dim arithmetic overflows 64-bit integers ({} + {}); use smaller sizes", a, b));
+    throw UserError(
+        fmt::format("dim arithmetic overflows 64-bit integers ({} + {}); use smaller sizes", a, b));
   return r;
 }
 
 std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
   std::int64_t r;
   if (__builtin_mul_overflow(a, b, &r))
-    throw UserError(fmt::format("dim arithmetic overflows 64-bit integers ({} * {}); use smaller sizes", a, b));
+    throw UserError(
+        fmt::format("dim arithmetic overflows 64-bit integers ({} * {}); use smaller sizes", a, b));
   return r;
 }
 

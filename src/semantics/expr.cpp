@@ -87,12 +87,15 @@ class Parser {
     skip();
     std::size_t start = pos_;
     if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
-      while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
+      while (pos_ < s_.size() &&
+             (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
         ++pos_;
     if (start == pos_) error("expected a name");
     return std::string(s_.substr(start, pos_ - start));
   }
-  static bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+  static bool is_ident_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+  }
 
   ExprPtr make(Expr e) { return std::make_shared<const Expr>(std::move(e)); }
 
@@ -105,9 +108,9 @@ class Parser {
 
   ExprPtr comparison() {
     auto lhs = additive();
-    static const std::pair<std::string_view, BinOp> ops[] = {
-        {"<=", BinOp::Le}, {">=", BinOp::Ge}, {"==", BinOp::Eq},
-        {"!=", BinOp::Ne}, {"<", BinOp::Lt},  {">", BinOp::Gt}};
+    static const std::pair<std::string_view, BinOp> ops[] = {{"<=", BinOp::Le}, {">=", BinOp::Ge},
+                                                             {"==", BinOp::Eq}, {"!=", BinOp::Ne},
+                                                             {"<", BinOp::Lt},  {">", BinOp::Gt}};
     for (auto& [t, op] : ops) {
       if (eat(t)) return binary(op, lhs, additive());
     }
@@ -126,20 +129,28 @@ class Parser {
   ExprPtr additive() {
     auto lhs = multiplicative();
     while (true) {
-      if (eat('+')) lhs = binary(BinOp::Add, lhs, multiplicative());
-      else if (eat('-')) lhs = binary(BinOp::Sub, lhs, multiplicative());
-      else return lhs;
+      if (eat('+'))
+        lhs = binary(BinOp::Add, lhs, multiplicative());
+      else if (eat('-'))
+        lhs = binary(BinOp::Sub, lhs, multiplicative());
+      else
+        return lhs;
     }
   }
 
   ExprPtr multiplicative() {
     auto lhs = unary();
     while (true) {
-      if (eat("//")) lhs = binary(BinOp::FloorDiv, lhs, unary());
-      else if (eat('*')) lhs = binary(BinOp::Mul, lhs, unary());
-      else if (eat('/')) lhs = binary(BinOp::Div, lhs, unary());
-      else if (eat('%')) lhs = binary(BinOp::Mod, lhs, unary());
-      else return lhs;
+      if (eat("//"))
+        lhs = binary(BinOp::FloorDiv, lhs, unary());
+      else if (eat('*'))
+        lhs = binary(BinOp::Mul, lhs, unary());
+      else if (eat('/'))
+        lhs = binary(BinOp::Div, lhs, unary());
+      else if (eat('%'))
+        lhs = binary(BinOp::Mod, lhs, unary());
+      else
+        return lhs;
     }
   }
 
@@ -202,8 +213,10 @@ class Parser {
   }
 
   ExprPtr call(const std::string& name, int col) {
-    static const std::pair<std::string_view, Reducer> reducers[] = {
-        {"sum", Reducer::Sum}, {"prod", Reducer::Prod}, {"max", Reducer::Max}, {"min", Reducer::Min}};
+    static const std::pair<std::string_view, Reducer> reducers[] = {{"sum", Reducer::Sum},
+                                                                    {"prod", Reducer::Prod},
+                                                                    {"max", Reducer::Max},
+                                                                    {"min", Reducer::Min}};
     Expr e;
     e.col = col;
     e.name = name;
@@ -243,11 +256,17 @@ class Parser {
       it.group = true;
       it.name = ident();
       while (true) {
-        if (eat('%')) it.permute = ident();
-        else if (eat('{')) { it.each = expr(); expect('}'); }
-        else if (!in_access && eat('=')) it.from_attr = ident();
-        else if (in_access && eat('~')) it.reshape_from = ident();
-        else break;
+        if (eat('%'))
+          it.permute = ident();
+        else if (eat('{')) {
+          it.each = expr();
+          expect('}');
+        } else if (!in_access && eat('='))
+          it.from_attr = ident();
+        else if (in_access && eat('~'))
+          it.reshape_from = ident();
+        else
+          break;
       }
     } else {
       // `name@attr`, `name : expr`, or an expression (a bare name is a dim).
@@ -299,18 +318,30 @@ Item parse_requirement(std::string_view text, const SourceLoc& where) {
 
 std::string to_string(BinOp op) {
   switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::FloorDiv: return "//";
-    case BinOp::Mod: return "%";
-    case BinOp::Lt: return "<";
-    case BinOp::Le: return "<=";
-    case BinOp::Gt: return ">";
-    case BinOp::Ge: return ">=";
-    case BinOp::Eq: return "==";
-    case BinOp::Ne: return "!=";
+    case BinOp::Add:
+      return "+";
+    case BinOp::Sub:
+      return "-";
+    case BinOp::Mul:
+      return "*";
+    case BinOp::Div:
+      return "/";
+    case BinOp::FloorDiv:
+      return "//";
+    case BinOp::Mod:
+      return "%";
+    case BinOp::Lt:
+      return "<";
+    case BinOp::Le:
+      return "<=";
+    case BinOp::Gt:
+      return ">";
+    case BinOp::Ge:
+      return ">=";
+    case BinOp::Eq:
+      return "==";
+    case BinOp::Ne:
+      return "!=";
   }
   return "?";
 }
@@ -334,7 +365,8 @@ std::string to_string(const Item& it) {
     if (!it.reshape_from.empty()) s += "~" + it.reshape_from;
   } else if (!it.position.empty()) {
     s = it.name + "@" + it.position;
-  } else if (it.expr && !(it.expr->kind == Expr::Name && it.expr->name == it.name) && !it.name.empty()) {
+  } else if (it.expr && !(it.expr->kind == Expr::Name && it.expr->name == it.name) &&
+             !it.name.empty()) {
     s = it.name + " : " + to_string(*it.expr);
   } else if (it.expr) {
     s = top_level(*it.expr);
@@ -351,11 +383,15 @@ std::string to_string(const Expr& e) {
     return s;
   };
   switch (e.kind) {
-    case Expr::Number: return num(e.number);
-    case Expr::Name: return e.name;
-    case Expr::Neg: return "-" + to_string(*e.args[0]);
+    case Expr::Number:
+      return num(e.number);
+    case Expr::Name:
+      return e.name;
+    case Expr::Neg:
+      return "-" + to_string(*e.args[0]);
     case Expr::Binary:
-      return "(" + to_string(*e.args[0]) + " " + to_string(e.op) + " " + to_string(*e.args[1]) + ")";
+      return "(" + to_string(*e.args[0]) + " " + to_string(e.op) + " " + to_string(*e.args[1]) +
+             ")";
     case Expr::Call: {
       std::string s = e.name + "(";
       for (std::size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + to_string(*e.args[i]);

@@ -10,13 +10,20 @@ std::optional<bool> Precondition::holds(const DimEnv& env) const {
   auto a = lhs.evaluate(env), b = rhs.evaluate(env);
   if (!a || !b) return std::nullopt;
   switch (cmp) {
-    case BinOp::Eq: return *a == *b;
-    case BinOp::Ne: return *a != *b;
-    case BinOp::Lt: return *a < *b;
-    case BinOp::Le: return *a <= *b;
-    case BinOp::Gt: return *a > *b;
-    case BinOp::Ge: return *a >= *b;
-    default: return std::nullopt;
+    case BinOp::Eq:
+      return *a == *b;
+    case BinOp::Ne:
+      return *a != *b;
+    case BinOp::Lt:
+      return *a < *b;
+    case BinOp::Le:
+      return *a <= *b;
+    case BinOp::Gt:
+      return *a > *b;
+    case BinOp::Ge:
+      return *a >= *b;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -24,9 +31,9 @@ namespace {
 
 // Index variables visible while building an element expression.
 struct Scope {
-  std::map<std::string, int> scalars;               // index name -> variable
-  std::map<std::string, std::vector<int>> groups;   // group -> variable per element
-  std::string elem_group;                           // inside `*G{...}`: G and the element
+  std::map<std::string, int> scalars;              // index name -> variable
+  std::map<std::string, std::vector<int>> groups;  // group -> variable per element
+  std::string elem_group;                          // inside `*G{...}`: G and the element
   int elem = -1;
 };
 
@@ -38,7 +45,8 @@ class Instantiator {
 
   OpInstance run(const AttrMap& given) {
     if (shapes_.size() != op_.operands.size())
-      fail(loc_, "'{}' takes {} tensor operand(s), got {}", op_.name, op_.operands.size(), shapes_.size());
+      fail(loc_, "'{}' takes {} tensor operand(s), got {}", op_.name, op_.operands.size(),
+           shapes_.size());
     normalize_attrs(given);
     for (std::size_t i = 0; i < shapes_.size(); ++i) match_operand(static_cast<int>(i));
     build_output();
@@ -76,14 +84,18 @@ class Instantiator {
   }
 
   [[noreturn]] void bad_attr(const AttrSpec& a, const AttrValue& v, const char* expected) {
-    fail(loc_, "argument '{}' of '{}' must be {}, got {}", a.name, op_.name, expected, to_string(v));
+    fail(loc_, "argument '{}' of '{}' must be {}, got {}", a.name, op_.name, expected,
+         to_string(v));
   }
 
   std::int64_t axis_value(const AttrSpec& a, const AttrValue& v, int rank) {
     std::int64_t x;
-    if (auto* i = std::get_if<std::int64_t>(&v)) x = *i;
-    else if (auto* d = std::get_if<Dim>(&v); d && d->is_const()) x = d->value();
-    else bad_attr(a, v, "an integer axis");
+    if (auto* i = std::get_if<std::int64_t>(&v))
+      x = *i;
+    else if (auto* d = std::get_if<Dim>(&v); d && d->is_const())
+      x = d->value();
+    else
+      bad_attr(a, v, "an integer axis");
     if (x < -rank || x >= rank)
       fail(loc_, "axis {} is out of range for '{}' of rank {} in '{}' (valid: {} to {})", x, a.of,
            rank, op_.name, -rank, rank - 1);
@@ -120,7 +132,8 @@ class Instantiator {
         if (std::find(a.choices.begin(), a.choices.end(), *s) == a.choices.end()) {
           std::string list;
           for (const auto& c : a.choices) list += (list.empty() ? "" : ", ") + c;
-          fail(loc_, "argument '{}' of '{}' must be one of {}, got '{}'", a.name, op_.name, list, *s);
+          fail(loc_, "argument '{}' of '{}' must be one of {}, got '{}'", a.name, op_.name, list,
+               *s);
         }
         return *s;
       }
@@ -175,7 +188,8 @@ class Instantiator {
     int groups = 0, fixed = 0;
     for (int i = ib; i < ie; ++i) (items[i].group ? groups : fixed)++;
     int len = de - db;
-    TS_CHECK(groups <= 1, "op '{}': more than one group on one side of the positioned dim", op_.name);
+    TS_CHECK(groups <= 1, "op '{}': more than one group on one side of the positioned dim",
+             op_.name);
     if (len < fixed || (groups == 0 && len != fixed)) rank_mismatch(k);
     int d = db;
     for (int i = ib; i < ie; ++i) {
@@ -213,7 +227,8 @@ class Instantiator {
       return;
     }
     int o = dim_owner_[name];
-    if (!unify(it->second, d, fmt::format("dim {} of the operands of '{}' must match", name, op_.name)))
+    if (!unify(it->second, d,
+               fmt::format("dim {} of the operands of '{}' must match", name, op_.name)))
       fail(loc_, "'{}' needs matching dims: {} of '{}' {} is {}, but of '{}' {} is {}", op_.name,
            name, op_.operands[o], format_shape(shapes_[o]), it->second.str(), op_.operands[k],
            format_shape(shapes_[k]), d.str());
@@ -240,7 +255,8 @@ class Instantiator {
     if (!broadcasts(g)) {
       if (cur.size() != ds.size()) mismatch();
       for (std::size_t i = 0; i < ds.size(); ++i)
-        if (!unify(cur[i], ds[i], fmt::format("dims of the operands of '{}' must match", op_.name))) mismatch();
+        if (!unify(cur[i], ds[i], fmt::format("dims of the operands of '{}' must match", op_.name)))
+          mismatch();
       return;
     }
     std::size_t n = std::max(cur.size(), ds.size());
@@ -249,10 +265,14 @@ class Instantiator {
       bool has_a = i + cur.size() >= n, has_b = i + ds.size() >= n;
       Dim a = has_a ? cur[i + cur.size() - n] : Dim(1);
       Dim b = has_b ? ds[i + ds.size() - n] : Dim(1);
-      if (a == b || (b.is_const() && b.value() == 1)) merged[i] = a;
-      else if (a.is_const() && a.value() == 1) merged[i] = b;
-      else if (unify(a, b, fmt::format("operands of '{}' must broadcast", op_.name))) merged[i] = a;
-      else mismatch();
+      if (a == b || (b.is_const() && b.value() == 1))
+        merged[i] = a;
+      else if (a.is_const() && a.value() == 1)
+        merged[i] = b;
+      else if (unify(a, b, fmt::format("operands of '{}' must broadcast", op_.name)))
+        merged[i] = a;
+      else
+        mismatch();
     }
     cur = merged;
   }
@@ -317,10 +337,12 @@ class Instantiator {
     for (std::size_t i = 0; ok && i < cur.size(); ++i) {
       const Dim& a = cur[cur.size() - 1 - i];
       const Dim& b = target[target.size() - 1 - i];
-      ok = (a.is_const() && a.value() == 1) || unify(a, b, fmt::format("operands of '{}' must broadcast", op_.name));
+      ok = (a.is_const() && a.value() == 1) ||
+           unify(a, b, fmt::format("operands of '{}' must broadcast", op_.name));
     }
     if (!ok)
-      fail(loc_, "'{}' cannot broadcast shape {} to {}", op_.name, format_shape(cur), format_shape(target));
+      fail(loc_, "'{}' cannot broadcast shape {} to {}", op_.name, format_shape(cur),
+           format_shape(target));
     g->second = target;
   }
 
@@ -338,25 +360,32 @@ class Instantiator {
           if (auto* d = std::get_if<Dim>(&a->second)) return *d;
           if (auto* ds = std::get_if<std::vector<Dim>>(&a->second); ds && elem >= 0) {
             if (elem >= static_cast<int>(ds->size()))
-              fail(loc_, "'{}' needs one '{}' entry per dim, got {}", op_.name, e.name, to_string(a->second));
+              fail(loc_, "'{}' needs one '{}' entry per dim, got {}", op_.name, e.name,
+                   to_string(a->second));
             return (*ds)[elem];
           }
         }
         spec_error(e, "'" + e.name + "' is not a dim or integer attribute");
       }
-      case Expr::Neg: return -eval_size(*e.args[0], elem, elem_group);
+      case Expr::Neg:
+        return -eval_size(*e.args[0], elem, elem_group);
       case Expr::Binary: {
-        Dim a = eval_size(*e.args[0], elem, elem_group), b = eval_size(*e.args[1], elem, elem_group);
+        Dim a = eval_size(*e.args[0], elem, elem_group),
+            b = eval_size(*e.args[1], elem, elem_group);
         switch (e.op) {
-          case BinOp::Add: return a + b;
-          case BinOp::Sub: return a - b;
-          case BinOp::Mul: return a * b;
+          case BinOp::Add:
+            return a + b;
+          case BinOp::Sub:
+            return a - b;
+          case BinOp::Mul:
+            return a * b;
           case BinOp::FloorDiv:
           case BinOp::Mod:
             if (b.is_const() && b.value() <= 0)
               fail(loc_, "'{}' divides a size by {}", op_.name, b.str());
             return e.op == BinOp::FloorDiv ? floordiv(a, b) : a - floordiv(a, b) * b;
-          default: spec_error(e, "operator not allowed in a size");
+          default:
+            spec_error(e, "operator not allowed in a size");
         }
       }
       case Expr::Call:
@@ -368,7 +397,8 @@ class Instantiator {
           return p;
         }
         spec_error(e, "only numel(G) may be called in a size");
-      default: spec_error(e, "not a size expression");
+      default:
+        spec_error(e, "not a size expression");
     }
   }
 
@@ -443,24 +473,29 @@ class Instantiator {
 
   int build(const Expr& e, Scope& s) {
     switch (e.kind) {
-      case Expr::Number: return constant(e.number);
-      case Expr::Name: return build_name(e, s);
+      case Expr::Number:
+        return constant(e.number);
+      case Expr::Name:
+        return build_name(e, s);
       case Expr::Neg: {
         int a = build(*e.args[0], s);
         return node(TermOp::Neg, {a}, is_int(a));
       }
       case Expr::Binary: {
         int a = build(*e.args[0], s), b = build(*e.args[1], s);
-        static const TermOp ops[] = {TermOp::Add, TermOp::Sub, TermOp::Mul, TermOp::Div,
-                                     TermOp::FloorDiv, TermOp::Mod, TermOp::Lt, TermOp::Le,
-                                     TermOp::Gt, TermOp::Ge, TermOp::Eq, TermOp::Ne};
+        static const TermOp ops[] = {TermOp::Add,      TermOp::Sub, TermOp::Mul, TermOp::Div,
+                                     TermOp::FloorDiv, TermOp::Mod, TermOp::Lt,  TermOp::Le,
+                                     TermOp::Gt,       TermOp::Ge,  TermOp::Eq,  TermOp::Ne};
         TermOp op = ops[static_cast<int>(e.op)];
         bool integer = op == TermOp::Div ? false : (op >= TermOp::Lt || (is_int(a) && is_int(b)));
         return node(op, {a, b}, integer);
       }
-      case Expr::Call: return build_call(e, s);
-      case Expr::Reduce: return build_reduce(e, s);
-      case Expr::Access: return build_access(e, s);
+      case Expr::Call:
+        return build_call(e, s);
+      case Expr::Reduce:
+        return build_reduce(e, s);
+      case Expr::Access:
+        return build_access(e, s);
     }
     spec_error(e, "unknown expression");
   }
@@ -475,7 +510,8 @@ class Instantiator {
       if (auto* i = std::get_if<std::int64_t>(&v)) return constant(static_cast<double>(*i));
       if (auto* b = std::get_if<bool>(&v)) return constant(*b ? 1 : 0);
       if (auto* d = std::get_if<Dim>(&v)) return size_term(*d);
-      if (auto* ds = std::get_if<std::vector<Dim>>(&v); ds && s.elem >= 0) return size_term((*ds)[s.elem]);
+      if (auto* ds = std::get_if<std::vector<Dim>>(&v); ds && s.elem >= 0)
+        return size_term((*ds)[s.elem]);
     }
     if (int k = op_.operand_index(e.name); k >= 0) {
       Expr access;
@@ -485,7 +521,9 @@ class Instantiator {
       access.col = e.col;
       return build_access(access, s);
     }
-    if (dims_.count(e.name)) spec_error(e, "'" + e.name + "' is a dim, not an index here; write size(" + e.name + ") for its size");
+    if (dims_.count(e.name))
+      spec_error(e, "'" + e.name + "' is a dim, not an index here; write size(" + e.name +
+                        ") for its size");
     spec_error(e, "unknown name '" + e.name + "'");
   }
 
@@ -505,12 +543,14 @@ class Instantiator {
     const OpSpec* f = table_.find(name);
     if (!f) fail(loc_, "'{}' applies '{}', which is not an op", op_.name, name);
     if (f->operands.size() + 1 != e.args.size() || !f->attrs.empty())
-      fail(loc_, "'{}' applies '{}', which does not take {} operand(s) and no attributes", op_.name, name,
-           e.args.size() - 1);
+      fail(loc_, "'{}' applies '{}', which does not take {} operand(s) and no attributes", op_.name,
+           name, e.args.size() - 1);
     for (const auto& p : f->shapes)
-      if (p.items.size() != 1 || !p.items[0].group) fail(loc_, "'{}' applies '{}', which is not element-wise", op_.name, name);
+      if (p.items.size() != 1 || !p.items[0].group)
+        fail(loc_, "'{}' applies '{}', which is not element-wise", op_.name, name);
     std::map<std::string, int> args;
-    for (std::size_t i = 0; i < f->operands.size(); ++i) args[f->operands[i]] = build(*e.args[i + 1], s);
+    for (std::size_t i = 0; i < f->operands.size(); ++i)
+      args[f->operands[i]] = build(*e.args[i + 1], s);
     std::swap(args, inline_args_);
     int t = build(*f->expr, s);
     std::swap(args, inline_args_);
@@ -521,12 +561,16 @@ class Instantiator {
     if (e.name == "apply") return build_apply(e, s);
     if (e.name == "reduce") {
       // reduce(attr, dim, body): a reduction whose kind an attribute names.
-      if (e.args.size() != 3 || e.args[1]->kind != Expr::Name) spec_error(e, "reduce takes (attribute, dim, body)");
-      static const std::map<std::string, Reducer> kinds = {
-          {"add", Reducer::Sum}, {"mul", Reducer::Prod}, {"max", Reducer::Max}, {"min", Reducer::Min}};
+      if (e.args.size() != 3 || e.args[1]->kind != Expr::Name)
+        spec_error(e, "reduce takes (attribute, dim, body)");
+      static const std::map<std::string, Reducer> kinds = {{"add", Reducer::Sum},
+                                                           {"mul", Reducer::Prod},
+                                                           {"max", Reducer::Max},
+                                                           {"min", Reducer::Min}};
       const std::string& kind = name_attr(e, *e.args[0]);
       auto k = kinds.find(kind);
-      if (k == kinds.end()) fail(loc_, "'{}' reduces with '{}' (expected add, mul, max or min)", op_.name, kind);
+      if (k == kinds.end())
+        fail(loc_, "'{}' reduces with '{}' (expected add, mul, max or min)", op_.name, kind);
       Expr r;
       r.kind = Expr::Reduce;
       r.reducer = k->second;
@@ -541,7 +585,8 @@ class Instantiator {
       return node(TermOp::Select, {c, a, b}, is_int(a) && is_int(b));
     }
     if (e.name == "size") {
-      if (e.args.size() != 1 || e.args[0]->kind != Expr::Name) spec_error(e, "size takes a dim name");
+      if (e.args.size() != 1 || e.args[0]->kind != Expr::Name)
+        spec_error(e, "size takes a dim name");
       const std::string& n = e.args[0]->name;
       if (!s.elem_group.empty() && n == s.elem_group) return size_term(groups_.at(n)[s.elem]);
       auto d = dims_.find(n);
@@ -567,7 +612,8 @@ class Instantiator {
       if (e.inclusive) extent = node(TermOp::Add, {extent, constant(1)}, true);
     } else {
       auto d = dims_.find(e.name);
-      if (d == dims_.end()) spec_error(e, "reduction over '" + e.name + "', which is not an operand dim");
+      if (d == dims_.end())
+        spec_error(e, "reduction over '" + e.name + "', which is not an operand dim");
       extent = size_term(d->second);
     }
     int var = new_var(e.name);

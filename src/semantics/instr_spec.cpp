@@ -16,8 +16,10 @@ struct NkiNames {
 };
 
 Engine parse_engine(const std::string& s, const SourceLoc& loc) {
-  static const std::pair<const char*, Engine> names[] = {{"tensor", Engine::Tensor}, {"vector", Engine::Vector},
-                                                         {"scalar", Engine::Scalar}, {"gpsimd", Engine::GpSimd},
+  static const std::pair<const char*, Engine> names[] = {{"tensor", Engine::Tensor},
+                                                         {"vector", Engine::Vector},
+                                                         {"scalar", Engine::Scalar},
+                                                         {"gpsimd", Engine::GpSimd},
                                                          {"dma", Engine::Dma}};
   for (auto& [n, e] : names)
     if (s == n) return e;
@@ -53,7 +55,8 @@ bool pattern_has_dim(const OpSpec& op, const std::string& dim) {
   return in(op.out);
 }
 
-std::map<std::string, std::string> string_table(const toml::node& n, const std::string& file, const std::string& what) {
+std::map<std::string, std::string> string_table(const toml::node& n, const std::string& file,
+                                                const std::string& what) {
   std::map<std::string, std::string> out;
   const toml::table* t = n.as_table();
   if (!t) fail(toml_loc(n, file), "{} must be a table of strings", what);
@@ -71,10 +74,15 @@ NkiNames parse_nki_names(const toml::table& doc, const std::string& file) {
   const toml::table* t = n->as_table();
   if (!t) fail(toml_loc(*n, file), "nki must be a table ([nki.names], [nki.engines])");
   for (auto&& [k, v] : *t) {
-    if (k == "names") out.names = string_table(v, file, "nki.names");
-    else if (k == "engines") out.engines = string_table(v, file, "nki.engines");
-    else if (k == "current_engines") out.current_engines = string_table(v, file, "nki.current_engines");
-    else fail(toml_loc(v, file), "unknown key 'nki.{}' (expected names, engines or current_engines)", k.str());
+    if (k == "names")
+      out.names = string_table(v, file, "nki.names");
+    else if (k == "engines")
+      out.engines = string_table(v, file, "nki.engines");
+    else if (k == "current_engines")
+      out.current_engines = string_table(v, file, "nki.current_engines");
+    else
+      fail(toml_loc(v, file), "unknown key 'nki.{}' (expected names, engines or current_engines)",
+           k.str());
   }
   return out;
 }
@@ -82,11 +90,13 @@ NkiNames parse_nki_names(const toml::table& doc, const std::string& file) {
 // Checks an `nki` / `nki_current` template of `in` (every placeholder an operand, `out`, an
 // attribute, a pattern dim, `engine` or `dtype`; the current API's also `scratch` and
 // `accumulate`), records the NKI spellings it needs and returns it; UserError at the key.
-std::string parse_nki(InstrSpec& in, const toml::node& n, const std::string& file, const NkiNames& names, bool current) {
+std::string parse_nki(InstrSpec& in, const toml::node& n, const std::string& file,
+                      const NkiNames& names, bool current) {
   const std::string& name = in.op.name;
   const char* key_name = current ? "nki_current" : "nki";
   SourceLoc loc = toml_loc(n, file);
-  if (!n.is_string()) fail(loc, "instruction '{}': {} must be a string (a call template)", name, key_name);
+  if (!n.is_string())
+    fail(loc, "instruction '{}': {} must be a string (a call template)", name, key_name);
   std::string tmpl = n.as_string()->get();
   std::set<std::string> dims;
   std::vector<const Pattern*> patterns{&in.op.out};
@@ -101,8 +111,10 @@ std::string parse_nki(InstrSpec& in, const toml::node& n, const std::string& fil
       for (const auto& c : a->choices) {
         auto it = names.names.find(c);
         if (it == names.names.end())
-          fail(loc, "instruction '{}': nki uses '{{{}}}', but '{}' has no NKI spelling (add it to [nki.names])", name,
-               key, c);
+          fail(loc,
+               "instruction '{}': nki uses '{{{}}}', but '{}' has no NKI spelling (add it to "
+               "[nki.names])",
+               name, key, c);
         in.nki_names[c] = it->second;
       }
     } else if (key == "engine") {
@@ -110,24 +122,34 @@ std::string parse_nki(InstrSpec& in, const toml::node& n, const std::string& fil
       for (Engine e : in.engines) {
         auto it = table.find(engine_name(e));
         if (it == table.end())
-          fail(loc, "instruction '{}': {} uses '{{engine}}', but engine '{}' has no NKI spelling (add it to [nki.{}])",
+          fail(loc,
+               "instruction '{}': {} uses '{{engine}}', but engine '{}' has no NKI spelling (add "
+               "it to [nki.{}])",
                name, key_name, engine_name(e), current ? "current_engines" : "engines");
         in.nki_names[(current ? "current:" : "") + std::string(engine_name(e))] = it->second;
       }
     } else if (current && (key == "scratch" || key == "accumulate")) {
-    } else if (key != "out" && key != "dtype" && in.op.operand_index(key) < 0 && !a && !dims.count(key)) {
+    } else if (key != "out" && key != "dtype" && in.op.operand_index(key) < 0 && !a &&
+               !dims.count(key)) {
       bad = key;
     }
     return "";
   };
   std::string error;
   expand_nki(tmpl, check, &error);
-  if (!error.empty()) fail(loc, "instruction '{}': malformed {} template: {}", name, key_name, error);
+  if (!error.empty())
+    fail(loc, "instruction '{}': malformed {} template: {}", name, key_name, error);
   if (!bad.empty())
-    fail(loc, "instruction '{}': unknown placeholder '{{{}}}' in {} (expected an operand, out, an attribute, a "
-              "pattern dim, engine or dtype{})", name, bad, key_name, current ? ", scratch or accumulate" : "");
+    fail(loc,
+         "instruction '{}': unknown placeholder '{{{}}}' in {} (expected an operand, out, an "
+         "attribute, a "
+         "pattern dim, engine or dtype{})",
+         name, bad, key_name, current ? ", scratch or accumulate" : "");
   if (current && tmpl.find("{out}") == std::string::npos)
-    fail(loc, "instruction '{}': nki_current must name {{out}} (every call of the current API takes dst=)", name);
+    fail(loc,
+         "instruction '{}': nki_current must name {{out}} (every call of the current API takes "
+         "dst=)",
+         name);
   return tmpl;
 }
 
@@ -144,28 +166,34 @@ void index_by_position(InstrSpec& in) {
   for (std::size_t k = 0; k < in.op.operands.size(); ++k) {
     auto m = in.memory.find(in.op.operands[k]);
     in.operand_memory.push_back(m == in.memory.end() ? std::vector<Memory>{} : m->second);
-    in.operand_limits.push_back(k < in.op.shapes.size() ? limits_of(in.op.shapes[k]) : std::vector<std::int64_t>{});
+    in.operand_limits.push_back(k < in.op.shapes.size() ? limits_of(in.op.shapes[k])
+                                                        : std::vector<std::int64_t>{});
   }
   if (auto m = in.memory.find("out"); m != in.memory.end()) in.out_memory = m->second;
   in.out_limits = limits_of(in.op.out);
 }
 
-InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc,
-                      const NkiNames& names) {
+InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::string& file,
+                      const SourceLoc& loc, const NkiNames& names) {
   InstrSpec in;
-  in.op = parse_op(name, t, file, loc, {"engines", "memory", "limits", "cost", "source", "nki", "nki_current"});
+  in.op = parse_op(name, t, file, loc,
+                   {"engines", "memory", "limits", "cost", "source", "nki", "nki_current"});
   const toml::node* engines = t.get("engines");
   if (!engines) fail(loc, "instruction '{}': missing key 'engines'", name);
-  for (const auto& e : strings(*engines, file, "engines")) in.engines.push_back(parse_engine(e, toml_loc(*engines, file)));
-  if (in.engines.empty()) fail(toml_loc(*engines, file), "instruction '{}' needs at least one engine", name);
+  for (const auto& e : strings(*engines, file, "engines"))
+    in.engines.push_back(parse_engine(e, toml_loc(*engines, file)));
+  if (in.engines.empty())
+    fail(toml_loc(*engines, file), "instruction '{}' needs at least one engine", name);
   if (const toml::node* m = t.get("memory")) {
     const toml::table* mt = m->as_table();
     if (!mt) fail(toml_loc(*m, file), "instruction '{}': memory must be a table", name);
     for (auto&& [k, v] : *mt) {
       std::string key(k.str());
       if (key != "out" && in.op.operand_index(key) < 0)
-        fail(toml_loc(v, file), "instruction '{}': memory given for '{}', which is not an operand or out", name, key);
-      for (const auto& s : strings(v, file, "a memory list")) in.memory[key].push_back(parse_memory(s, toml_loc(v, file)));
+        fail(toml_loc(v, file),
+             "instruction '{}': memory given for '{}', which is not an operand or out", name, key);
+      for (const auto& s : strings(v, file, "a memory list"))
+        in.memory[key].push_back(parse_memory(s, toml_loc(v, file)));
     }
   }
   if (const toml::node* l = t.get("limits")) {
@@ -174,21 +202,26 @@ InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::
     for (auto&& [k, v] : *lt) {
       std::string key(k.str());
       if (!v.is_integer() || *v.value<std::int64_t>() < 1)
-        fail(toml_loc(v, file), "instruction '{}': limit of '{}' must be a positive integer", name, key);
+        fail(toml_loc(v, file), "instruction '{}': limit of '{}' must be a positive integer", name,
+             key);
       if (!pattern_has_dim(in.op, key))
-        fail(toml_loc(v, file), "instruction '{}': limit given for '{}', which is not a dim of its patterns", name, key);
+        fail(toml_loc(v, file),
+             "instruction '{}': limit given for '{}', which is not a dim of its patterns", name,
+             key);
       in.limits[key] = *v.value<std::int64_t>();
     }
   }
   index_by_position(in);
   const toml::node* c = t.get("cost");
-  if (!c || !c->is_string()) fail(c ? toml_loc(*c, file) : loc, "instruction '{}': missing string key 'cost'", name);
+  if (!c || !c->is_string())
+    fail(c ? toml_loc(*c, file) : loc, "instruction '{}': missing string key 'cost'", name);
   SourceLoc cl = toml_loc(*c, file);
   cl.col += 1;
   in.cost = parse_expr(c->as_string()->get(), cl);
   if (const toml::node* s = t.get("source"); s && s->is_string()) in.source = s->as_string()->get();
   if (const toml::node* n = t.get("nki")) in.nki = parse_nki(in, *n, file, names, false);
-  if (const toml::node* n = t.get("nki_current")) in.nki_current = parse_nki(in, *n, file, names, true);
+  if (const toml::node* n = t.get("nki_current"))
+    in.nki_current = parse_nki(in, *n, file, names, true);
   return in;
 }
 
@@ -196,32 +229,42 @@ InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::
 
 const char* engine_name(Engine e) {
   switch (e) {
-    case Engine::Tensor: return "tensor";
-    case Engine::Vector: return "vector";
-    case Engine::Scalar: return "scalar";
-    case Engine::GpSimd: return "gpsimd";
-    case Engine::Dma: return "dma";
+    case Engine::Tensor:
+      return "tensor";
+    case Engine::Vector:
+      return "vector";
+    case Engine::Scalar:
+      return "scalar";
+    case Engine::GpSimd:
+      return "gpsimd";
+    case Engine::Dma:
+      return "dma";
   }
   return "?";
 }
 
 const char* memory_name(Memory m) {
   switch (m) {
-    case Memory::Sbuf: return "sbuf";
-    case Memory::Psum: return "psum";
-    case Memory::Hbm: return "hbm";
+    case Memory::Sbuf:
+      return "sbuf";
+    case Memory::Psum:
+      return "psum";
+    case Memory::Hbm:
+      return "hbm";
   }
   return "?";
 }
 
-void InstrTable::load(std::string_view toml_text, const std::string& file_name, const OpTable& ops) {
+void InstrTable::load(std::string_view toml_text, const std::string& file_name,
+                      const OpTable& ops) {
   digest_ = hash_combine(digest_, hash_bytes(toml_text));
   toml::table doc = parse_spec_toml(toml_text, file_name);
   const toml::table* instrs = doc.get("instr") ? doc.get("instr")->as_table() : nullptr;
   if (!instrs) fail(SourceLoc{file_name, 1, 1}, "no [instr.NAME] tables found");
   for (auto&& [k, v] : doc)
     if (k != "instr" && k != "nki")
-      fail(toml_loc(v, file_name), "unknown top-level key '{}' (instructions go in [instr.NAME] tables)", k.str());
+      fail(toml_loc(v, file_name),
+           "unknown top-level key '{}' (instructions go in [instr.NAME] tables)", k.str());
   NkiNames names = parse_nki_names(doc, file_name);
   for (auto&& [k, v] : *instrs) {
     std::string name(k.str());
@@ -231,13 +274,16 @@ void InstrTable::load(std::string_view toml_text, const std::string& file_name, 
     InstrSpec spec = parse_instr(name, *t, file_name, loc, names);
     for (const auto& a : spec.op.attrs)
       for (const auto& c : a.choices)
-        if (a.type == AttrType::Name && !ops.find(c) && c != "add" && c != "mul" && c != "max" && c != "min")
+        if (a.type == AttrType::Name && !ops.find(c) && c != "add" && c != "mul" && c != "max" &&
+            c != "min")
           fail(loc, "instruction '{}': '{}' in the choices of '{}' is not an op", name, c, a.name);
-    if (!instrs_.emplace(name, std::move(spec)).second) fail(loc, "instruction '{}' is defined twice", name);
+    if (!instrs_.emplace(name, std::move(spec)).second)
+      fail(loc, "instruction '{}' is defined twice", name);
   }
 }
 
-std::string expand_nki(std::string_view tmpl, const std::function<std::string(const std::string&)>& value,
+std::string expand_nki(std::string_view tmpl,
+                       const std::function<std::string(const std::string&)>& value,
                        std::string* error) {
   std::string out;
   for (std::size_t i = 0; i < tmpl.size(); ++i) {
@@ -248,7 +294,8 @@ std::string expand_nki(std::string_view tmpl, const std::function<std::string(co
       continue;
     }
     if (c == '}') {
-      *error = fmt::format("'}}' at column {} closes nothing (write '}}}}' for a literal brace)", i + 1);
+      *error =
+          fmt::format("'}}' at column {} closes nothing (write '}}}}' for a literal brace)", i + 1);
       return "";
     }
     if (c != '{') {
@@ -264,7 +311,8 @@ std::string expand_nki(std::string_view tmpl, const std::function<std::string(co
     bool ident = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
     for (char k : key) ident = ident && (std::isalnum(static_cast<unsigned char>(k)) || k == '_');
     if (!ident) {
-      *error = fmt::format("'{{{}}}' at column {} is not a placeholder (a name in braces)", key, i + 1);
+      *error =
+          fmt::format("'{{{}}}' at column {} is not a placeholder (a name in braces)", key, i + 1);
       return "";
     }
     out += value(key);

@@ -1,11 +1,11 @@
 #include "tilesweep/semantics/op_spec.h"
 
-#include "spec_parse.h"
-
 #include <toml++/toml.h>
 
 #include <algorithm>
 #include <set>
+
+#include "spec_parse.h"
 
 namespace ts::embedded {
 extern const std::string_view ops_toml;
@@ -51,16 +51,20 @@ std::vector<std::string> get_strings(const toml::table& t, std::string_view key,
 
 AttrType parse_attr_type(const std::string& s, const SourceLoc& loc) {
   static const std::pair<const char*, AttrType> types[] = {
-      {"bool", AttrType::Bool}, {"int", AttrType::Int},   {"float", AttrType::Float},
-      {"dim", AttrType::Dim},   {"dims", AttrType::Dims}, {"axis", AttrType::Axis},
-      {"axes", AttrType::Axes}, {"name", AttrType::Name}, {"func", AttrType::Name},
+      {"bool", AttrType::Bool},  {"int", AttrType::Int},      {"float", AttrType::Float},
+      {"dim", AttrType::Dim},    {"dims", AttrType::Dims},    {"axis", AttrType::Axis},
+      {"axes", AttrType::Axes},  {"name", AttrType::Name},    {"func", AttrType::Name},
       {"binop", AttrType::Name}, {"reduceop", AttrType::Name}};
   for (auto& [n, t] : types)
     if (s == n) return t;
-  fail(loc, "unknown attribute type '{}' (expected bool, int, float, dim, dims, axis, axes, name, func, binop or reduceop)", s);
+  fail(loc,
+       "unknown attribute type '{}' (expected bool, int, float, dim, dims, axis, axes, name, func, "
+       "binop or reduceop)",
+       s);
 }
 
-AttrSpec parse_attr(const toml::node& n, const OpSpec& op, const toml::table& owner, const std::string& file) {
+AttrSpec parse_attr(const toml::node& n, const OpSpec& op, const toml::table& owner,
+                    const std::string& file) {
   const toml::table* t = n.as_table();
   SourceLoc loc = loc_of(n, file);
   if (!t) fail(loc, "an attribute must be a table like {{ name = \"axis\", type = \"axis\" }}");
@@ -73,25 +77,31 @@ AttrSpec parse_attr(const toml::node& n, const OpSpec& op, const toml::table& ow
     a.choices = get_strings(*t, "choices", file);
     if (a.choices.empty() && type != "name") a.choices = get_strings(owner, type + "s", file);
     if (a.choices.empty())
-      fail(loc, "attribute '{}' of type {} needs its allowed names (`choices`, or `{}s` in the op)", a.name, type, type);
+      fail(loc, "attribute '{}' of type {} needs its allowed names (`choices`, or `{}s` in the op)",
+           a.name, type, type);
   }
   a.of = get_string(*t, "of", file, loc, false);
   if ((a.type == AttrType::Axis || a.type == AttrType::Axes) && op.operand_index(a.of) < 0)
     fail(loc, "attribute '{}' of type {} needs `of` naming an operand of '{}'", a.name,
          to_string(a.type), op.name);
   if (const toml::node* d = t->get("default")) {
-    if (auto b = d->value<bool>(); b && d->is_boolean()) a.default_value = *b;
-    else if (d->is_integer()) a.default_value = static_cast<std::int64_t>(*d->value<std::int64_t>());
-    else if (d->is_floating_point()) a.default_value = *d->value<double>();
+    if (auto b = d->value<bool>(); b && d->is_boolean())
+      a.default_value = *b;
+    else if (d->is_integer())
+      a.default_value = static_cast<std::int64_t>(*d->value<std::int64_t>());
+    else if (d->is_floating_point())
+      a.default_value = *d->value<double>();
     else if (d->is_string() && d->as_string()->get() == "reversed" && a.type == AttrType::Axes)
       a.default_reversed = true;
     else if (d->is_string() && a.type == AttrType::Name)
       a.default_value = d->as_string()->get();
-    else fail(loc_of(*d, file), "unsupported default for attribute '{}'", a.name);
+    else
+      fail(loc_of(*d, file), "unsupported default for attribute '{}'", a.name);
   }
   for (auto&& [k, v] : *t) {
     if (k != "name" && k != "type" && k != "of" && k != "default" && k != "choices")
-      fail(loc_of(v, file), "unknown attribute key '{}'{} (expected name, type, of, default, choices)", k.str(),
+      fail(loc_of(v, file),
+           "unknown attribute key '{}'{} (expected name, type, of, default, choices)", k.str(),
            key_hint(k.str(), {"name", "type", "of", "default", "choices"}));
   }
   return a;
@@ -117,11 +127,11 @@ void check_contract(const OpSpec& op, const SourceLoc& loc) {
 
 }  // namespace
 
-OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc,
-                const std::set<std::string>& extra_keys) {
-  static const std::set<std::string> keys = {"doc",   "operands", "attrs",  "args",     "shape", "broadcast",
-                                             "out",   "contract", "requires", "expr",   "fold",  "funcs",
-                                             "binops", "reduceops"};
+OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file,
+                const SourceLoc& loc, const std::set<std::string>& extra_keys) {
+  static const std::set<std::string> keys = {
+      "doc",      "operands", "attrs", "args", "shape", "broadcast", "out",
+      "contract", "requires", "expr",  "fold", "funcs", "binops",    "reduceops"};
   for (auto&& [k, v] : t) {
     if (!keys.count(std::string(k.str())) && !extra_keys.count(std::string(k.str()))) {
       std::set<std::string> all = keys;
@@ -150,10 +160,12 @@ OpSpec parse_op(const std::string& name, const toml::table& t, const std::string
 
   bool all_default = true;
   const toml::table* shapes = t.get("shape") ? t.get("shape")->as_table() : nullptr;
-  if (t.get("shape") && !shapes) fail(loc_of(*t.get("shape"), file), "op '{}': shape must be a table", name);
+  if (t.get("shape") && !shapes)
+    fail(loc_of(*t.get("shape"), file), "op '{}': shape must be a table", name);
   for (const auto& operand : op.operands) {
     const toml::node* n = shapes ? shapes->get(operand) : nullptr;
-    if (n && !n->is_string()) fail(loc_of(*n, file), "op '{}': shape of '{}' must be a string", name, operand);
+    if (n && !n->is_string())
+      fail(loc_of(*n, file), "op '{}': shape of '{}' must be a string", name, operand);
     if (n) all_default = false;
     op.shapes.push_back(n ? parse_pattern(n->as_string()->get(), string_loc(*n, file))
                           : parse_pattern("[*S]", loc));
@@ -161,11 +173,13 @@ OpSpec parse_op(const std::string& name, const toml::table& t, const std::string
   if (shapes) {
     for (auto&& [k, v] : *shapes)
       if (op.operand_index(k.str()) < 0)
-        fail(loc_of(v, file), "op '{}': shape given for '{}', which is not an operand", name, k.str());
+        fail(loc_of(v, file), "op '{}': shape given for '{}', which is not an operand", name,
+             k.str());
   }
   const toml::node* out = t.get("out");
   if (out && !out->is_string()) fail(loc_of(*out, file), "op '{}': out must be a string", name);
-  op.out = out ? parse_pattern(out->as_string()->get(), string_loc(*out, file)) : parse_pattern("[*S]", loc);
+  op.out = out ? parse_pattern(out->as_string()->get(), string_loc(*out, file))
+               : parse_pattern("[*S]", loc);
   op.broadcast = get_strings(t, "broadcast", file);
   if (!t.get("broadcast") && all_default && !out) op.broadcast = {"S"};
   op.contract = get_strings(t, "contract", file);
@@ -173,12 +187,14 @@ OpSpec parse_op(const std::string& name, const toml::table& t, const std::string
     const toml::array* arr = r->as_array();
     if (!arr) fail(loc_of(*r, file), "op '{}': requires must be an array of strings", name);
     for (const auto& n : *arr) {
-      if (!n.is_string()) fail(loc_of(n, file), "op '{}': requires must be an array of strings", name);
+      if (!n.is_string())
+        fail(loc_of(n, file), "op '{}': requires must be an array of strings", name);
       op.requirements.push_back(parse_requirement(n.as_string()->get(), string_loc(n, file)));
     }
   }
   const toml::node* e = t.get("expr");
-  if (!e || !e->is_string()) fail(e ? loc_of(*e, file) : loc, "op '{}': missing string key 'expr'", name);
+  if (!e || !e->is_string())
+    fail(e ? loc_of(*e, file) : loc, "op '{}': missing string key 'expr'", name);
   op.expr = parse_expr(e->as_string()->get(), string_loc(*e, file));
   if (const toml::node* f = t.get("fold")) {
     if (!f->is_boolean()) fail(loc_of(*f, file), "op '{}': fold must be true or false", name);
@@ -214,7 +230,9 @@ const OpTable& OpTable::builtin() {
 void OpTable::load(std::string_view toml_text, const std::string& file_name) {
   toml::table doc = parse_spec_toml(toml_text, file_name);
   for (auto&& [k, v] : doc) {
-    if (k != "op") fail(loc_of(v, file_name), "unknown top-level key '{}' (ops go in [op.NAME] tables)", k.str());
+    if (k != "op")
+      fail(loc_of(v, file_name), "unknown top-level key '{}' (ops go in [op.NAME] tables)",
+           k.str());
   }
   const toml::table* ops = doc.get("op") ? doc.get("op")->as_table() : nullptr;
   if (!ops) fail(SourceLoc{file_name, 1, 1}, "no [op.NAME] tables found");
@@ -223,7 +241,9 @@ void OpTable::load(std::string_view toml_text, const std::string& file_name) {
     SourceLoc loc = loc_of(v, file_name);
     const toml::table* t = v.as_table();
     if (!t) fail(loc, "op '{}' must be a table", name);
-    if (ops_.count(name)) fail(loc, "op '{}' is already defined (by {})", name, format_loc(ops_.find(name)->second.loc));
+    if (ops_.count(name))
+      fail(loc, "op '{}' is already defined (by {})", name,
+           format_loc(ops_.find(name)->second.loc));
     ops_.emplace(name, parse_op(name, *t, file_name, loc, {}));
   }
 }

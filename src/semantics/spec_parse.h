@@ -13,13 +13,17 @@ namespace ts::sem {
 
 // Parses `[op.NAME]` / `[instr.NAME]` into an OpSpec; keys outside the op format and
 // `extra_keys` are errors with file and line.
-OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file, const SourceLoc& loc,
-                const std::set<std::string>& extra_keys);
+OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file,
+                const SourceLoc& loc, const std::set<std::string>& extra_keys);
 
 // Parses a spec file; a TOML syntax error is a UserError at its file, line and column.
-inline toml::table parse_spec_toml(std::string_view text, const std::string& file) { return TomlReader(file).parse(text); }
+inline toml::table parse_spec_toml(std::string_view text, const std::string& file) {
+  return TomlReader(file).parse(text);
+}
 
-inline SourceLoc toml_loc(const toml::node& n, const std::string& file) { return TomlReader(file).at(n); }
+inline SourceLoc toml_loc(const toml::node& n, const std::string& file) {
+  return TomlReader(file).at(n);
+}
 
 // "; did you mean 'x'?" for an unknown key close to one of `keys`, else "".
 inline std::string key_hint(std::string_view key, const std::set<std::string>& keys) {

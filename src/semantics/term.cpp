@@ -41,26 +41,44 @@ std::string TermGraph::str(int id) const {
     return v < static_cast<int>(var_names.size()) ? var_names[v] : fmt::format("v{}", v);
   };
   switch (n.op) {
-    case TermOp::Const: return fmt::format("{}", n.value);
-    case TermOp::Index: return var(n.var);
-    case TermOp::Size: return "size(" + n.size.str() + ")";
-    case TermOp::Neg: return "-" + arg(0);
-    case TermOp::Add: return "(" + arg(0) + " + " + arg(1) + ")";
-    case TermOp::Sub: return "(" + arg(0) + " - " + arg(1) + ")";
-    case TermOp::Mul: return "(" + arg(0) + " * " + arg(1) + ")";
-    case TermOp::Div: return "(" + arg(0) + " / " + arg(1) + ")";
-    case TermOp::FloorDiv: return "(" + arg(0) + " // " + arg(1) + ")";
-    case TermOp::Mod: return "(" + arg(0) + " % " + arg(1) + ")";
-    case TermOp::Lt: return "(" + arg(0) + " < " + arg(1) + ")";
-    case TermOp::Le: return "(" + arg(0) + " <= " + arg(1) + ")";
-    case TermOp::Gt: return "(" + arg(0) + " > " + arg(1) + ")";
-    case TermOp::Ge: return "(" + arg(0) + " >= " + arg(1) + ")";
-    case TermOp::Eq: return "(" + arg(0) + " == " + arg(1) + ")";
-    case TermOp::Ne: return "(" + arg(0) + " != " + arg(1) + ")";
-    case TermOp::Select: return "select(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+    case TermOp::Const:
+      return fmt::format("{}", n.value);
+    case TermOp::Index:
+      return var(n.var);
+    case TermOp::Size:
+      return "size(" + n.size.str() + ")";
+    case TermOp::Neg:
+      return "-" + arg(0);
+    case TermOp::Add:
+      return "(" + arg(0) + " + " + arg(1) + ")";
+    case TermOp::Sub:
+      return "(" + arg(0) + " - " + arg(1) + ")";
+    case TermOp::Mul:
+      return "(" + arg(0) + " * " + arg(1) + ")";
+    case TermOp::Div:
+      return "(" + arg(0) + " / " + arg(1) + ")";
+    case TermOp::FloorDiv:
+      return "(" + arg(0) + " // " + arg(1) + ")";
+    case TermOp::Mod:
+      return "(" + arg(0) + " % " + arg(1) + ")";
+    case TermOp::Lt:
+      return "(" + arg(0) + " < " + arg(1) + ")";
+    case TermOp::Le:
+      return "(" + arg(0) + " <= " + arg(1) + ")";
+    case TermOp::Gt:
+      return "(" + arg(0) + " > " + arg(1) + ")";
+    case TermOp::Ge:
+      return "(" + arg(0) + " >= " + arg(1) + ")";
+    case TermOp::Eq:
+      return "(" + arg(0) + " == " + arg(1) + ")";
+    case TermOp::Ne:
+      return "(" + arg(0) + " != " + arg(1) + ")";
+    case TermOp::Select:
+      return "select(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
     case TermOp::Call: {
       std::string s = std::string(func_name(n.func)) + "(";
-      for (std::size_t i = 0; i < n.args.size(); ++i) s += (i ? ", " : "") + arg(static_cast<int>(i));
+      for (std::size_t i = 0; i < n.args.size(); ++i)
+        s += (i ? ", " : "") + arg(static_cast<int>(i));
       return s + ")";
     }
     case TermOp::Reduce: {
@@ -70,7 +88,8 @@ std::string TermGraph::str(int id) const {
     }
     case TermOp::Load: {
       std::string s = fmt::format("in{}[", n.operand);
-      for (std::size_t i = 0; i < n.args.size(); ++i) s += (i ? ", " : "") + arg(static_cast<int>(i));
+      for (std::size_t i = 0; i < n.args.size(); ++i)
+        s += (i ? ", " : "") + arg(static_cast<int>(i));
       return s + "]";
     }
   }

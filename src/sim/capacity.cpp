@@ -16,7 +16,8 @@ std::string kib(std::int64_t bytes) {
 
 // "needs X, Y usable", in bytes when both round to the same KiB text.
 std::string need_have(std::int64_t need, std::int64_t have, const char* what) {
-  if (kib(need) != kib(have)) return fmt::format("needs {} per partition, {} {}", kib(need), kib(have), what);
+  if (kib(need) != kib(have))
+    return fmt::format("needs {} per partition, {} {}", kib(need), kib(have), what);
   return fmt::format("needs {} bytes per partition, {} {}", need, have, what);
 }
 

@@ -53,12 +53,14 @@ class DmaEngines {
 
   // Reserves engines first, first + 1, ... (count of them, mod the engine count) for
   // `duration` of transfer; returns the first piece's start and the last piece's end.
-  std::pair<double, double> reserve(double ready, int first, int count, double duration, std::uint64_t seq);
+  std::pair<double, double> reserve(double ready, int first, int count, double duration,
+                                    std::uint64_t seq);
 
   int size() const { return n_; }
   // Steady state: appends the engines' state relative to `ref` (engine (rotation + j) % n at
   // position j; engines not updated after seq0 as one marker each).
-  void append_state(std::vector<double>& out, std::int64_t rotation, std::uint64_t seq0, double ref) const;
+  void append_state(std::vector<double>& out, std::int64_t rotation, std::uint64_t seq0,
+                    double ref) const;
   // Moves the engines updated after seq0 `delta` later, then engine e's state to e + by.
   void shift(double delta, std::uint64_t seq0, std::int64_t by);
 
@@ -72,7 +74,8 @@ class DmaEngines {
     std::uint64_t seq = 0;
   };
   static void insert(Engine& e, double start, double end);
-  void append_engine(std::vector<double>& out, const Engine& e, std::uint64_t seq0, double ref) const;
+  void append_engine(std::vector<double>& out, const Engine& e, std::uint64_t seq0,
+                     double ref) const;
   // The busy stretches of the engines after t, sorted by start (may overlap).
   void busy_after(int first, int count, double t);
   int n_;
@@ -95,8 +98,8 @@ struct CoreState {
   std::vector<BufferState> buffers;    // per program buffer (HBM buffers: unused)
   std::vector<Field> hbm_written;      // per program buffer: end of the last store into it
   DmaEngines dma;
-  std::int64_t dma_count = 0;          // DMAs issued: the round-robin queue position
-  Field max_end;                       // the latest end so far
+  std::int64_t dma_count = 0;  // DMAs issued: the round-robin queue position
+  Field max_end;               // the latest end so far
   Totals totals;
 };
 

@@ -5,7 +5,8 @@
 
 namespace ts::sim {
 
-DmaEngines::DmaEngines(int engines) : n_(std::max(1, engines)), engines_(static_cast<std::size_t>(n_)) {}
+DmaEngines::DmaEngines(int engines)
+    : n_(std::max(1, engines)), engines_(static_cast<std::size_t>(n_)) {}
 
 void DmaEngines::busy_after(int first, int count, double t) {
   busy_.clear();
@@ -13,7 +14,8 @@ void DmaEngines::busy_after(int first, int count, double t) {
   const Engine& head = engines_[first % n_];
   for (int k = 1; k < count && !alike; ++k) {
     const Engine& e = engines_[(first + k) % n_];
-    alike = e.count == head.count && std::equal(head.busy.begin(), head.busy.begin() + head.count, e.busy.begin());
+    alike = e.count == head.count &&
+            std::equal(head.busy.begin(), head.busy.begin() + head.count, e.busy.begin());
     if (!alike) break;
   }
   for (int k = 0; k < (alike ? 1 : count); ++k) {
@@ -24,14 +26,16 @@ void DmaEngines::busy_after(int first, int count, double t) {
   if (!alike) std::sort(busy_.begin(), busy_.end());
 }
 
-std::pair<double, double> DmaEngines::reserve(double ready, int first, int count, double duration, std::uint64_t seq) {
+std::pair<double, double> DmaEngines::reserve(double ready, int first, int count, double duration,
+                                              std::uint64_t seq) {
   if (uniform_ && count < n_) {  // the first transfer on part of the engines: give each its copy
     std::fill(engines_.begin() + 1, engines_.end(), engines_[0]);
     uniform_ = false;
   }
   if (uniform_) first = 0;
   double t = ready;
-  for (int k = 0; k < (uniform_ ? 1 : count); ++k) t = std::max(t, engines_[(first + k) % n_].floor);
+  for (int k = 0; k < (uniform_ ? 1 : count); ++k)
+    t = std::max(t, engines_[(first + k) % n_].floor);
   busy_after(first, count, t);
   pieces_.clear();
   double left = duration, cur = t;
@@ -55,8 +59,9 @@ std::pair<double, double> DmaEngines::reserve(double ready, int first, int count
 }
 
 void DmaEngines::insert(Engine& e, double start, double end) {
-  int i = static_cast<int>(std::lower_bound(e.busy.begin(), e.busy.begin() + e.count, Stretch{start, end}) -
-                           e.busy.begin());
+  int i = static_cast<int>(
+      std::lower_bound(e.busy.begin(), e.busy.begin() + e.count, Stretch{start, end}) -
+      e.busy.begin());
   std::copy_backward(e.busy.begin() + i, e.busy.begin() + e.count, e.busy.begin() + e.count + 1);
   e.busy[i] = {start, end};
   ++e.count;
@@ -65,7 +70,9 @@ void DmaEngines::insert(Engine& e, double start, double end) {
     --e.count;
   };
   // Merge with touching neighbours (back-to-back transfers form one busy stretch).
-  auto touch = [](double a_end, double b_start) { return b_start <= a_end + 1e-12 * std::abs(a_end) + 1e-9; };
+  auto touch = [](double a_end, double b_start) {
+    return b_start <= a_end + 1e-12 * std::abs(a_end) + 1e-9;
+  };
   if (i + 1 < e.count && touch(e.busy[i].second, e.busy[i + 1].first)) {
     e.busy[i].second = std::max(e.busy[i].second, e.busy[i + 1].second);
     erase(i + 1);
@@ -80,7 +87,8 @@ void DmaEngines::insert(Engine& e, double start, double end) {
   }
 }
 
-void DmaEngines::append_engine(std::vector<double>& out, const Engine& e, std::uint64_t seq0, double ref) const {
+void DmaEngines::append_engine(std::vector<double>& out, const Engine& e, std::uint64_t seq0,
+                               double ref) const {
   if (e.seq <= seq0) {
     out.push_back(kStale);
     return;
@@ -95,10 +103,12 @@ void DmaEngines::append_engine(std::vector<double>& out, const Engine& e, std::u
   }
 }
 
-void DmaEngines::append_state(std::vector<double>& out, std::int64_t rotation, std::uint64_t seq0, double ref) const {
+void DmaEngines::append_state(std::vector<double>& out, std::int64_t rotation, std::uint64_t seq0,
+                              double ref) const {
   out.push_back(uniform_ ? 1.0 : 0.0);
   if (uniform_) return append_engine(out, engines_[0], seq0, ref);
-  for (std::int64_t j = 0; j < n_; ++j) append_engine(out, engines_[static_cast<std::size_t>((rotation + j) % n_)], seq0, ref);
+  for (std::int64_t j = 0; j < n_; ++j)
+    append_engine(out, engines_[static_cast<std::size_t>((rotation + j) % n_)], seq0, ref);
 }
 
 void DmaEngines::shift(double delta, std::uint64_t seq0, std::int64_t by) {

@@ -50,7 +50,8 @@ Runner::Runner(const Program& p, const std::vector<ir::Tensor>& inputs)
   // An alias (a reshape) has no storage of its own: it reads its root's elements row-major.
   for (std::size_t b = 0; b < p.buffers.size(); ++b) {
     bufs_.emplace_back(p.buffers[b].alias >= 0 ? std::vector<std::int64_t>{} : p.buffers[b].shape);
-    TS_CHECK(p.buffers[b].alias < 0 || p.buffers[root(static_cast<int>(b))].elements() == p.buffers[b].elements(),
+    TS_CHECK(p.buffers[b].alias < 0 ||
+                 p.buffers[root(static_cast<int>(b))].elements() == p.buffers[b].elements(),
              "buffer {} is a view of {} with a different element count", p.buffers[b].name,
              p.buffers[root(static_cast<int>(b))].name);
   }
@@ -58,12 +59,12 @@ Runner::Runner(const Program& p, const std::vector<ir::Tensor>& inputs)
     const lower::Buffer& buf = p.buffers[b];
     if (buf.param < 0) continue;
     if (buf.param >= static_cast<int>(inputs.size()))
-      throw UserError(fmt::format("program '{}' reads parameter {} ({}), but {} inputs were given", p.kernel, buf.param,
-                                  buf.name, inputs.size()));
+      throw UserError(fmt::format("program '{}' reads parameter {} ({}), but {} inputs were given",
+                                  p.kernel, buf.param, buf.name, inputs.size()));
     const ir::Tensor& in = inputs[buf.param];
     if (in.shape != buf.shape)
-      throw UserError(fmt::format("input {} ({}) has shape {}, expected {}", buf.param, buf.name, in.shape_str(),
-                                  shape_str(buf.shape)));
+      throw UserError(fmt::format("input {} ({}) has shape {}, expected {}", buf.param, buf.name,
+                                  in.shape_str(), shape_str(buf.shape)));
     ir::Tensor& t = bufs_[root(static_cast<int>(b))];
     for (std::size_t j = 0; j < in.data.size(); ++j) t.data[j] = round_f32(in.data[j]);
   }
@@ -74,13 +75,14 @@ ir::Tensor Runner::read(int buf, const lower::Window* w) const {
   const ir::Tensor& t = bufs_[buf];
   if (!w || w->whole()) return t;
   std::int64_t cols = t.shape.back(), start = w->start(iter_);
-  TS_CHECK(start >= 0 && start + w->width <= cols, "window [{}, {}) outside {} columns of {}", start, start + w->width,
-           cols, p_.buffers[buf].name);
+  TS_CHECK(start >= 0 && start + w->width <= cols, "window [{}, {}) outside {} columns of {}",
+           start, start + w->width, cols, p_.buffers[buf].name);
   std::vector<std::int64_t> shape = t.shape;
   shape.back() = w->width;
   ir::Tensor v(shape);
   for (std::int64_t r = 0; r < t.size() / cols; ++r)
-    for (std::int64_t c = 0; c < w->width; ++c) v.data[r * w->width + c] = t.data[r * cols + start + c];
+    for (std::int64_t c = 0; c < w->width; ++c)
+      v.data[r * w->width + c] = t.data[r * cols + start + c];
   return v;
 }
 
@@ -115,9 +117,12 @@ void Runner::walk(int b) {
   for (std::int64_t t = 0; t < blk.trips; ++t) {
     iter_[b] = t;
     for (const auto& item : blk.items) {
-      if (item.block >= 0) walk(item.block);
-      else if (p_.insts[item.inst].dma) dma(item.inst);
-      else compute(item.inst);
+      if (item.block >= 0)
+        walk(item.block);
+      else if (p_.insts[item.inst].dma)
+        dma(item.inst);
+      else
+        compute(item.inst);
     }
   }
   iter_[b] = 0;
@@ -132,7 +137,8 @@ void Runner::dma(int i) {
   const Access& a = in.hbm;
   ir::Tensor& hbm = bufs_[root(a.buffer)];
   const auto& hshape = p_.buffers[a.buffer].shape;
-  const lower::Window* win = in.store ? (in.in_window.empty() ? nullptr : &in.in_window[0]) : &in.out_window;
+  const lower::Window* win =
+      in.store ? (in.in_window.empty() ? nullptr : &in.in_window[0]) : &in.out_window;
   int tile_buf = in.store ? in.in[0] : in.out;
   ir::Tensor tile = read(tile_buf, win);
   const auto& ts = tile.shape;
@@ -146,18 +152,21 @@ void Runner::dma(int i) {
     if (td >= 0 && td < static_cast<int>(ts.size())) fed[td] *= a.extent[d], feeds[td] = true;
     std::int64_t last = start[d] + (a.extent[d] - 1) * a.step(d);
     if (td < 0 ? a.extent[d] != 1 : (td >= static_cast<int>(ts.size()) || fed[td] > ts[td]))
-      throw InternalError(fmt::format("{}: the access to {} (dim {}, extent {}, tile dim {}) does not fit the tile {}",
-                                      what(i), p_.buffers[a.buffer].name, d, a.extent[d], td, shape_str(ts)));
+      throw InternalError(fmt::format(
+          "{}: the access to {} (dim {}, extent {}, tile dim {}) does not fit the tile {}", what(i),
+          p_.buffers[a.buffer].name, d, a.extent[d], td, shape_str(ts)));
     if (std::min(start[d], last) < 0 || std::max(start[d], last) >= hshape[d])
-      throw InternalError(fmt::format("{}: the access to {} dim {} reaches [{}, {}], outside its size {}", what(i),
-                                      p_.buffers[a.buffer].name, d, start[d], last, hshape[d]));
+      throw InternalError(
+          fmt::format("{}: the access to {} dim {} reaches [{}, {}], outside its size {}", what(i),
+                      p_.buffers[a.buffer].name, d, start[d], last, hshape[d]));
   }
   std::vector<std::int64_t> t(ts.size(), 0), rest(ts.size());
   for (std::int64_t flat = 0; flat < tile.size(); ++flat) {
     std::int64_t h = 0;
     bool inside = true;
     rest = t;
-    for (std::size_t d = rank; d-- > 0;) {  // inner dims first: they take the low part of a merged index
+    for (std::size_t d = rank;
+         d-- > 0;) {  // inner dims first: they take the low part of a merged index
       std::int64_t off = 0;
       if (int td = a.tile_dim[d]; td >= 0) {
         off = rest[td] % a.extent[d];
@@ -167,8 +176,10 @@ void Runner::dma(int i) {
     }
     for (std::size_t k = 0; k < ts.size(); ++k) inside = inside && (!feeds[k] || rest[k] == 0);
     if (inside) {
-      if (in.store) hbm.data[h] = tile.data[flat];
-      else tile.data[flat] = hbm.data[h];
+      if (in.store)
+        hbm.data[h] = tile.data[flat];
+      else
+        tile.data[flat] = hbm.data[h];
     }
     for (std::size_t k = ts.size(); k-- > 0;) {
       if (++t[k] < ts[k]) break;
@@ -184,8 +195,8 @@ const ir::Kernel& Runner::kernel(int i) {
   const Inst& in = p_.insts[i];
   const sem::OpSpec& op = in.spec->op;
   if (in.in.size() != op.operands.size())
-    throw InternalError(fmt::format("{} has {} operands, the instruction takes {}", what(i), in.in.size(),
-                                    op.operands.size()));
+    throw InternalError(fmt::format("{} has {} operands, the instruction takes {}", what(i),
+                                    in.in.size(), op.operands.size()));
   ir::Kernel k;
   k.name = op.name;
   std::vector<int> args;
@@ -195,7 +206,8 @@ const ir::Kernel& Runner::kernel(int i) {
     prm.name = op.operands[j];
     prm.dtype = b.dtype;
     for (auto d : b.shape) prm.shape.push_back(sem::Dim(d));
-    if (j < in.in_window.size() && !in.in_window[j].whole()) prm.shape.back() = sem::Dim(in.in_window[j].width);
+    if (j < in.in_window.size() && !in.in_window[j].whole())
+      prm.shape.back() = sem::Dim(in.in_window[j].width);
     prm.scalar = prm.shape.empty();
     ir::Node n;
     n.op = "input";
@@ -231,9 +243,10 @@ void Runner::compute(int i) {
   std::vector<std::int64_t> out_shape = bufs_[in.out].shape;
   if (!in.out_window.whole()) out_shape.back() = in.out_window.width;
   if (r.shape != out_shape)
-    throw InternalError(fmt::format("{} computes a {} tile, but its output {} is {}", what(i), r.shape_str(),
-                                    p_.buffers[in.out].name, shape_str(out_shape)));
-  write(in.out, &in.out_window, std::move(r), in.accumulate_block >= 0 && iter_.at(in.accumulate_block) > 0);
+    throw InternalError(fmt::format("{} computes a {} tile, but its output {} is {}", what(i),
+                                    r.shape_str(), p_.buffers[in.out].name, shape_str(out_shape)));
+  write(in.out, &in.out_window, std::move(r),
+        in.accumulate_block >= 0 && iter_.at(in.accumulate_block) > 0);
 }
 
 std::vector<ir::Tensor> Runner::outputs() const {
@@ -242,7 +255,8 @@ std::vector<ir::Tensor> Runner::outputs() const {
     if (p_.buffers[b].output >= 0) by_index[p_.buffers[b].output] = static_cast<int>(b);
   std::vector<ir::Tensor> out;
   for (const auto& [index, b] : by_index) {
-    TS_CHECK(index == static_cast<int>(out.size()), "program '{}' has no buffer for output {}", p_.kernel, out.size());
+    TS_CHECK(index == static_cast<int>(out.size()), "program '{}' has no buffer for output {}",
+             p_.kernel, out.size());
     out.push_back(bufs_[root(b)]);
     out.back().shape = p_.buffers[b].shape;
   }

@@ -47,7 +47,8 @@ double compute_cycles(const Program& p, const Target& t, const Inst& in, double 
   return c;
 }
 
-InstTiming dma_timing(const Program& p, const Target& t, const Inst& in, double bytes, double hbm_bytes_per_ns) {
+InstTiming dma_timing(const Program& p, const Target& t, const Inst& in, double bytes,
+                      double hbm_bytes_per_ns) {
   InstTiming r;
   r.engine = static_cast<int>(sem::Engine::Dma);
   r.dma = true;
@@ -61,9 +62,11 @@ InstTiming dma_timing(const Program& p, const Target& t, const Inst& in, double 
   double partitions = tile && !tile->shape.empty() ? static_cast<double>(tile->shape.front()) : 1;
   const auto& d = t.dma;
   int per_engine = std::max(1, t.sbuf.partitions / std::max(1, d.engines_per_core));
-  r.dma_engines = std::clamp(static_cast<int>(std::ceil(partitions / per_engine)), 1, d.engines_per_core);
+  r.dma_engines =
+      std::clamp(static_cast<int>(std::ceil(partitions / per_engine)), 1, d.engines_per_core);
   double per_partition = bytes / partitions;
-  double contiguous = static_cast<double>(in.hbm.contiguous_bytes(hbm.shape, ir::dtype_bytes(hbm.dtype)));
+  double contiguous =
+      static_cast<double>(in.hbm.contiguous_bytes(hbm.shape, ir::dtype_bytes(hbm.dtype)));
   double fraction = in.store ? d.transpose_fraction_sbuf : d.transpose_fraction_hbm;
   double eff = d.efficiency_at(std::min(contiguous, per_partition));
   if ((transposing(in.hbm) || in.spec->op.name == "dma_transpose") && fraction > 0)
@@ -104,12 +107,14 @@ lower::CostVars cost_vars(const Program& p, const Target& t, const Inst& in) {
     const auto& shape = p.buffers[in.in[k]].shape;
     if (items.size() != shape.size()) continue;
     for (std::size_t d = 0; d < items.size(); ++d)
-      if (!items[d].group && !items[d].name.empty()) v.set_default(items[d].name, static_cast<double>(shape[d]));
+      if (!items[d].group && !items[d].name.empty())
+        v.set_default(items[d].name, static_cast<double>(shape[d]));
   }
   // fp32 by the operands (a bf16 matmul writes an fp32 PSUM tile but runs at the bf16 rate).
   bool fp32 = tile && tile->dtype == ir::DType::F32;
   if (!in.dma && !in.in.empty())
-    fp32 = std::any_of(in.in.begin(), in.in.end(), [&](int b) { return p.buffers[b].dtype == ir::DType::F32; });
+    fp32 = std::any_of(in.in.begin(), in.in.end(),
+                       [&](int b) { return p.buffers[b].dtype == ir::DType::F32; });
   v.set_default("MIN_II", t.overheads.min_ii_cycles);
   v.set_default("P", partitions);
   v.set_default("N", elements / partitions);
@@ -131,10 +136,12 @@ std::vector<InstTiming> inst_timings(const Program& p, const Target& t, double h
       // the DMA fills or sends a window of a wider buffer).
       const lower::Buffer* tile = tile_of(p, in);
       if (tile) {
-        const lower::Window* w = in.store ? (in.in_window.empty() ? nullptr : &in.in_window[0]) : &in.out_window;
+        const lower::Window* w =
+            in.store ? (in.in_window.empty() ? nullptr : &in.in_window[0]) : &in.out_window;
         double bytes = static_cast<double>(tile->bytes());
         if (w && !w->whole() && !tile->shape.empty())
-          bytes = static_cast<double>(tile->shape.front() * w->width * ir::dtype_bytes(tile->dtype));
+          bytes =
+              static_cast<double>(tile->shape.front() * w->width * ir::dtype_bytes(tile->dtype));
         vars.set("bytes", bytes);
       }
       out.push_back(dma_timing(p, t, in, formula_value(*in.spec, vars), hbm_bytes_per_ns));

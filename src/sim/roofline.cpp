@@ -9,28 +9,36 @@ namespace {
 
 double value(const sem::Dim& d, const sem::DimEnv& dims, const std::string& kernel) {
   auto v = d.evaluate(dims);
-  if (!v) throw UserError(fmt::format("error: the roofline of kernel '{}' needs a value for '{}'", kernel, d.str()));
+  if (!v)
+    throw UserError(
+        fmt::format("error: the roofline of kernel '{}' needs a value for '{}'", kernel, d.str()));
   return static_cast<double>(*v);
 }
 
-double elements(const std::vector<sem::Dim>& shape, const sem::DimEnv& dims, const std::string& kernel) {
+double elements(const std::vector<sem::Dim>& shape, const sem::DimEnv& dims,
+                const std::string& kernel) {
   double n = 1;
   for (const auto& d : shape) n *= value(d, dims, kernel);
   return n;
 }
 
-std::optional<std::int64_t> axis_attr(const ir::Node& n, const std::string& name, std::size_t rank) {
+std::optional<std::int64_t> axis_attr(const ir::Node& n, const std::string& name,
+                                      std::size_t rank) {
   auto it = n.attrs.find(name);
   if (it == n.attrs.end()) return std::nullopt;
   std::int64_t x = 0;
-  if (auto* i = std::get_if<std::int64_t>(&it->second)) x = *i;
-  else if (auto* d = std::get_if<sem::Dim>(&it->second); d && d->is_const()) x = d->value();
-  else return std::nullopt;
+  if (auto* i = std::get_if<std::int64_t>(&it->second))
+    x = *i;
+  else if (auto* d = std::get_if<sem::Dim>(&it->second); d && d->is_const())
+    x = d->value();
+  else
+    return std::nullopt;
   return x < 0 ? x + static_cast<std::int64_t>(rank) : x;
 }
 
 // The position of item `name` of an operand pattern in a shape of rank `rank`, if it is there.
-std::optional<std::size_t> position(const ir::Node& n, const sem::Pattern& pat, const std::string& name, std::size_t rank) {
+std::optional<std::size_t> position(const ir::Node& n, const sem::Pattern& pat,
+                                    const std::string& name, std::size_t rank) {
   bool after_group = false;
   for (std::size_t i = 0; i < pat.items.size(); ++i) {
     const sem::Item& it = pat.items[i];
@@ -52,7 +60,8 @@ std::optional<std::size_t> position(const ir::Node& n, const sem::Pattern& pat, 
 }
 
 // Contracted extent of a node, and how many operands carry its contracted dims.
-std::pair<double, int> contraction(const ir::Kernel& k, const ir::Node& n, const sem::DimEnv& dims) {
+std::pair<double, int> contraction(const ir::Kernel& k, const ir::Node& n,
+                                   const sem::DimEnv& dims) {
   double extent = 1;
   std::set<std::size_t> carriers;
   for (const auto& c : n.spec->contract) {
@@ -70,8 +79,9 @@ std::pair<double, int> contraction(const ir::Kernel& k, const ir::Node& n, const
 }
 
 bool no_flops(const ir::Node& n) {
-  static const std::set<std::string> layout{"input", "const", "dim", "transpose", "reshape", "broadcast_to",
-                                            "concat", "repeat", "slice", "copy"};
+  static const std::set<std::string> layout{"input",   "const",        "dim",    "transpose",
+                                            "reshape", "broadcast_to", "concat", "repeat",
+                                            "slice",   "copy"};
   return n.spec == nullptr || layout.count(n.op) > 0;
 }
 
@@ -81,7 +91,8 @@ Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t)
   Roofline r;
   for (const auto& p : k.params)
     if (!p.scalar) r.traffic_bytes += elements(p.shape, dims, k.name) * ir::dtype_bytes(p.dtype);
-  for (int o : k.outputs) r.traffic_bytes += elements(k.nodes[o].shape, dims, k.name) * ir::dtype_bytes(k.nodes[o].dtype);
+  for (int o : k.outputs)
+    r.traffic_bytes += elements(k.nodes[o].shape, dims, k.name) * ir::dtype_bytes(k.nodes[o].dtype);
   for (const auto& n : k.nodes) {
     if (no_flops(n)) continue;
     double out = elements(n.shape, dims, k.name);
@@ -94,10 +105,12 @@ Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t)
       r.other_flops += out * extent;
       continue;
     }
-    bool fp32 = std::any_of(n.inputs.begin(), n.inputs.end(), [&](int i) { return k.nodes[i].dtype == ir::DType::F32; });
+    bool fp32 = std::any_of(n.inputs.begin(), n.inputs.end(),
+                            [&](int i) { return k.nodes[i].dtype == ir::DType::F32; });
     double flops = 2 * out * extent;
     r.matmul_flops += flops;
-    r.matmul_ns += flops / (fp32 ? t.roofline.matmul_flops_fp32 : t.roofline.matmul_flops_bf16) * 1e9;
+    r.matmul_ns +=
+        flops / (fp32 ? t.roofline.matmul_flops_fp32 : t.roofline.matmul_flops_bf16) * 1e9;
   }
   r.memory_ns = r.traffic_bytes / t.roofline.hbm_bytes_per_s * 1e9;
   r.other_ns = r.other_flops / t.roofline.vector_flops * 1e9;

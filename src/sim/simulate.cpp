@@ -30,7 +30,12 @@ struct OverBudget {};
 class Walker {
  public:
   Walker(const lower::Program& p, Timeline& tl, const SimOptions& o)
-      : p_(p), tl_(tl), o_(o), iter_(p.blocks.size(), 0), rings_(p.blocks.size()), loops_(p.blocks.size()) {
+      : p_(p),
+        tl_(tl),
+        o_(o),
+        iter_(p.blocks.size(), 0),
+        rings_(p.blocks.size()),
+        loops_(p.blocks.size()) {
     if (o.extrapolate) summarize(0);
   }
 
@@ -76,8 +81,10 @@ class Walker {
       if (item.block >= 0) {
         summarize(item.block);
         const Loop& inner = loops_[item.block];
-        buffers.insert(buffers.end(), inner.footprint.buffers.begin(), inner.footprint.buffers.end());
-        tensors.insert(tensors.end(), inner.footprint.tensors.begin(), inner.footprint.tensors.end());
+        buffers.insert(buffers.end(), inner.footprint.buffers.begin(),
+                       inner.footprint.buffers.end());
+        tensors.insert(tensors.end(), inner.footprint.tensors.begin(),
+                       inner.footprint.tensors.end());
         loops_[b].work += static_cast<double>(trips_of(item.block)) * inner.work;
         continue;
       }
@@ -99,8 +106,10 @@ class Walker {
 
   void run_items(int b) {
     for (const lower::Item& item : p_.blocks[b].items) {
-      if (item.inst >= 0) tl_.execute(item.inst, iter_);
-      else run_block(item.block);
+      if (item.inst >= 0)
+        tl_.execute(item.inst, iter_);
+      else
+        run_block(item.block);
       if (tl_.state().totals.simulated > static_cast<double>(o_.max_simulated)) throw OverBudget{};
     }
   }
@@ -140,9 +149,10 @@ SimResult simulate(const lower::Program& p, const Target& t, const SimOptions& o
     Walker(p, tl, o).run_block(0);
   } catch (const OverBudget&) {
     r.feasible = false;
-    r.reason = fmt::format("not simulated: over the simulator's budget of {} instruction executions (its loops reach "
-                           "no steady state early enough); smaller dims simulate",
-                           o.max_simulated);
+    r.reason = fmt::format(
+        "not simulated: over the simulator's budget of {} instruction executions (its loops reach "
+        "no steady state early enough); smaller dims simulate",
+        o.max_simulated);
     return r;
   }
   const CoreState& s = tl.state();

@@ -66,8 +66,8 @@ bool periodic(const Snapshot& a, const Snapshot& b, double horizon_periods) {
   double delta = b.ref - a.ref;
   if (!(delta > 0) || a.state.size() != b.state.size()) return false;
   double tol = 1e-9 * std::max(1.0, std::abs(b.ref));
-  // Times more than horizon_periods periods back count as equally old: nothing the loop does next waits
-  // for them (a busy stretch that began long ago, the reads of a version freed long ago).
+  // Times more than horizon_periods periods back count as equally old: nothing the loop does next
+  // waits for them (a busy stretch that began long ago, the reads of a version freed long ago).
   double horizon = -horizon_periods * delta;
   for (std::size_t i = 0; i < a.state.size(); ++i) {
     double x = a.state[i], y = b.state[i];
@@ -77,8 +77,8 @@ bool periodic(const Snapshot& a, const Snapshot& b, double horizon_periods) {
   return true;
 }
 
-void extrapolate(CoreState& s, const Footprint& fp, const Snapshot& a, const Snapshot& b, std::int64_t repeats,
-                 std::uint64_t seq0) {
+void extrapolate(CoreState& s, const Footprint& fp, const Snapshot& a, const Snapshot& b,
+                 std::int64_t repeats, std::uint64_t seq0) {
   const double r = static_cast<double>(repeats);
   const double delta = (b.ref - a.ref) * r;
   for (Field& f : s.engine_free) shift(f, delta, seq0);

@@ -20,8 +20,8 @@ struct Footprint {
 };
 
 struct Snapshot {
-  double ref = 0;                    // the state's latest end time
-  std::vector<double> state;         // relative times and markers (core_state.h)
+  double ref = 0;                      // the state's latest end time
+  std::vector<double> state;           // relative times and markers (core_state.h)
   std::vector<std::int64_t> versions;  // of the footprint's buffers
   std::int64_t dma_count = 0;
   Totals totals;
@@ -37,7 +37,7 @@ void take_snapshot(const CoreState& s, const Footprint& f, std::uint64_t seq0, S
 bool periodic(const Snapshot& a, const Snapshot& b, double horizon_periods);
 
 // Advances `s` (which is at snapshot `b`) by `repeats` more periods of the step a -> b.
-void extrapolate(CoreState& s, const Footprint& f, const Snapshot& a, const Snapshot& b, std::int64_t repeats,
-                 std::uint64_t seq0);
+void extrapolate(CoreState& s, const Footprint& f, const Snapshot& a, const Snapshot& b,
+                 std::int64_t repeats, std::uint64_t seq0);
 
 }  // namespace ts::sim

@@ -13,21 +13,24 @@ Timeline::Timeline(const lower::Program& p, const Target& t, std::vector<InstTim
     : p_(p), t_(t), timing_(std::move(timing)), trace_(trace), s_(t.dma.engines_per_core) {
   s_.buffers.resize(p.buffers.size());
   for (std::size_t b = 0; b < p.buffers.size(); ++b)
-    if (p.buffers[b].memory != sem::Memory::Hbm) s_.buffers[b].slots.resize(std::max(1, p.buffers[b].bufs));
+    if (p.buffers[b].memory != sem::Memory::Hbm)
+      s_.buffers[b].slots.resize(std::max(1, p.buffers[b].bufs));
   s_.hbm_written.resize(p.buffers.size());
   for (int from = -1; from < kEngines; ++from)
     for (int to = 0; to < kEngines; ++to)
-      links_[from + 1][to] = to == kDma ? t.dma.start_ns  // semaphore-to-start of a DMA, whoever signals
-                                        : from == to ? 0.0 : t.overheads.semaphore_ns;
+      links_[from + 1][to] = to == kDma
+                                 ? t.dma.start_ns  // semaphore-to-start of a DMA, whoever signals
+                             : from == to ? 0.0
+                                          : t.overheads.semaphore_ns;
 }
 
 void Timeline::execute(int inst, const std::vector<std::int64_t>& iter) {
   const lower::Inst& in = p_.insts[inst];
   if (timing_[inst].dma) return run_dma(inst);
-  bool continues = in.accumulate_block >= 0 && iter[in.accumulate_block] > 0 && s_.buffers[in.out].versions > 0;
+  bool continues =
+      in.accumulate_block >= 0 && iter[in.accumulate_block] > 0 && s_.buffers[in.out].versions > 0;
   run_compute(inst, continues);
 }
-
 
 double Timeline::read_ready(int b, int e) const {
   const BufferState& bs = s_.buffers[b];
@@ -42,7 +45,8 @@ double Timeline::write_ready(int b, int e, bool continues) const {
   const Slot& slot = bs.slots[bs.slot_of(v)];
   double w = slot.write_end.t + link(slot.writer, e);  // WAW (an accumulation extends its group)
   if (continues) return w;
-  for (int r = 0; r < kEngines; ++r) w = std::max(w, slot.reads[r].t + link(r, e));  // WAR on v - bufs
+  for (int r = 0; r < kEngines; ++r)
+    w = std::max(w, slot.reads[r].t + link(r, e));  // WAR on v - bufs
   return w;
 }
 
@@ -103,9 +107,12 @@ void Timeline::run_dma(int inst) {
   } else {
     // A load into a window of a wider buffer (one tile of an imported kernel's on-chip array)
     // writes columns the previous window load did not: WAR only, no WAW wait between them.
-    if (in.out_window.whole()) ready = std::max(ready, write_ready(in.out, kDma, false));
-    else ready = std::max(ready, war_ready(in.out, kDma));
-    ready = std::max(ready, s_.hbm_written[tm.hbm_buffer].t + t_.dma.start_ns);  // stage-to-stage through HBM
+    if (in.out_window.whole())
+      ready = std::max(ready, write_ready(in.out, kDma, false));
+    else
+      ready = std::max(ready, war_ready(in.out, kDma));
+    ready = std::max(
+        ready, s_.hbm_written[tm.hbm_buffer].t + t_.dma.start_ns);  // stage-to-stage through HBM
   }
   const int n = s_.dma.size();
   int first = static_cast<int>(s_.dma_count % n);

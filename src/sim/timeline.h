@@ -15,7 +15,8 @@ namespace ts::sim {
 class Timeline {
  public:
   // `p` and `t` must outlive the Timeline.
-  Timeline(const lower::Program& p, const Target& t, std::vector<InstTiming> timing, std::vector<TraceEvent>* trace);
+  Timeline(const lower::Program& p, const Target& t, std::vector<InstTiming> timing,
+           std::vector<TraceEvent>* trace);
 
   // Runs instruction `inst` at the loop iterations `iter` (indexed by block id).
   void execute(int inst, const std::vector<std::int64_t>& iter);
@@ -32,7 +33,8 @@ class Timeline {
   // Earliest start on engine e allowed by reading / writing buffer b.
   double read_ready(int b, int e) const;
   double write_ready(int b, int e, bool continues) const;
-  double war_ready(int b, int e) const;  // WAR alone: the reads of the slot the next version overwrites
+  double war_ready(int b,
+                   int e) const;  // WAR alone: the reads of the slot the next version overwrites
   void mark_read(int b, int e, double end);
   void mark_write(int b, int e, double end, double ready, bool continues);
   void set(Field& f, double t) { f = Field{t, ++s_.seq}; }

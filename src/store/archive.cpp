@@ -1,7 +1,5 @@
 #include "tilesweep/store/archive.h"
 
-#include "tilesweep/store/provenance.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,9 +11,10 @@
 #include "digest.h"
 #include "hdf5_handle.h"
 #include "meta_io.h"
-#include "tilesweep/base/durable_file.h"
 #include "table_io.h"
+#include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/error.h"
+#include "tilesweep/store/provenance.h"
 
 namespace ts::store {
 namespace {
@@ -27,7 +26,8 @@ using detail::Hdf5Error;
 using detail::LayoutError;
 
 // The archive's file image, built in memory.
-std::string archive_image(const Hdf5& h, const Meta& meta, std::span<const CandidateRecord> candidates,
+std::string archive_image(const Hdf5& h, const Meta& meta,
+                          std::span<const CandidateRecord> candidates,
                           std::span<const BestRecord> best, std::span<const ProofRecord> proofs,
                           std::span<const ProgressRecord> progress, const Provenance* provenance) {
   if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) h.fail("this HDF5 library has no deflate filter");
@@ -46,9 +46,10 @@ std::string archive_image(const Hdf5& h, const Meta& meta, std::span<const Candi
 
 // HDF5 builds the file in memory; it reaches the disk only through write_file_durably (a
 // temporary, checked writes, fsync, rename), so a full disk is one clean error.
-void write_atomically(const std::string& path, const Meta& meta, std::span<const CandidateRecord> candidates,
-                      std::span<const BestRecord> best, std::span<const ProofRecord> proofs,
-                      std::span<const ProgressRecord> progress, const Provenance* provenance) {
+void write_atomically(const std::string& path, const Meta& meta,
+                      std::span<const CandidateRecord> candidates, std::span<const BestRecord> best,
+                      std::span<const ProofRecord> proofs, std::span<const ProgressRecord> progress,
+                      const Provenance* provenance) {
   Hdf5 h(path);
   std::string image;
   try {
@@ -69,8 +70,8 @@ void write_archive(const std::string& path, const Meta& meta,
 
 void write_archive(const std::string& path, const Archive& a, const Provenance& provenance) {
   if (provenance.best_origin.size() != a.best.size())
-    throw InternalError(fmt::format("archive '{}': {} /best rows but {} origins", path, a.best.size(),
-                                    provenance.best_origin.size()));
+    throw InternalError(fmt::format("archive '{}': {} /best rows but {} origins", path,
+                                    a.best.size(), provenance.best_origin.size()));
   write_atomically(path, a.meta, a.candidates, a.best, a.proofs, a.progress, &provenance);
 }
 
@@ -89,8 +90,10 @@ namespace {
 }
 
 [[noreturn]] void damaged(const std::string& path, const std::string& what) {
-  throw UserError(fmt::format("error: damaged archive '{}': {}; it cannot be trusted: restore it from a copy "
-                              "or run its job again", path, what));
+  throw UserError(
+      fmt::format("error: damaged archive '{}': {}; it cannot be trusted: restore it from a copy "
+                  "or run its job again",
+                  path, what));
 }
 
 // Opens `path` read-only after telling apart a missing file, a non-HDF5 file and a damaged one.
@@ -126,8 +129,9 @@ detail::MetaRead checked_meta(const Hdf5& h, hid_t file) {
   }
   const Meta& m = read.meta;
   if (m.schema_version < kOldestReadableSchema || m.schema_version > kSchemaVersion)
-    not_archive(h.path(), fmt::format("has schema version {} (this tilesweep reads versions {} to {})",
-                                      m.schema_version, kOldestReadableSchema, kSchemaVersion));
+    not_archive(h.path(),
+                fmt::format("has schema version {} (this tilesweep reads versions {} to {})",
+                            m.schema_version, kOldestReadableSchema, kSchemaVersion));
   return read;
 }
 
@@ -181,8 +185,9 @@ Provenance self_provenance(const std::string& path, const Archive& a) {
   Provenance p;
   const Meta& m = a.meta;
   p.sources.push_back({path, m.job_name, m.job_hash, m.tool_version, m.git_commit, m.job_toml, 0,
-                       static_cast<std::int64_t>(a.candidates.size()), 0, static_cast<std::int64_t>(a.proofs.size()),
-                       0, static_cast<std::int64_t>(a.progress.size())});
+                       static_cast<std::int64_t>(a.candidates.size()), 0,
+                       static_cast<std::int64_t>(a.proofs.size()), 0,
+                       static_cast<std::int64_t>(a.progress.size())});
   for (const auto& b : a.best) p.best_origin.push_back({b.kernel, b.target, b.shape, b.mesh, 0});
   return p;
 }
@@ -200,10 +205,12 @@ Provenance read_provenance(const std::string& path, const Archive& a) {
   });
   if (p.sources.empty()) return self_provenance(path, a);
   if (p.best_origin.size() != a.best.size())
-    not_archive(path, fmt::format("has {} /best rows but {} /best_origin rows", a.best.size(), p.best_origin.size()));
+    not_archive(path, fmt::format("has {} /best rows but {} /best_origin rows", a.best.size(),
+                                  p.best_origin.size()));
   for (const auto& o : p.best_origin)
     if (o.source < 0 || static_cast<std::size_t>(o.source) >= p.sources.size())
-      not_archive(path, fmt::format("/best_origin names source {} of {}", o.source, p.sources.size()));
+      not_archive(path,
+                  fmt::format("/best_origin names source {} of {}", o.source, p.sources.size()));
   return p;
 }
 

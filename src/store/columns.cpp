@@ -79,11 +79,8 @@ std::span<const Column<BestRecord>> Table<BestRecord>::columns() {
 std::span<const Column<ProofRecord>> Table<ProofRecord>::columns() {
   using R = ProofRecord;
   static const Column<R> cols[] = {
-      {"kind", &R::kind},
-      {"kernel", &R::kernel},
-      {"text", &R::text},
-      {"verdict", &R::verdict},
-      {"ms", &R::ms},
+      {"kind", &R::kind},       {"kernel", &R::kernel}, {"text", &R::text},
+      {"verdict", &R::verdict}, {"ms", &R::ms},
   };
   return cols;
 }

@@ -30,7 +30,8 @@ template <class Rec>
 struct Column {
   const char* name;
   Field<Rec> field;
-  int since = 1;  // the schema version that added it: older archives lack it (its value stays default)
+  int since =
+      1;  // the schema version that added it: older archives lack it (its value stays default)
 };
 
 // Calls f with a reference to the column's value in `rec` (R is Rec or const Rec).

@@ -72,8 +72,10 @@ Handle create_in_memory(const Hdf5& h) {
   Handle fapl = h.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
   h.ok(H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "set file close degree");
   h.ok(H5Pset_fapl_core(fapl, std::size_t{1} << 20, false), "choose the in-memory file driver");
-  h.ok(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "choose the newest file format");
-  return h.own(H5Fcreate(h.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose, "create file");
+  h.ok(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+       "choose the newest file format");
+  return h.own(H5Fcreate(h.path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
+               "create file");
 }
 
 namespace {
@@ -84,7 +86,8 @@ std::uint32_t lookup3(const unsigned char* k, std::size_t length) {
   std::uint32_t a, b, c;
   a = b = c = 0xdeadbeef + static_cast<std::uint32_t>(length);
   auto word = [&](int i) {
-    return std::uint32_t{k[i]} | std::uint32_t{k[i + 1]} << 8 | std::uint32_t{k[i + 2]} << 16 | std::uint32_t{k[i + 3]} << 24;
+    return std::uint32_t{k[i]} | std::uint32_t{k[i + 1]} << 8 | std::uint32_t{k[i + 2]} << 16 |
+           std::uint32_t{k[i + 3]} << 24;
   };
   while (length > 12) {
     a += word(0), b += word(4), c += word(8);
@@ -117,7 +120,9 @@ std::uint32_t lookup3(const unsigned char* k, std::size_t length) {
 void fix_superblock_checksum(std::string& image) {
   constexpr std::size_t kSumAt = 44;
   auto* u = reinterpret_cast<unsigned char*>(image.data());
-  if (image.size() < kSumAt + 4 || image.compare(0, 8, "\x89HDF\r\n\x1a\n") != 0 || u[8] < 2 || u[9] != 8) return;
+  if (image.size() < kSumAt + 4 || image.compare(0, 8, "\x89HDF\r\n\x1a\n") != 0 || u[8] < 2 ||
+      u[9] != 8)
+    return;
   std::uint32_t sum = lookup3(u, kSumAt);
   for (int i = 0; i < 4; ++i) u[kSumAt + i] = static_cast<unsigned char>(sum >> (8 * i));
 }

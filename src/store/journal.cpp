@@ -28,9 +28,10 @@ using detail::FrameKind;
 }
 
 // Checks the header frame against this tilesweep and the expected job.
-void check_header(const std::string& path, const detail::JournalHeader& h, std::string_view job_hash) {
-  if (h.journal_version < detail::kOldestJournalVersion || h.journal_version > detail::kJournalVersion ||
-      h.schema_version != kSchemaVersion)
+void check_header(const std::string& path, const detail::JournalHeader& h,
+                  std::string_view job_hash) {
+  if (h.journal_version < detail::kOldestJournalVersion ||
+      h.journal_version > detail::kJournalVersion || h.schema_version != kSchemaVersion)
     throw UserError(fmt::format(
         "error: journal '{}' was written by another tilesweep (journal format {}, schema {}; this "
         "one writes format {}, schema {}); finish it with that tilesweep or delete it",
@@ -38,7 +39,8 @@ void check_header(const std::string& path, const detail::JournalHeader& h, std::
   if (!job_hash.empty() && h.job_hash != job_hash)
     throw UserError(fmt::format(
         "error: journal '{}' belongs to a different job (job hash {}, this job {}); use a new "
-        "archive path or delete it", path, h.job_hash, job_hash));
+        "archive path or delete it",
+        path, h.job_hash, job_hash));
 }
 
 // Folds complete, checksummed frames into `c`: the first must be a header (a second one is the
@@ -51,8 +53,10 @@ class Folder {
   void add(std::uint32_t kind, std::string_view payload) {
     if (kind == static_cast<std::uint32_t>(FrameKind::Header)) {
       auto h = detail::decode_header(payload);
-      if (c_.frames == 0) check_header(path_, h, job_hash_);
-      else if (h.job_hash != c_.job_hash) throw detail::DecodeError("a second header names another job");
+      if (c_.frames == 0)
+        check_header(path_, h, job_hash_);
+      else if (h.job_hash != c_.job_hash)
+        throw detail::DecodeError("a second header names another job");
       c_.job_hash = h.job_hash;
     } else if (c_.frames == 0) {
       throw detail::DecodeError("no header frame before it");
@@ -89,18 +93,23 @@ class MappedFile {
  public:
   explicit MappedFile(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw UserError(fmt::format("error: cannot open journal '{}': {}", path, std::strerror(errno)));
+    if (fd < 0)
+      throw UserError(
+          fmt::format("error: cannot open journal '{}': {}", path, std::strerror(errno)));
     struct stat st {};
     int err = ::fstat(fd, &st) == 0 ? 0 : errno;
     if (err == 0 && !S_ISREG(st.st_mode)) err = EINVAL;
     size_ = err == 0 ? static_cast<std::size_t>(st.st_size) : 0;
     if (err == 0 && size_ > 0) {
       void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) err = errno;
-      else data_ = static_cast<const char*>(p);
+      if (p == MAP_FAILED)
+        err = errno;
+      else
+        data_ = static_cast<const char*>(p);
     }
     ::close(fd);
-    if (err != 0) throw UserError(fmt::format("error: cannot read journal '{}': {}", path, std::strerror(err)));
+    if (err != 0)
+      throw UserError(fmt::format("error: cannot read journal '{}': {}", path, std::strerror(err)));
   }
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -125,7 +134,8 @@ void count_damage(const detail::FrameScan& scan, JournalContents& c) {
     }
     c.damaged_frames += r.frames;
     c.damaged_units += r.units;
-    where.push_back(fmt::format("bytes {}..{} ({} frame{})", r.begin, r.end, r.frames, r.frames == 1 ? "" : "s"));
+    where.push_back(fmt::format("bytes {}..{} ({} frame{})", r.begin, r.end, r.frames,
+                                r.frames == 1 ? "" : "s"));
   }
   c.damage = fmt::format("{}", fmt::join(where, ", "));
 }
@@ -146,17 +156,23 @@ JournalContents read_journal(const std::string& path, std::string_view job_hash)
     } catch (const detail::DecodeError& e) {
       if (c.frames == 0 && f.offset == 0) not_journal(path, "its first frame is not a header");
       if (c.frames == 0)
-        throw UserError(fmt::format("error: journal '{}' is damaged: its header (which names the job) is lost, "
-                                    "so the {} frame(s) after it cannot be trusted; delete it to start the run over",
-                                    path, scan.frames.size()));
-      throw UserError(fmt::format("error: journal '{}' is corrupt at byte {}: {}", path, f.offset, e.what()));
+        throw UserError(fmt::format(
+            "error: journal '{}' is damaged: its header (which names the job) is lost, "
+            "so the {} frame(s) after it cannot be trusted; delete it to start the run over",
+            path, scan.frames.size()));
+      throw UserError(
+          fmt::format("error: journal '{}' is corrupt at byte {}: {}", path, f.offset, e.what()));
     }
   }
   // Not one whole frame, and not even the start of one: some other file.
   if (c.frames == 0 && !bytes.empty() && !detail::kFrameMagic.starts_with(bytes.substr(0, 4)))
     not_journal(path, "it does not start with a journal frame");
   count_damage(scan, c);
-  c.valid_bytes = scan.frames.empty() ? 0 : scan.frames.back().offset + static_cast<std::int64_t>(detail::kFrameHeadBytes + scan.frames.back().payload.size());
+  c.valid_bytes = scan.frames.empty()
+                      ? 0
+                      : scan.frames.back().offset +
+                            static_cast<std::int64_t>(detail::kFrameHeadBytes +
+                                                      scan.frames.back().payload.size());
   return c;
 }
 
@@ -164,13 +180,17 @@ std::string recovery_note(const std::string& path, const JournalContents& c) {
   if (c.dropped_bytes == 0) return "";
   std::string note = fmt::format("journal '{}': kept {} unit(s)", path, c.units.size());
   if (c.damaged_frames > 0)
-    note += fmt::format("; dropped {} damaged frame(s) ({} unit result(s) among them, computed again now) at {}: "
-                        "their checksums do not match (a damaged disk or file)",
-                        c.damaged_frames, c.damaged_units, c.damage);
+    note += fmt::format(
+        "; dropped {} damaged frame(s) ({} unit result(s) among them, computed again now) at {}: "
+        "their checksums do not match (a damaged disk or file)",
+        c.damaged_frames, c.damaged_units, c.damage);
   if (c.torn_bytes > 0)
-    note += fmt::format("; dropped a torn last frame ({} bytes: a write cut short by a crash; its unit is computed "
-                        "again)", c.torn_bytes);
-  if (!c.damaged_copy.empty()) note += fmt::format("; the damaged file is kept as '{}'", c.damaged_copy);
+    note += fmt::format(
+        "; dropped a torn last frame ({} bytes: a write cut short by a crash; its unit is computed "
+        "again)",
+        c.torn_bytes);
+  if (!c.damaged_copy.empty())
+    note += fmt::format("; the damaged file is kept as '{}'", c.damaged_copy);
   return note;
 }
 
@@ -187,8 +207,8 @@ int open_locked(const std::string& path) {
   if (fd < 0) cannot_write(path, errno);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EAGAIN)) {
     ::close(fd);
-    throw UserError(fmt::format("error: journal '{}' is in use by another tilesweep process",
-                                path));
+    throw UserError(
+        fmt::format("error: journal '{}' is in use by another tilesweep process", path));
   }
   return fd;
 }
@@ -199,17 +219,21 @@ namespace {
 
 // The header frame twice, so that one damaged copy still names the job.
 std::string header_frames(std::string_view job_hash) {
-  std::string header = detail::make_frame(FrameKind::Header, detail::encode_header({.job_hash = std::string(job_hash)}));
+  std::string header = detail::make_frame(
+      FrameKind::Header, detail::encode_header({.job_hash = std::string(job_hash)}));
   return header + header;
 }
 
 // Rewrites a damaged journal with its intact contents only (durably, through a temporary), the
 // damaged file kept as `<path>.damaged` where the file system allows a hard link. Returns the
 // new file's size.
-std::int64_t rewrite_intact(const std::string& path, std::string_view job_hash, JournalContents& c) {
+std::int64_t rewrite_intact(const std::string& path, std::string_view job_hash,
+                            JournalContents& c) {
   std::string bytes = header_frames(job_hash);
-  for (const auto& u : c.units) bytes += detail::make_frame(FrameKind::Unit, detail::encode_unit(u));
-  if (!c.proofs.empty()) bytes += detail::make_frame(FrameKind::Proofs, detail::encode_proofs(c.proofs));
+  for (const auto& u : c.units)
+    bytes += detail::make_frame(FrameKind::Unit, detail::encode_unit(u));
+  if (!c.proofs.empty())
+    bytes += detail::make_frame(FrameKind::Proofs, detail::encode_proofs(c.proofs));
   const std::string copy = path + ".damaged";
   std::remove(copy.c_str());
   if (::link(path.c_str(), copy.c_str()) == 0) c.damaged_copy = copy;
@@ -249,11 +273,17 @@ Journal Journal::open(const std::string& path, std::string_view job_hash) {
 }
 
 Journal::Journal(std::string path, int fd, JournalContents recovered)
-    : path_(std::move(path)), fd_(fd), size_(recovered.valid_bytes), recovered_(std::move(recovered)) {}
+    : path_(std::move(path)),
+      fd_(fd),
+      size_(recovered.valid_bytes),
+      recovered_(std::move(recovered)) {}
 
 Journal::Journal(Journal&& o) noexcept
-    : path_(std::move(o.path_)), fd_(std::exchange(o.fd_, -1)), size_(o.size_),
-      staged_(std::move(o.staged_)), staged_units_(std::exchange(o.staged_units_, 0)),
+    : path_(std::move(o.path_)),
+      fd_(std::exchange(o.fd_, -1)),
+      size_(o.size_),
+      staged_(std::move(o.staged_)),
+      staged_units_(std::exchange(o.staged_units_, 0)),
       recovered_(std::move(o.recovered_)) {}
 
 Journal& Journal::operator=(Journal&& o) noexcept {

@@ -10,7 +10,8 @@
 namespace ts::store::detail {
 namespace {
 
-static_assert(std::endian::native == std::endian::little, "the journal codec assumes little-endian");
+static_assert(std::endian::native == std::endian::little,
+              "the journal codec assumes little-endian");
 
 class Writer {
  public:
@@ -30,9 +31,12 @@ class Writer {
     for (const auto& col : Table<Rec>::columns())
       visit_value(col, rec, [&](const auto& v) {
         using V = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<V, std::string>) text(v);
-        else if constexpr (std::is_same_v<V, bool>) num<std::uint8_t>(v ? 1 : 0);
-        else num(v);
+        if constexpr (std::is_same_v<V, std::string>)
+          text(v);
+        else if constexpr (std::is_same_v<V, bool>)
+          num<std::uint8_t>(v ? 1 : 0);
+        else
+          num(v);
       });
   }
   std::string take() { return std::move(out_); }
@@ -63,9 +67,12 @@ class Reader {
     for (const auto& col : Table<Rec>::columns())
       visit_value(col, rec, [&](auto& v) {
         using V = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<V, std::string>) v = text();
-        else if constexpr (std::is_same_v<V, bool>) v = num<std::uint8_t>() != 0;
-        else v = num<V>();
+        if constexpr (std::is_same_v<V, std::string>)
+          v = text();
+        else if constexpr (std::is_same_v<V, bool>)
+          v = num<std::uint8_t>() != 0;
+        else
+          v = num<V>();
       });
     return rec;
   }

@@ -29,7 +29,8 @@ DamagedRegion describe(std::string_view bytes, std::size_t begin, std::size_t en
   DamagedRegion r{static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)};
   std::string_view region = bytes.substr(begin, end - begin);
   bool starts_with_head = false;
-  for (std::size_t at = region.find(kFrameMagic); at != std::string_view::npos; at = region.find(kFrameMagic, at + 1)) {
+  for (std::size_t at = region.find(kFrameMagic); at != std::string_view::npos;
+       at = region.find(kFrameMagic, at + 1)) {
     starts_with_head = starts_with_head || at == 0;
     ++r.frames;
     auto fh = parse_head(bytes.substr(begin + at, std::min(kFrameHeadBytes, region.size() - at)));
@@ -39,8 +40,9 @@ DamagedRegion describe(std::string_view bytes, std::size_t begin, std::size_t en
   if (end == bytes.size()) {
     // Torn: a frame that starts well but runs past the end, or a prefix of a frame head.
     auto fh = parse_head(region.substr(0, std::min(kFrameHeadBytes, region.size())));
-    r.torn = r.frames == 1 && ((fh && fh->length > region.size() - kFrameHeadBytes) ||
-                               (region.size() < kFrameHeadBytes && kFrameMagic.starts_with(region.substr(0, 4))));
+    r.torn = r.frames == 1 &&
+             ((fh && fh->length > region.size() - kFrameHeadBytes) ||
+              (region.size() < kFrameHeadBytes && kFrameMagic.starts_with(region.substr(0, 4))));
   }
   return r;
 }

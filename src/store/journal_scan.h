@@ -26,8 +26,8 @@ struct DamagedRegion {
 };
 
 struct FrameScan {
-  std::vector<ScannedFrame> frames;     // file order
-  std::vector<DamagedRegion> damaged;   // file order
+  std::vector<ScannedFrame> frames;    // file order
+  std::vector<DamagedRegion> damaged;  // file order
 };
 
 FrameScan scan_frames(std::string_view bytes);

@@ -10,8 +10,8 @@
 #include "digest.h"
 #include "hdf5_handle.h"
 #include "meta_io.h"
-#include "tilesweep/base/durable_file.h"
 #include "table_io.h"
+#include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/error.h"
 
 namespace ts::store {
@@ -28,7 +28,8 @@ constexpr const char* kLibraryFormat = "tilesweep-library";
 // The library's file image, built in memory (as archives are: see archive.cpp).
 std::string library_image(const Hdf5& h, const Library& lib) {
   Handle file = detail::create_in_memory(h);
-  Handle g = h.own(H5Gcreate2(file, "meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "create /meta");
+  Handle g = h.own(H5Gcreate2(file, "meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                   "create /meta");
   detail::AttrWriter w(h, g);
   w.text("format", kLibraryFormat);
   w.i64("schema_version", lib.schema_version);
@@ -45,12 +46,15 @@ std::string library_image(const Hdf5& h, const Library& lib) {
 }
 
 [[noreturn]] void damaged(const std::string& path, const std::string& what) {
-  throw UserError(fmt::format("error: damaged library '{}': {}; it cannot be trusted: restore it from a copy or "
-                              "select it again", path, what));
+  throw UserError(fmt::format(
+      "error: damaged library '{}': {}; it cannot be trusted: restore it from a copy or "
+      "select it again",
+      path, what));
 }
 
 Library read_file(const Hdf5& h, hid_t file) {
-  if (!h.yes(H5Lexists(file, "meta", H5P_DEFAULT), "look for /meta")) throw LayoutError("has no /meta group");
+  if (!h.yes(H5Lexists(file, "meta", H5P_DEFAULT), "look for /meta"))
+    throw LayoutError("has no /meta group");
   Handle g = h.own(H5Gopen2(file, "meta", H5P_DEFAULT), H5Gclose, "open /meta");
   detail::AttrReader r(h, g, "/meta");
   if (!h.yes(H5Aexists(g, "format"), "look for /meta format") || r.text("format") != kLibraryFormat)
@@ -58,12 +62,14 @@ Library read_file(const Hdf5& h, hid_t file) {
   Library lib;
   lib.schema_version = r.i64("schema_version");
   if (lib.schema_version < 1 || lib.schema_version > kLibrarySchemaVersion)
-    throw LayoutError(fmt::format("has schema version {} (this tilesweep reads versions 1 to {})", lib.schema_version,
-                                  kLibrarySchemaVersion));
+    throw LayoutError(fmt::format("has schema version {} (this tilesweep reads versions 1 to {})",
+                                  lib.schema_version, kLibrarySchemaVersion));
   lib.tool_version = r.text("tool_version");
   lib.archives = r.texts("archives");
-  lib.entries = detail::read_table<LibraryEntry>(h, file, static_cast<int>(lib.schema_version), r.checked());
-  lib.schema_version = kLibrarySchemaVersion;  // upgraded in memory: a version-1 entry's sharding is ""
+  lib.entries =
+      detail::read_table<LibraryEntry>(h, file, static_cast<int>(lib.schema_version), r.checked());
+  lib.schema_version =
+      kLibrarySchemaVersion;  // upgraded in memory: a version-1 entry's sharding is ""
   return lib;
 }
 
@@ -102,7 +108,8 @@ Library read_library(const std::string& path) {
     not_library(path, e.what());
   } catch (const Hdf5Error& e) {
     if (e.detail().find("checksum") != std::string::npos) damaged(path, e.detail());
-    throw UserError(fmt::format("error: truncated or corrupt HDF5 file: '{}' ({})", path, e.detail()));
+    throw UserError(
+        fmt::format("error: truncated or corrupt HDF5 file: '{}' ({})", path, e.detail()));
   } catch (const DamageError& e) {
     damaged(path, e.what());
   }

@@ -40,12 +40,14 @@ void put_attr(const Hdf5& h, hid_t obj, const char* name, hid_t type, long n, co
 }
 
 // A NUL byte would end a text early on reading, so one inside a string is refused.
-void put_texts(const Hdf5& h, hid_t obj, const char* name, const std::vector<std::string>& v, bool scalar) {
+void put_texts(const Hdf5& h, hid_t obj, const char* name, const std::vector<std::string>& v,
+               bool scalar) {
   std::size_t width = 1;
   for (const auto& s : v) {
     if (s.find('\0') != std::string::npos)
       throw Hdf5Error(h.path(), fmt::format("/meta attribute '{}' holds a NUL byte, which an "
-                                            "HDF5 string cannot store", name));
+                                            "HDF5 string cannot store",
+                                            name));
     width = std::max(width, s.size());
   }
   std::string packed(width * v.size(), '\0');
@@ -97,12 +99,15 @@ Attr open_attr(const Hdf5& h, hid_t obj, const char* name) {
 
 std::vector<std::string> get_texts(const Hdf5& h, hid_t obj, const char* name) {
   Attr a = open_attr(h, obj, name);
-  Handle ftype = h.own(H5Aget_type(a.id), H5Tclose, fmt::format("get the type of attribute '{}'", name));
-  if (H5Tget_class(ftype) != H5T_STRING) throw Hdf5Error(h.path(), fmt::format("attribute '{}' is not text", name));
+  Handle ftype =
+      h.own(H5Aget_type(a.id), H5Tclose, fmt::format("get the type of attribute '{}'", name));
+  if (H5Tget_class(ftype) != H5T_STRING)
+    throw Hdf5Error(h.path(), fmt::format("attribute '{}' is not text", name));
   const auto n = static_cast<std::size_t>(a.n);
   std::vector<std::string> out;
   if (n == 0) return out;
-  if (h.yes(H5Tis_variable_str(ftype), "ask whether a string is variable-length")) {  // an older file
+  if (h.yes(H5Tis_variable_str(ftype),
+            "ask whether a string is variable-length")) {  // an older file
     Handle t = text_type(h, 0);
     std::vector<char*> ptrs(n, nullptr);
     h.ok(H5Aread(a.id, t, ptrs.data()), fmt::format("read attribute '{}'", name));
@@ -115,7 +120,8 @@ std::vector<std::string> get_texts(const Hdf5& h, hid_t obj, const char* name) {
   Handle t = text_type(h, width);
   std::string packed(width * n, '\0');
   h.ok(H5Aread(a.id, t, packed.data()), fmt::format("read attribute '{}'", name));
-  for (std::size_t i = 0; i < n; ++i) out.emplace_back(packed.data() + i * width, strnlen(packed.data() + i * width, width));
+  for (std::size_t i = 0; i < n; ++i)
+    out.emplace_back(packed.data() + i * width, strnlen(packed.data() + i * width, width));
   return out;
 }
 
@@ -135,7 +141,8 @@ void write_text_attr(const Hdf5& h, hid_t obj, const char* name, const std::stri
 
 std::string read_text_attr(const Hdf5& h, hid_t obj, const char* name) {
   auto v = get_texts(h, obj, name);
-  if (v.size() != 1) throw Hdf5Error(h.path(), fmt::format("attribute '{}' is not one string", name));
+  if (v.size() != 1)
+    throw Hdf5Error(h.path(), fmt::format("attribute '{}' is not one string", name));
   return v[0];
 }
 
@@ -159,12 +166,14 @@ void AttrWriter::numbers(const char* name, const std::vector<double>& v) {
 }
 void AttrWriter::finish() { put_texts(h_, obj_, kChecksumsAttr, sums_, false); }
 
-AttrReader::AttrReader(const Hdf5& h, hid_t obj, std::string where) : h_(h), obj_(obj), where_(std::move(where)) {
+AttrReader::AttrReader(const Hdf5& h, hid_t obj, std::string where)
+    : h_(h), obj_(obj), where_(std::move(where)) {
   checked_ = h.yes(H5Aexists(obj, kChecksumsAttr), "look for the attribute checksums");
   if (!checked_) return;
   for (const auto& line : get_texts(h, obj, kChecksumsAttr)) {
     auto space = line.find(' ');
-    if (space == std::string::npos) throw DamageError(fmt::format("{} attribute '{}' is garbled", where_, kChecksumsAttr));
+    if (space == std::string::npos)
+      throw DamageError(fmt::format("{} attribute '{}' is garbled", where_, kChecksumsAttr));
     sums_[line.substr(0, space)] = line.substr(space + 1);
   }
 }
@@ -173,13 +182,16 @@ void AttrReader::check(const char* name, const std::string& sum) const {
   if (!checked_) return;
   auto it = sums_.find(name);
   if (it == sums_.end())
-    throw DamageError(fmt::format("{} attribute '{}' has no checksum in '{}'", where_, name, kChecksumsAttr));
-  if (it->second != sum) throw DamageError(fmt::format("{} attribute '{}' does not match its checksum", where_, name));
+    throw DamageError(
+        fmt::format("{} attribute '{}' has no checksum in '{}'", where_, name, kChecksumsAttr));
+  if (it->second != sum)
+    throw DamageError(fmt::format("{} attribute '{}' does not match its checksum", where_, name));
 }
 
 std::string AttrReader::text(const char* name) const {
   auto v = get_texts(h_, obj_, name);
-  if (v.size() != 1) throw Hdf5Error(h_.path(), fmt::format("{} attribute '{}' is not one string", where_, name));
+  if (v.size() != 1)
+    throw Hdf5Error(h_.path(), fmt::format("{} attribute '{}' is not one string", where_, name));
   check(name, sum_of(v[0]));
   return v[0];
 }
@@ -190,7 +202,8 @@ std::vector<std::string> AttrReader::texts(const char* name) const {
 }
 std::int64_t AttrReader::i64(const char* name) const {
   auto v = get_numbers<std::int64_t>(h_, obj_, name, H5T_NATIVE_INT64);
-  if (v.size() != 1) throw Hdf5Error(h_.path(), fmt::format("{} attribute '{}' is not one number", where_, name));
+  if (v.size() != 1)
+    throw Hdf5Error(h_.path(), fmt::format("{} attribute '{}' is not one number", where_, name));
   check(name, sum_of(v[0]));
   return v[0];
 }
@@ -203,7 +216,8 @@ std::vector<double> AttrReader::numbers(const char* name) const {
 namespace {
 
 template <class V>
-void put_map(AttrWriter& w, const char* keys_name, const char* values_name, const std::map<std::string, V>& m) {
+void put_map(AttrWriter& w, const char* keys_name, const char* values_name,
+             const std::map<std::string, V>& m) {
   std::vector<std::string> keys;
   std::vector<V> values;
   for (const auto& [k, v] : m) {
@@ -219,7 +233,8 @@ void put_map(AttrWriter& w, const char* keys_name, const char* values_name, cons
 }
 
 template <class V>
-std::map<std::string, V> get_map(const AttrReader& r, const char* keys_name, const char* values_name) {
+std::map<std::string, V> get_map(const AttrReader& r, const char* keys_name,
+                                 const char* values_name) {
   auto keys = r.texts(keys_name);
   std::vector<V> values;
   if constexpr (std::is_same_v<V, std::string>) {
@@ -228,7 +243,8 @@ std::map<std::string, V> get_map(const AttrReader& r, const char* keys_name, con
     values = r.numbers(values_name);
   }
   if (keys.size() != values.size())
-    throw Hdf5Error(r.path(), fmt::format("/meta attributes '{}' and '{}' differ in length", keys_name, values_name));
+    throw Hdf5Error(r.path(), fmt::format("/meta attributes '{}' and '{}' differ in length",
+                                          keys_name, values_name));
   std::map<std::string, V> m;
   for (std::size_t i = 0; i < keys.size(); ++i) m.emplace(keys[i], values[i]);
   return m;
@@ -278,7 +294,8 @@ MetaRead read_meta(const Hdf5& h, hid_t file) {
   Meta& m = out.meta;
   r.text("format");  // checked again, against its checksum
   m.schema_version = r.i64("schema_version");
-  if (m.schema_version < kOldestReadableSchema || m.schema_version > kSchemaVersion) return out;  // the caller refuses it
+  if (m.schema_version < kOldestReadableSchema || m.schema_version > kSchemaVersion)
+    return out;  // the caller refuses it
   m.tool_version = r.text("tool_version");
   m.git_commit = r.text("git_commit");
   m.job_name = r.text("job_name");

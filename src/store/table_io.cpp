@@ -103,9 +103,12 @@ void digest_row(Digest& d, const Rec& rec, const Layout& layout) {
     if (layout.slots[c].absent) continue;
     visit_value(cols[c], rec, [&](const auto& v) {
       using V = std::decay_t<decltype(v)>;
-      if constexpr (std::is_same_v<V, std::string>) d.text(v);
-      else if constexpr (std::is_same_v<V, bool>) d.num<std::uint8_t>(v ? 1 : 0);
-      else d.num(v);
+      if constexpr (std::is_same_v<V, std::string>)
+        d.text(v);
+      else if constexpr (std::is_same_v<V, bool>)
+        d.num<std::uint8_t>(v ? 1 : 0);
+      else
+        d.num(v);
     });
   }
 }
@@ -184,8 +187,10 @@ Layout write_layout(const Hdf5& h, std::span<const Rec> rows) {
     for (std::size_t r = 0; r < rows.size(); ++r) {
       const std::string& s = rows[r].*m;
       if (s.find('\0') != std::string::npos)
-        throw Hdf5Error(h.path(), fmt::format("column '{}' of /{} row {} holds a NUL byte, which an "
-                                              "HDF5 string cannot store", col.name, Table<Rec>::name, r));
+        throw Hdf5Error(h.path(),
+                        fmt::format("column '{}' of /{} row {} holds a NUL byte, which an "
+                                    "HDF5 string cannot store",
+                                    col.name, Table<Rec>::name, r));
       width = std::max(width, s.size());
     }
     slots.push_back(Slot{0, width, false});
@@ -201,7 +206,8 @@ Handle create_dataset(const Hdf5& h, hid_t file, const char* name, hid_t type, h
   Handle dcpl = h.own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
   h.ok(H5Pset_chunk(dcpl, 1, &chunk), "set chunk size");
   h.ok(H5Pset_shuffle(dcpl), "set shuffle filter");
-  h.ok(H5Pset_deflate(dcpl, row_bytes > kWideRowBytes ? kWideRowDeflateLevel : kDeflateLevel), "set deflate filter");
+  h.ok(H5Pset_deflate(dcpl, row_bytes > kWideRowBytes ? kWideRowDeflateLevel : kDeflateLevel),
+       "set deflate filter");
   h.ok(H5Pset_fletcher32(dcpl), "set fletcher32 filter");  // last: it checks the compressed chunk
   return h.own(H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
                fmt::format("create /{}", name));
@@ -293,7 +299,8 @@ struct VlenGuard {
 
 // Compares the rows read with the table's checksum attribute; `required`: a missing one is damage.
 template <class Rec>
-void check_rows(const Hdf5& h, hid_t ds, const std::vector<Rec>& rows, const Layout& layout, bool required) {
+void check_rows(const Hdf5& h, hid_t ds, const std::vector<Rec>& rows, const Layout& layout,
+                bool required) {
   const char* name = Table<Rec>::name;
   if (!h.yes(H5Aexists(ds, kChecksumAttr), fmt::format("look for the checksum of /{}", name))) {
     if (required) throw DamageError(fmt::format("/{} has lost its checksum attribute", name));
@@ -336,8 +343,8 @@ std::vector<Rec> read_table(const Hdf5& h, hid_t file, int version, bool checksu
   return out;
 }
 
-#define TS_STORE_TABLE(Rec)                                                         \
-  template void write_table<Rec>(const Hdf5&, hid_t, std::span<const Rec>);         \
+#define TS_STORE_TABLE(Rec)                                                 \
+  template void write_table<Rec>(const Hdf5&, hid_t, std::span<const Rec>); \
   template std::vector<Rec> read_table<Rec>(const Hdf5&, hid_t, int, bool);
 TS_STORE_TABLE(CandidateRecord)
 TS_STORE_TABLE(BestRecord)

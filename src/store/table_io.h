@@ -33,6 +33,7 @@ void write_table(const Hdf5& h, hid_t file, std::span<const Rec> rows);
 // it; `checksummed`: the table must have one (the file's /meta says its tables do). Throws
 // LayoutError, Hdf5Error, or DamageError (digest.h) when the rows do not match their checksum.
 template <class Rec>
-std::vector<Rec> read_table(const Hdf5& h, hid_t file, int version = kSchemaVersion, bool checksummed = false);
+std::vector<Rec> read_table(const Hdf5& h, hid_t file, int version = kSchemaVersion,
+                            bool checksummed = false);
 
 }  // namespace ts::store::detail

@@ -12,7 +12,8 @@
 
 namespace ts::sweep {
 
-std::vector<ir::Tensor> check_inputs(const ir::Kernel& k, const sem::DimEnv& dims, std::uint64_t seed) {
+std::vector<ir::Tensor> check_inputs(const ir::Kernel& k, const sem::DimEnv& dims,
+                                     std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uni(0.1, 1.0);
   std::vector<ir::Tensor> in;
@@ -31,33 +32,40 @@ bool agrees(const std::vector<ir::Tensor>& got, const std::vector<ir::Tensor>& w
   for (std::size_t o = 0; o < got.size(); ++o) {
     if (got[o].shape != want[o].shape) return false;
     for (std::int64_t e = 0; e < want[o].size(); ++e)
-      if (!(std::abs(got[o].data[e] - want[o].data[e]) <= 1e-4 + 1e-4 * std::abs(want[o].data[e]))) return false;
+      if (!(std::abs(got[o].data[e] - want[o].data[e]) <= 1e-4 + 1e-4 * std::abs(want[o].data[e])))
+        return false;
   }
   return true;
 }
 
 }  // namespace
 
-CheckCounts check_candidates(const Plan& plan, std::vector<store::CandidateRecord>& rows, std::int64_t samples,
-                             std::uint64_t seed) {
+CheckCounts check_candidates(const Plan& plan, std::vector<store::CandidateRecord>& rows,
+                             std::int64_t samples, std::uint64_t seed) {
   CheckCounts counts;
   if (samples <= 0) return counts;
   auto key = [](const std::string& kernel, const std::string& target, const std::string& shape,
                 const std::string& mesh, const std::string& sharding) {
     return std::tuple(kernel, target, shape, mesh, sharding);
   };
-  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, const SpaceEntry*> spaces;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>,
+           const SpaceEntry*>
+      spaces;
   for (const auto& e : plan.spaces())
     spaces[key(e.label, e.target_name, e.shape_name, e.setting.mesh, e.setting.sharding)] = &e;
   // Per /best key (kernel, target, shape, mesh): its feasible rows, best first.
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::vector<store::CandidateRecord*>> by_key;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>,
+           std::vector<store::CandidateRecord*>>
+      by_key;
   for (auto& r : rows)
-    if (r.feasible && !is_summary(r)) by_key[std::tuple(r.kernel, r.target, r.shape, r.mesh)].push_back(&r);
+    if (r.feasible && !is_summary(r))
+      by_key[std::tuple(r.kernel, r.target, r.shape, r.mesh)].push_back(&r);
   for (auto& [k, list] : by_key) {
     std::stable_sort(list.begin(), list.end(), [](const auto* a, const auto* b) {
       return std::tie(a->latency_ns, a->index) < std::tie(b->latency_ns, b->index);
     });
-    if (static_cast<std::int64_t>(list.size()) > samples) list.resize(static_cast<std::size_t>(samples));
+    if (static_cast<std::int64_t>(list.size()) > samples)
+      list.resize(static_cast<std::size_t>(samples));
     // The reference per space (a sharding's local shape differs), computed once.
     std::map<const SpaceEntry*, std::pair<std::vector<ir::Tensor>, std::vector<ir::Tensor>>> refs;
     for (store::CandidateRecord* r : list) {
@@ -71,7 +79,8 @@ CheckCounts check_candidates(const Plan& plan, std::vector<store::CandidateRecor
         auto want = ir::evaluate(kernel, e.dims, in, ir::Precision::F64);
         ref = refs.emplace(&e, std::pair(std::move(in), std::move(want))).first;
       }
-      bool ok = agrees(sim::execute(e.space->materialize(r->index).value(), ref->second.first), ref->second.second);
+      bool ok = agrees(sim::execute(e.space->materialize(r->index).value(), ref->second.first),
+                       ref->second.second);
       r->check = ok ? 1 : 0;
       ++(ok ? counts.passed : counts.failed);
     }

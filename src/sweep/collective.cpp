@@ -1,14 +1,15 @@
 #include "tilesweep/sweep/collective.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <exception>
 #include <ostream>
 
-#include <fmt/format.h>
-
 namespace ts::sweep {
 
-JobError::JobError(int rank, const std::string& message) : std::runtime_error(message), rank_(rank) {}
+JobError::JobError(int rank, const std::string& message)
+    : std::runtime_error(message), rank_(rank) {}
 
 std::string rank_error(int rank, std::string_view what) {
   if (what.rfind("error: ", 0) == 0) what.remove_prefix(7);

@@ -1,11 +1,11 @@
 #include "tilesweep/sweep/dry_run.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <ostream>
 #include <vector>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace ts::sweep {
 
@@ -33,30 +33,36 @@ void print_dry_run(const Plan& plan, const std::string& archive, std::ostream& o
   std::vector<std::string> meshes;
   for (const auto& m : plan.meshes()) meshes.push_back(m.str());
   std::string topology;
-  if (job.mesh) topology = fmt::format(" ({} topology)", job.mesh->topology.empty() ? "each target's" : job.mesh->topology);
-  out << fmt::format("job {} (hash {}): {} kernel(s) x {} target(s), mesh {}{}, unit size {}, keep {}\n", job.name,
-                     job.hash(), job.kernels.size(), job.targets.size(), fmt::join(meshes, ", "), topology,
-                     job.search.unit_size, keep_text(job.search));
-  out << fmt::format("{:<{}}  {:<6}  {:<{}}  {:<{}}  {:<{}}  {:>12}  {:>7}  {}\n", "kernel", wk, "target", "shape", ws,
-                     "mesh", wm, "sharding", wh, "candidates", "units", "local shape");
+  if (job.mesh)
+    topology = fmt::format(" ({} topology)",
+                           job.mesh->topology.empty() ? "each target's" : job.mesh->topology);
+  out << fmt::format(
+      "job {} (hash {}): {} kernel(s) x {} target(s), mesh {}{}, unit size {}, keep {}\n", job.name,
+      job.hash(), job.kernels.size(), job.targets.size(), fmt::join(meshes, ", "), topology,
+      job.search.unit_size, keep_text(job.search));
+  out << fmt::format("{:<{}}  {:<6}  {:<{}}  {:<{}}  {:<{}}  {:>12}  {:>7}  {}\n", "kernel", wk,
+                     "target", "shape", ws, "mesh", wm, "sharding", wh, "candidates", "units",
+                     "local shape");
   for (std::size_t s = 0; s < plan.spaces().size(); ++s) {
     const auto& e = plan.spaces()[s];
-    std::string line = fmt::format("{:<{}}  {:<6}  {:<{}}  {:<{}}  {:<{}}  {:>12}  {:>7}  {}", e.label, wk,
-                                   e.target_name, e.shape_name, ws, e.setting.mesh, wm,
-                                   e.setting.sharding.empty() ? "-" : e.setting.sharding, wh, e.sample.size(),
-                                   units[s], local_text(plan, e));
+    std::string line = fmt::format("{:<{}}  {:<6}  {:<{}}  {:<{}}  {:<{}}  {:>12}  {:>7}  {}",
+                                   e.label, wk, e.target_name, e.shape_name, ws, e.setting.mesh, wm,
+                                   e.setting.sharding.empty() ? "-" : e.setting.sharding, wh,
+                                   e.sample.size(), units[s], local_text(plan, e));
     line.erase(line.find_last_not_of(' ') + 1);
     if (e.sample.sampled()) line += fmt::format("  (sampled from {})", e.space->size());
     out << line << "\n";
   }
   std::string sampled;
   if (plan.candidates() < plan.space_candidates())
-    sampled = fmt::format(" (a sample of the {} in the spaces: max_section_candidates = {})", plan.space_candidates(),
-                          job.search.max_section_candidates);
-  out << fmt::format("total: {} candidates{} in {} units over {} spaces (kernel, target, shape, mesh, sharding) of {} "
-                     "(kernel, target, shape, mesh); prepare took {:.1f} s\n",
-                     plan.candidates(), sampled, plan.units().size(), plan.spaces().size(), plan.keys(),
-                     plan.prepare_seconds());
+    sampled = fmt::format(" (a sample of the {} in the spaces: max_section_candidates = {})",
+                          plan.space_candidates(), job.search.max_section_candidates);
+  out << fmt::format(
+      "total: {} candidates{} in {} units over {} spaces (kernel, target, shape, mesh, sharding) "
+      "of {} "
+      "(kernel, target, shape, mesh); prepare took {:.1f} s\n",
+      plan.candidates(), sampled, plan.units().size(), plan.spaces().size(), plan.keys(),
+      plan.prepare_seconds());
   out << fmt::format("archive: {}\n", archive);
 }
 

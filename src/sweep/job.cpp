@@ -39,15 +39,20 @@ bool valid_name(const std::string& s, std::string_view extra) {
   });
 }
 
-std::string resolve(const fs::path& dir, const std::string& rel) { return (dir / rel).lexically_normal().string(); }
+std::string resolve(const fs::path& dir, const std::string& rel) {
+  return (dir / rel).lexically_normal().string();
+}
 
 std::string parse_name(const TomlReader& r, const toml::table& doc) {
   const toml::node* n = doc.get("name");
   if (!n) fail(r.at(doc.source()), "missing 'name': every job needs one, like name = \"my-sweep\"");
   std::string name = r.string(*n, "name");
   if (!valid_name(name, ""))
-    fail(r.at(*n), "job name '{}' must start with a letter or digit and use only letters, digits, '-', '_' and '.' "
-                   "(it names the archive)", name);
+    fail(r.at(*n),
+         "job name '{}' must start with a letter or digit and use only letters, digits, '-', '_' "
+         "and '.' "
+         "(it names the archive)",
+         name);
   return name;
 }
 
@@ -55,14 +60,18 @@ std::vector<std::string> parse_targets(const TomlReader& r, const toml::table& d
   std::vector<std::string> known = sim::builtin_target_names();
   const toml::node* n = doc.get("targets");
   if (!n)
-    fail(r.at(doc.source()), "missing 'targets': name the hardware to score on, like targets = [\"trn2\"] "
-                             "(known targets: {})", fmt::join(known, ", "));
+    fail(r.at(doc.source()),
+         "missing 'targets': name the hardware to score on, like targets = [\"trn2\"] "
+         "(known targets: {})",
+         fmt::join(known, ", "));
   std::vector<std::string> out;
   for (const toml::node& e : r.list(*n, "targets", "[\"trn2\"]")) {
     std::string t = r.string(e, "targets");
     if (std::find(known.begin(), known.end(), t) == known.end())
-      fail(r.at(e), "unknown target '{}' (known targets: {}){}", t, fmt::join(known, ", "), did_you_mean(t, known));
-    if (std::find(out.begin(), out.end(), t) != out.end()) fail(r.at(e), "target '{}' is listed twice", t);
+      fail(r.at(e), "unknown target '{}' (known targets: {}){}", t, fmt::join(known, ", "),
+           did_you_mean(t, known));
+    if (std::find(out.begin(), out.end(), t) != out.end())
+      fail(r.at(e), "target '{}' is listed twice", t);
     out.push_back(t);
   }
   return out;
@@ -75,15 +84,21 @@ std::string dims_note(const ir::Kernel& k) {
   return fmt::format("kernel '{}' has dims {}", k.name, fmt::join(k.dims, ", "));
 }
 
-std::int64_t dim_size(const TomlReader& r, const toml::node& n, const std::string& dim, const ir::Kernel& k) {
+std::int64_t dim_size(const TomlReader& r, const toml::node& n, const std::string& dim,
+                      const ir::Kernel& k) {
   if (n.is_array())
-    fail(r.at(n), "dim '{}' takes one size in a list of shapes; for several sizes use a grid, like "
-                  "shapes = {{ {} = [...], ... }} ({})", dim, dim, dims_note(k));
+    fail(r.at(n),
+         "dim '{}' takes one size in a list of shapes; for several sizes use a grid, like "
+         "shapes = {{ {} = [...], ... }} ({})",
+         dim, dim, dims_note(k));
   if (!n.is_integer())
-    fail(r.at(n), "dim '{}' must be a positive integer, not {} ({})", dim, toml_type_name(n), dims_note(k));
+    fail(r.at(n), "dim '{}' must be a positive integer, not {} ({})", dim, toml_type_name(n),
+         dims_note(k));
   std::int64_t v = n.as_integer()->get();
   if (v < 1) fail(r.at(n), "dim '{}' = {} must be positive ({})", dim, v, dims_note(k));
-  if (v > kMaxDimSize) fail(r.at(n), "dim '{}' = {} is larger than the {} limit ({})", dim, v, kMaxDimSize, dims_note(k));
+  if (v > kMaxDimSize)
+    fail(r.at(n), "dim '{}' = {} is larger than the {} limit ({})", dim, v, kMaxDimSize,
+         dims_note(k));
   return v;
 }
 
@@ -93,7 +108,8 @@ void check_dims(const TomlReader& r, const toml::table& t, const ir::Kernel& k) 
     std::string d(key.str());
     if (std::find(k.dims.begin(), k.dims.end(), d) == k.dims.end())
       fail(r.at(key), "'{}' is not a dim of kernel '{}' (its dims: {}){}", d, k.name,
-           k.dims.empty() ? "none" : fmt::format("{}", fmt::join(k.dims, ", ")), did_you_mean(d, k.dims));
+           k.dims.empty() ? "none" : fmt::format("{}", fmt::join(k.dims, ", ")),
+           did_you_mean(d, k.dims));
   }
   for (const auto& d : k.dims)
     if (!t.contains(d)) fail(r.at(t), "shape is missing dim '{}' ({})", d, dims_note(k));
@@ -112,7 +128,8 @@ std::vector<Shape> expand_grid(const TomlReader& r, const toml::table& grid, con
       for (const toml::node& e : *a) {
         if (e.is_array()) fail(r.at(e), "dim '{}': a size must be an integer, not a list", d);
         std::int64_t v = dim_size(r, e, d, k);
-        if (std::find(vs.begin(), vs.end(), v) != vs.end()) fail(r.at(e), "dim '{}' lists {} twice", d, v);
+        if (std::find(vs.begin(), vs.end(), v) != vs.end())
+          fail(r.at(e), "dim '{}' lists {} twice", d, v);
         vs.push_back(v);
       }
     } else {
@@ -120,8 +137,10 @@ std::vector<Shape> expand_grid(const TomlReader& r, const toml::table& grid, con
     }
     total *= static_cast<std::int64_t>(vs.size());
     if (total > kMaxShapesPerKernel)
-      fail(r.at(grid), "the grid has more than {} shapes; sweep fewer sizes or split the kernel into several "
-                       "[[kernel]] entries", kMaxShapesPerKernel);
+      fail(r.at(grid),
+           "the grid has more than {} shapes; sweep fewer sizes or split the kernel into several "
+           "[[kernel]] entries",
+           kMaxShapesPerKernel);
     values.push_back(std::move(vs));
   }
   std::vector<Shape> out;
@@ -139,21 +158,24 @@ std::vector<Shape> expand_grid(const TomlReader& r, const toml::table& grid, con
 }
 
 // The shape's preconditions from the kernel (e.g. maxpool's even dims) hold.
-void check_preconditions(const TomlReader& r, const toml::node& at, const Shape& s, const ir::Kernel& k) {
+void check_preconditions(const TomlReader& r, const toml::node& at, const Shape& s,
+                         const ir::Kernel& k) {
   auto env = shape_env(s);
   for (const auto& p : k.preconditions) {
     std::optional<bool> ok = p.holds(env);
     if (!ok || !*ok)
-      fail(r.at(at), "shape {} does not fit kernel '{}': it needs {} ({})", shape_text(s), k.name, p.str(), p.what);
+      fail(r.at(at), "shape {} does not fit kernel '{}': it needs {} ({})", shape_text(s), k.name,
+           p.str(), p.what);
   }
 }
 
-std::vector<Shape> parse_shapes(const TomlReader& r, const toml::table& t, const ir::Kernel& k, const SourceLoc& loc) {
+std::vector<Shape> parse_shapes(const TomlReader& r, const toml::table& t, const ir::Kernel& k,
+                                const SourceLoc& loc) {
   const toml::node* n = t.get("shapes");
   if (!n) {
     if (k.dims.empty()) return {Shape{}};
-    fail(loc, "[[kernel]] '{}' needs 'shapes', like shapes = {{ {} = [1024], ... }} ({})", k.name, k.dims[0],
-         dims_note(k));
+    fail(loc, "[[kernel]] '{}' needs 'shapes', like shapes = {{ {} = [1024], ... }} ({})", k.name,
+         k.dims[0], dims_note(k));
   }
   if (const toml::table* grid = n->as_table()) {
     std::vector<Shape> out = expand_grid(r, *grid, k);
@@ -161,13 +183,17 @@ std::vector<Shape> parse_shapes(const TomlReader& r, const toml::table& t, const
     return out;
   }
   if (!n->is_array())
-    fail(r.at(*n), "'shapes' must be a grid table like {{ M = [1024, 2048] }} or a list of tables like "
-                   "[{{ M = 1024 }}], not {}", toml_type_name(*n));
+    fail(r.at(*n),
+         "'shapes' must be a grid table like {{ M = [1024, 2048] }} or a list of tables like "
+         "[{{ M = 1024 }}], not {}",
+         toml_type_name(*n));
   std::vector<Shape> out;
   std::set<Shape> seen;
   for (const toml::node& e : r.list(*n, "shapes", "[{ ... }]")) {
     const toml::table* item = e.as_table();
-    if (!item) fail(r.at(e), "each entry of 'shapes' must be a table like {{ M = 1024, ... }}, not {}", toml_type_name(e));
+    if (!item)
+      fail(r.at(e), "each entry of 'shapes' must be a table like {{ M = 1024, ... }}, not {}",
+           toml_type_name(e));
     check_dims(r, *item, k);
     Shape s;
     for (const auto& d : k.dims) s.emplace_back(d, dim_size(r, *item->get(d), d, k));
@@ -176,14 +202,18 @@ std::vector<Shape> parse_shapes(const TomlReader& r, const toml::table& t, const
     out.push_back(std::move(s));
   }
   if (static_cast<std::int64_t>(out.size()) > kMaxShapesPerKernel)
-    fail(r.at(*n), "more than {} shapes; split the kernel into several [[kernel]] entries", kMaxShapesPerKernel);
+    fail(r.at(*n), "more than {} shapes; split the kernel into several [[kernel]] entries",
+         kMaxShapesPerKernel);
   return out;
 }
 
-std::string read_kernel_file(const TomlReader& r, const toml::node& at, const std::string& rel, const std::string& path) {
+std::string read_kernel_file(const TomlReader& r, const toml::node& at, const std::string& rel,
+                             const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
-    fail(r.at(at), "kernel file '{}' does not exist (looked for '{}'); paths are relative to the job file", rel, path);
+    fail(r.at(at),
+         "kernel file '{}' does not exist (looked for '{}'); paths are relative to the job file",
+         rel, path);
   try {
     return read_text_file(path);
   } catch (const UserError& e) {
@@ -194,8 +224,8 @@ std::string read_kernel_file(const TomlReader& r, const toml::node& at, const st
   }
 }
 
-const ir::Kernel& pick_kernel(const TomlReader& r, const toml::table& t, const ir::Module& m, const std::string& rel,
-                              const SourceLoc& loc) {
+const ir::Kernel& pick_kernel(const TomlReader& r, const toml::table& t, const ir::Module& m,
+                              const std::string& rel, const SourceLoc& loc) {
   std::vector<std::string> names;
   for (const auto& k : m.kernels) names.push_back(k.name);
   const toml::node* n = t.get("name");
@@ -217,7 +247,9 @@ ir::DType parse_kernel_dtype(const TomlReader& r, const toml::table& t) {
   std::string s = r.string(*n, "dtype");
   std::optional<ir::DType> d = ir::parse_dtype(s);
   static const std::vector<std::string> names = {"f32", "bf16", "f16", "f8"};
-  if (!d) fail(r.at(*n), "unknown dtype '{}' (dtypes: {}){}", s, fmt::join(names, ", "), did_you_mean(s, names));
+  if (!d)
+    fail(r.at(*n), "unknown dtype '{}' (dtypes: {}){}", s, fmt::join(names, ", "),
+         did_you_mean(s, names));
   return *d;
 }
 
@@ -226,7 +258,8 @@ JobKernel parse_kernel(const TomlReader& r, const toml::table& t, const fs::path
   JobKernel jk;
   jk.loc = r.at(t);
   const toml::node* file = t.get("file");
-  if (!file) fail(jk.loc, "[[kernel]] needs 'file', the kernel's .py file (relative to the job file)");
+  if (!file)
+    fail(jk.loc, "[[kernel]] needs 'file', the kernel's .py file (relative to the job file)");
   std::string rel = r.string(*file, "file");
   jk.file = resolve(dir, rel);
   jk.source = read_kernel_file(r, *file, rel, jk.file);
@@ -237,7 +270,8 @@ JobKernel parse_kernel(const TomlReader& r, const toml::table& t, const fs::path
   if (const toml::node* l = t.get("label")) {
     jk.label = r.string(*l, "label");
     if (!valid_name(jk.label, "/:"))
-      fail(r.at(*l), "label '{}' must start with a letter or digit and use only letters, digits and '-_./:'",
+      fail(r.at(*l),
+           "label '{}' must start with a letter or digit and use only letters, digits and '-_./:'",
            jk.label);
   }
   jk.dtype = parse_kernel_dtype(r, t);
@@ -245,21 +279,28 @@ JobKernel parse_kernel(const TomlReader& r, const toml::table& t, const fs::path
   return jk;
 }
 
-std::vector<JobKernel> parse_kernels(const TomlReader& r, const toml::table& doc, const fs::path& dir) {
+std::vector<JobKernel> parse_kernels(const TomlReader& r, const toml::table& doc,
+                                     const fs::path& dir) {
   const toml::node* n = doc.get("kernel");
   if (!n) fail(r.at(doc.source()), "no [[kernel]] tables: a job sweeps at least one kernel");
   if (!n->is_array_of_tables() || n->as_array()->empty())
-    fail(r.at(*n), "'kernel' must be a list of tables, written [[kernel]], not {}", toml_type_name(*n));
+    fail(r.at(*n), "'kernel' must be a list of tables, written [[kernel]], not {}",
+         toml_type_name(*n));
   std::vector<JobKernel> out;
   for (const toml::node& e : *n->as_array()) {
     JobKernel k = parse_kernel(r, *e.as_table(), dir);
     for (const auto& o : out) {
       if (o.label != k.label || o.dtype != k.dtype) continue;
       if (o.file == k.file && o.name == k.name)
-        fail(k.loc, "kernel '{}' ({}) is already in this job at line {}; merge their shapes into one [[kernel]]",
+        fail(k.loc,
+             "kernel '{}' ({}) is already in this job at line {}; merge their shapes into one "
+             "[[kernel]]",
              k.name, ir::dtype_name(k.dtype), o.loc.line);
-      fail(k.loc, "another kernel labelled '{}' ({}) is in this job at line {}; give one of them a different "
-                  "label = \"...\"", k.label, ir::dtype_name(k.dtype), o.loc.line);
+      fail(k.loc,
+           "another kernel labelled '{}' ({}) is in this job at line {}; give one of them a "
+           "different "
+           "label = \"...\"",
+           k.label, ir::dtype_name(k.dtype), o.loc.line);
     }
     out.push_back(std::move(k));
   }
@@ -276,7 +317,8 @@ std::int64_t parse_keep(const TomlReader& r, const toml::node& n) {
   bool ok = !digits.empty() && digits.size() <= 9 &&
             std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
   std::int64_t v = ok ? std::stoll(digits) : 0;
-  if (!ok || v < 1) fail(r.at(n), "'keep' must be \"all\" or \"top:N\" with N at least 1, got \"{}\"", s);
+  if (!ok || v < 1)
+    fail(r.at(n), "'keep' must be \"all\" or \"top:N\" with N at least 1, got \"{}\"", s);
   return v;
 }
 
@@ -284,7 +326,8 @@ std::vector<int> parse_bufs(const TomlReader& r, const toml::node& n) {
   std::vector<int> out;
   for (const toml::node& e : r.list(n, "bufs", "[1, 2]")) {
     int b = static_cast<int>(r.integer(e, "bufs", 1, 8));
-    if (std::find(out.begin(), out.end(), b) != out.end()) fail(r.at(e), "'bufs' lists {} twice", b);
+    if (std::find(out.begin(), out.end(), b) != out.end())
+      fail(r.at(e), "'bufs' lists {} twice", b);
     out.push_back(b);
   }
   return out;
@@ -295,16 +338,20 @@ Search parse_search(const TomlReader& r, const toml::table& doc) {
   const toml::table* t = r.table(doc, "search");
   if (!t) return s;
   r.check_keys(*t,
-               {"max_block", "isa_depth", "keep", "ablations", "max_lowerings", "bufs", "check_samples", "unit_size",
-                "max_section_candidates", "engines"},
+               {"max_block", "isa_depth", "keep", "ablations", "max_lowerings", "bufs",
+                "check_samples", "unit_size", "max_section_candidates", "engines"},
                "[search]");
-  if (auto* n = t->get("max_block")) s.max_block = static_cast<int>(r.integer(*n, "max_block", 1, 64));
-  if (auto* n = t->get("isa_depth")) s.isa_depth = static_cast<int>(r.integer(*n, "isa_depth", 1, 3));
+  if (auto* n = t->get("max_block"))
+    s.max_block = static_cast<int>(r.integer(*n, "max_block", 1, 64));
+  if (auto* n = t->get("isa_depth"))
+    s.isa_depth = static_cast<int>(r.integer(*n, "isa_depth", 1, 3));
   if (auto* n = t->get("keep")) s.keep_top = parse_keep(r, *n);
   if (auto* n = t->get("ablations")) s.ablations = r.boolean(*n, "ablations");
-  if (auto* n = t->get("max_lowerings")) s.max_lowerings = static_cast<int>(r.integer(*n, "max_lowerings", 1, 64));
+  if (auto* n = t->get("max_lowerings"))
+    s.max_lowerings = static_cast<int>(r.integer(*n, "max_lowerings", 1, 64));
   if (auto* n = t->get("bufs")) s.bufs = parse_bufs(r, *n);
-  if (auto* n = t->get("check_samples")) s.check_samples = r.integer(*n, "check_samples", 0, 1000000);
+  if (auto* n = t->get("check_samples"))
+    s.check_samples = r.integer(*n, "check_samples", 0, 1000000);
   if (auto* n = t->get("unit_size")) s.unit_size = r.integer(*n, "unit_size", 1, 1 << 20);
   if (auto* n = t->get("max_section_candidates"))
     s.max_section_candidates = r.integer(*n, "max_section_candidates", 0, std::int64_t{1} << 40);
@@ -340,9 +387,12 @@ std::optional<MeshShape> parse_mesh_shape(const std::string& s) {
 MeshShape mesh_shape(const TomlReader& r, const toml::node& n) {
   std::string s = r.string(n, "shapes");
   std::optional<MeshShape> m = parse_mesh_shape(s);
-  if (!m) fail(r.at(n), "mesh shape \"{}\" must be positive integers joined by 'x', like \"4\" or \"2x2\"", s);
+  if (!m)
+    fail(r.at(n),
+         "mesh shape \"{}\" must be positive integers joined by 'x', like \"4\" or \"2x2\"", s);
   if (static_cast<int>(m->sizes.size()) > kMaxMeshAxes)
-    fail(r.at(n), "mesh shape \"{}\" has {} axes; at most {} are supported", s, m->sizes.size(), kMaxMeshAxes);
+    fail(r.at(n), "mesh shape \"{}\" has {} axes; at most {} are supported", s, m->sizes.size(),
+         kMaxMeshAxes);
   std::int64_t devices = 1;
   for (int d : m->sizes) devices = std::min<std::int64_t>(devices * d, kMaxMeshDevices + 1);
   if (devices > kMaxMeshDevices)
@@ -356,7 +406,9 @@ std::optional<MeshSpec> parse_mesh(const TomlReader& r, const toml::table& doc) 
   r.check_keys(*t, {"shapes", "topology"}, "[mesh]");
   MeshSpec mesh;
   const toml::node* shapes = t->get("shapes");
-  if (!shapes) fail(r.at(*t), "[mesh] needs 'shapes', the device meshes to score on, like shapes = [\"4\", \"2x2\"]");
+  if (!shapes)
+    fail(r.at(*t),
+         "[mesh] needs 'shapes', the device meshes to score on, like shapes = [\"4\", \"2x2\"]");
   for (const toml::node& e : r.list(*shapes, "shapes", "[\"4\", \"2x2\"]")) {
     MeshShape m = mesh_shape(r, e);
     for (const auto& o : mesh.shapes)
@@ -367,8 +419,8 @@ std::optional<MeshSpec> parse_mesh(const TomlReader& r, const toml::table& doc) 
     static const std::vector<std::string> kinds = {"ring", "torus", "switch"};
     mesh.topology = r.string(*n, "topology");
     if (std::find(kinds.begin(), kinds.end(), mesh.topology) == kinds.end())
-      fail(r.at(*n), "unknown topology '{}' (topologies: {}){}", mesh.topology, fmt::join(kinds, ", "),
-           did_you_mean(mesh.topology, kinds));
+      fail(r.at(*n), "unknown topology '{}' (topologies: {}){}", mesh.topology,
+           fmt::join(kinds, ", "), did_you_mean(mesh.topology, kinds));
   }
   return mesh;
 }
@@ -379,23 +431,29 @@ void check_writable(const SourceLoc& loc, const std::string& archive) {
   fs::path p(archive);
   fs::path folder = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   std::error_code ec;
-  if (fs::is_directory(p, ec)) fail(loc, "archive '{}' is a folder; name a file in it, like '{}/job.h5'", archive, archive);
+  if (fs::is_directory(p, ec))
+    fail(loc, "archive '{}' is a folder; name a file in it, like '{}/job.h5'", archive, archive);
   fs::create_directories(folder, ec);
-  if (ec) fail(loc, "archive '{}': cannot create its folder '{}': {}", archive, folder.string(), ec.message());
-  if (!fs::is_directory(folder, ec)) fail(loc, "archive '{}': '{}' is not a folder", archive, folder.string());
+  if (ec)
+    fail(loc, "archive '{}': cannot create its folder '{}': {}", archive, folder.string(),
+         ec.message());
+  if (!fs::is_directory(folder, ec))
+    fail(loc, "archive '{}': '{}' is not a folder", archive, folder.string());
   fs::path probe = folder / fmt::format(".tilesweep-probe-{}", ::getpid());
   std::ofstream out(probe, std::ios::binary);
   bool ok = out && (out << "probe") && out.flush();
   int err = errno;
   out.close();
   fs::remove(probe, ec);
-  if (!ok) fail(loc, "archive '{}': cannot write in its folder '{}': {}", archive, folder.string(), std::strerror(err));
+  if (!ok)
+    fail(loc, "archive '{}': cannot write in its folder '{}': {}", archive, folder.string(),
+         std::strerror(err));
   if (fs::exists(p, ec) && ::access(p.c_str(), W_OK) != 0)
     fail(loc, "archive '{}' exists and is not writable: {}", archive, std::strerror(errno));
 }
 
-std::string parse_output(const TomlReader& r, const toml::table& doc, const fs::path& dir, const std::string& name,
-                         OutputCheck check) {
+std::string parse_output(const TomlReader& r, const toml::table& doc, const fs::path& dir,
+                         const std::string& name, OutputCheck check) {
   const toml::table* t = r.table(doc, "output");
   std::string archive = resolve(dir, name + ".h5");
   SourceLoc loc = r.at(*doc.get("name"));  // the default archive is named after the job
@@ -403,7 +461,8 @@ std::string parse_output(const TomlReader& r, const toml::table& doc, const fs::
     r.check_keys(*t, {"archive"}, "[output]");
     if (const toml::node* n = t->get("archive")) {
       std::string rel = r.string(*n, "archive");
-      if (rel.empty()) fail(r.at(*n), "'archive' is empty; name the HDF5 file, like archive = \"{}.h5\"", name);
+      if (rel.empty())
+        fail(r.at(*n), "'archive' is empty; name the HDF5 file, like archive = \"{}.h5\"", name);
       archive = resolve(dir, rel);
       loc = r.at(*n);
     }
@@ -420,7 +479,9 @@ std::string shape_text(const Shape& shape) {
   return out;
 }
 
-std::map<std::string, std::int64_t> shape_env(const Shape& shape) { return {shape.begin(), shape.end()}; }
+std::map<std::string, std::int64_t> shape_env(const Shape& shape) {
+  return {shape.begin(), shape.end()};
+}
 
 std::string keep_text(const Search& search) {
   return search.keep_top == kKeepAll ? "all" : fmt::format("top:{}", search.keep_top);
@@ -448,7 +509,8 @@ Job parse_job(const std::string& text, const std::string& path, OutputCheck outp
   job.text = text;
   job.name = parse_name(r, doc);
   job.targets = parse_targets(r, doc);
-  if (const toml::node* n = doc.get("seed")) job.seed = static_cast<std::uint64_t>(r.integer(*n, "seed", 0));
+  if (const toml::node* n = doc.get("seed"))
+    job.seed = static_cast<std::uint64_t>(r.integer(*n, "seed", 0));
   fs::path dir = fs::path(path).parent_path();
   job.kernels = parse_kernels(r, doc, dir);
   job.search = parse_search(r, doc);
@@ -457,6 +519,8 @@ Job parse_job(const std::string& text, const std::string& path, OutputCheck outp
   return job;
 }
 
-Job load_job(const std::string& path, OutputCheck output) { return parse_job(read_text_file(path), path, output); }
+Job load_job(const std::string& path, OutputCheck output) {
+  return parse_job(read_text_file(path), path, output);
+}
 
 }  // namespace ts::sweep

@@ -10,8 +10,9 @@ double MeshSetting::latency(double compute_ns) const {
   return mesh::combine(compute_ns, collectives, mesh::Overlap::none()).total_ns;
 }
 
-std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global, const sim::Target& target,
-                                       const mesh::MeshShape& mesh, std::optional<mesh::TopologyKind> topology) {
+std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global,
+                                       const sim::Target& target, const mesh::MeshShape& mesh,
+                                       std::optional<mesh::TopologyKind> topology) {
   sim::Roofline roof = sim::roofline(kernel, global, target);
   const int devices = mesh.devices();
   if (devices == 1) return {MeshSetting{mesh.str(), "", global, {}, 0, roof}};

@@ -44,7 +44,8 @@ Comm::Comm() : outbox_(std::make_unique<Outbox>()) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   MPI_Comm local;
-  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local), "split");
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
+        "split");
   MPI_Comm_size(local, &local_size_);
   MPI_Comm_free(&local);
 }
@@ -64,19 +65,23 @@ std::string Comm::broadcast(const std::string& text) const {
   unsigned long long n = rank_ == 0 ? text.size() : 0;
   check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
   std::string out = rank_ == 0 ? text : std::string(n, '\0');
-  if (n > 0) check(MPI_Bcast(out.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (n > 0)
+    check(MPI_Bcast(out.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
   return out;
 }
 
 std::string Comm::allgather(const std::string& text) const {
   std::vector<int> sizes(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_));
   int mine = static_cast<int>(text.size());
-  check(MPI_Allgather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  check(MPI_Allgather(&mine, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD),
+        "MPI_Allgather");
   long long total = 0;
   for (int r = 0; r < size_; ++r) offsets[r] = static_cast<int>(total), total += sizes[r];
-  if (total > std::numeric_limits<int>::max()) throw InternalError("allgather: more than 2 GiB of text");
+  if (total > std::numeric_limits<int>::max())
+    throw InternalError("allgather: more than 2 GiB of text");
   std::string out(static_cast<std::size_t>(total), '\0');
-  check(MPI_Allgatherv(text.data(), mine, MPI_CHAR, out.data(), sizes.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD),
+  check(MPI_Allgatherv(text.data(), mine, MPI_CHAR, out.data(), sizes.data(), offsets.data(),
+                       MPI_CHAR, MPI_COMM_WORLD),
         "MPI_Allgatherv");
   return out;
 }
@@ -84,22 +89,26 @@ std::string Comm::allgather(const std::string& text) const {
 void Comm::post(int dest, int tag, std::string bytes) const {
   outbox_->reap();
   auto& [request, buffer] = outbox_->pending.emplace_back(MPI_REQUEST_NULL, std::move(bytes));
-  check(MPI_Isend(buffer.data(), static_cast<int>(buffer.size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD, &request),
+  check(MPI_Isend(buffer.data(), static_cast<int>(buffer.size()), MPI_CHAR, dest, tag,
+                  MPI_COMM_WORLD, &request),
         "MPI_Isend");
 }
 
 void Comm::flush() const {
-  for (auto& [request, buffer] : outbox_->pending) check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+  for (auto& [request, buffer] : outbox_->pending)
+    check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
   outbox_->pending.clear();
 }
 
 void Comm::send(int dest, int tag, std::string_view bytes) const {
-  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD), "MPI_Send");
+  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD),
+        "MPI_Send");
 }
 
 Comm::Message Comm::receive_probed(int source, int tag, int count) const {
   Message m{source, tag, std::string(static_cast<std::size_t>(count), '\0')};
-  check(MPI_Recv(m.bytes.data(), count, MPI_CHAR, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  check(MPI_Recv(m.bytes.data(), count, MPI_CHAR, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "MPI_Recv");
   return m;
 }
 

@@ -1,13 +1,13 @@
 #include "tilesweep/sweep/plan.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
 #include <set>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/semantics/op_spec.h"
@@ -33,7 +33,8 @@ std::string pack_share(const std::string& verdicts, const std::string& synthesis
 }
 
 // Feeds every share text of a concatenation into the caches.
-void absorb_shares(const std::string& all, verify::VerdictCache& verdicts, lower::SynthesisCache& synthesis) {
+void absorb_shares(const std::string& all, verify::VerdictCache& verdicts,
+                   lower::SynthesisCache& synthesis) {
   std::size_t at = 0;
   while (at < all.size()) {
     std::size_t eol = all.find('\n', at), v = 0, s = 0;
@@ -58,9 +59,10 @@ Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdi
   verdicts_.absorb(in.shared_verdicts);
   synthesis_.absorb(in.synthesis_records);
   if (verdicts_.size() > 0 || synthesis_.records() > 0)
-    tell(fmt::format("at hand from an earlier run: {} proof verdicts, {} synthesis records", verdicts_.size(),
-                     synthesis_.records()));
-  for (const auto& jk : job.kernels) modules_.push_back(ir::parse_module(jk.source, jk.file, sem::OpTable::builtin()));
+    tell(fmt::format("at hand from an earlier run: {} proof verdicts, {} synthesis records",
+                     verdicts_.size(), synthesis_.records()));
+  for (const auto& jk : job.kernels)
+    modules_.push_back(ir::parse_module(jk.source, jk.file, sem::OpTable::builtin()));
   if (job.mesh)
     for (const auto& m : job.mesh->shapes) meshes_.push_back(mesh::parse_mesh_shape(m.text));
   else
@@ -79,17 +81,20 @@ Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdi
       for (int s = 0; s < static_cast<int>(jk.shapes.size()); ++s) {
         for (int m = 0; m < static_cast<int>(meshes_.size()); ++m, ++keys_) {
           for (MeshSetting& setting :
-               mesh_settings(pk.variants.variants[0].kernel, shape_env(jk.shapes[s]), machine, meshes_[m], topology)) {
+               mesh_settings(pk.variants.variants[0].kernel, shape_env(jk.shapes[s]), machine,
+                             meshes_[m], topology)) {
             SpaceEntry e;
             e.kernel = k, e.target = t, e.shape = s, e.mesh = m, e.key = keys_;
-            e.label = jk.label, e.target_name = job.targets[t], e.shape_name = shape_text(jk.shapes[s]);
+            e.label = jk.label, e.target_name = job.targets[t],
+            e.shape_name = shape_text(jk.shapes[s]);
             e.dims = setting.local;
             e.roofline_ns = setting.roofline.bound_ns;
             e.setting = std::move(setting);
             e.machine = &machine, e.prepared = &pk;
             e.space = std::make_unique<lower::CandidateSpace>(pk.space_variants(), machine, e.dims,
                                                               space_options(job.search));
-            e.sample = SpaceSample(e.space->sections(), job.search.max_section_candidates, job.seed);
+            e.sample =
+                SpaceSample(e.space->sections(), job.search.max_section_candidates, job.seed);
             sizes.push_back(e.sample.size());
             spaces_.push_back(std::move(e));
           }
@@ -98,24 +103,29 @@ Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdi
     }
   }
   units_ = cut_units(sizes, job.search.unit_size);
-  tell(fmt::format("{} spaces, {} candidates to score in {} units", spaces_.size(), candidates(), units_.size()));
+  tell(fmt::format("{} spaces, {} candidates to score in {} units", spaces_.size(), candidates(),
+                   units_.size()));
   prepare_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Each rank does its share of each stage's questions, then the ranks exchange answers, so that
 // every proof and every synthesis search of the job runs on exactly one rank.
-void Plan::prepare_all(const ProofShare& share, const std::function<void(const std::string&)>& stage) {
+void Plan::prepare_all(const ProofShare& share,
+                       const std::function<void(const std::string&)>& stage) {
   auto tell = [&](const std::string& what) {
     if (stage) stage(what);
   };
   PrepareOptions o;
   o.synthesis.max_depth = job_.search.isa_depth;
-  const int kernels = static_cast<int>(job_.kernels.size()), targets = static_cast<int>(job_.targets.size());
+  const int kernels = static_cast<int>(job_.kernels.size()),
+            targets = static_cast<int>(job_.targets.size());
   auto mine = [&](int i) { return share.ranks <= 1 || i % share.ranks == share.rank; };
   auto exchange = [&] {
     if (share.ranks > 1) absorb_shares(share.exchange(share_text()), verdicts_, synthesis_);
   };
-  auto kernel = [&](int k) -> const ir::Kernel& { return modules_[k].kernel(job_.kernels[k].name); };
+  auto kernel = [&](int k) -> const ir::Kernel& {
+    return modules_[k].kernel(job_.kernels[k].name);
+  };
   // Variants, once per kernel: they do not depend on the target.
   std::vector<mutate::VariantSet> variants(kernels);
   std::vector<double> propagate_ms(kernels);
@@ -124,10 +134,11 @@ void Plan::prepare_all(const ProofShare& share, const std::function<void(const s
       if (mine(k) != own) continue;
       auto t0 = std::chrono::steady_clock::now();
       variants[k] = mutate::propagate(kernel(k), o.propagate, &verdicts_);
-      propagate_ms[k] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      propagate_ms[k] =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (own)
-        tell(fmt::format("variants of {} ({}/{}): {} proved in {:.1f} s", job_.kernels[k].label, k + 1, kernels,
-                         variants[k].variants.size(), propagate_ms[k] / 1000.0));
+        tell(fmt::format("variants of {} ({}/{}): {} proved in {:.1f} s", job_.kernels[k].label,
+                         k + 1, kernels, variants[k].variants.size(), propagate_ms[k] / 1000.0));
     }
     if (own) exchange();
   }
@@ -142,28 +153,31 @@ void Plan::prepare_all(const ProofShare& share, const std::function<void(const s
         const sem::InstrTable& isa = sim::builtin_target(job_.targets[t]).isa;
         for (const auto& v : variants[k].variants)
           for (const auto& q : lower::synthesis_queries(v.kernel, o.synthesis))
-            if (q.op && seen.insert(lower::SynthesisCache::key(*q.op, isa, q.options)).second && mine(dealt++))
+            if (q.op && seen.insert(lower::SynthesisCache::key(*q.op, isa, q.options)).second &&
+                mine(dealt++))
               synthesis_.get(*q.op, isa, q.options, &verdicts_);
       }
-    tell(fmt::format("{} distinct synthesis queries, {} searched on this rank; exchanging", seen.size(),
-                     synthesis_.searches()));
+    tell(fmt::format("{} distinct synthesis queries, {} searched on this rank; exchanging",
+                     seen.size(), synthesis_.searches()));
     exchange();
   }
   for (int k = 0; k < kernels; ++k)
     for (int t = 0; t < targets; ++t) {
       auto t0 = std::chrono::steady_clock::now();
       std::size_t searched = synthesis_.searches();
-      prepared_.push_back(
-          prepare_choices(variants[k], sim::builtin_target(job_.targets[t]).isa, synthesis_, o, &verdicts_));
+      prepared_.push_back(prepare_choices(variants[k], sim::builtin_target(job_.targets[t]).isa,
+                                          synthesis_, o, &verdicts_));
       prepared_.back().propagate_ms = propagate_ms[k];
-      tell(fmt::format("lowerings of {} on {} ({}/{}): {} searched in {:.1f} s", job_.kernels[k].label,
-                       job_.targets[t], k * targets + t + 1, kernels * targets, synthesis_.searches() - searched,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+      tell(fmt::format(
+          "lowerings of {} on {} ({}/{}): {} searched in {:.1f} s", job_.kernels[k].label,
+          job_.targets[t], k * targets + t + 1, kernels * targets, synthesis_.searches() - searched,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
     }
 }
 
 const PreparedKernel& Plan::prepared(int kernel, int target) const {
-  return prepared_[static_cast<std::size_t>(kernel) * job_.targets.size() + static_cast<std::size_t>(target)];
+  return prepared_[static_cast<std::size_t>(kernel) * job_.targets.size() +
+                   static_cast<std::size_t>(target)];
 }
 
 std::string Plan::share_text() const { return pack_share(verdicts_.text(), synthesis_.text()); }
@@ -188,21 +202,24 @@ std::vector<store::ProofRecord> Plan::proofs() const {
     const std::string& label = job_.kernels[k].label;
     if (t == 0)
       for (const auto& p : pk.variants.proofs)
-        out.push_back({"swap", label, fmt::format("{} past {} (clone degree {})", p.op1, p.op2, p.clone_degree),
+        out.push_back({"swap", label,
+                       fmt::format("{} past {} (clone degree {})", p.op1, p.op2, p.clone_degree),
                        verify::verdict_name(p.verdict.kind), p.verdict.ms});
     for (std::size_t v = 0; v < pk.choices.size(); ++v)
       for (const auto& op : pk.choices[v].ops) {
         if (!op.synthesis) continue;
         const auto& r = *op.synthesis;
         out.push_back({"synthesis", label,
-                       fmt::format("{} variant {} {} [{}]: {} lowering(s)", job_.targets[t], v, op.label, op.tile,
-                                   r.lowerings.size()),
+                       fmt::format("{} variant {} {} [{}]: {} lowering(s)", job_.targets[t], v,
+                                   op.label, op.tile, r.lowerings.size()),
                        r.lowerings.empty() ? "unknown" : "equivalent", r.proof_ms});
       }
   }
   auto key = [](const store::ProofRecord& r) { return std::tie(r.kind, r.kernel, r.text); };
-  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
-  out.erase(std::unique(out.begin(), out.end(), [&](const auto& a, const auto& b) { return key(a) == key(b); }),
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [&](const auto& a, const auto& b) { return key(a) == key(b); }),
             out.end());
   return out;
 }

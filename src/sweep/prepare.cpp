@@ -14,23 +14,27 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 std::vector<lower::SpaceVariant> PreparedKernel::space_variants() const {
   std::vector<lower::SpaceVariant> out;
-  for (std::size_t v = 0; v < variants.variants.size(); ++v) out.push_back({&variants.variants[v].kernel, &choices[v]});
+  for (std::size_t v = 0; v < variants.variants.size(); ++v)
+    out.push_back({&variants.variants[v].kernel, &choices[v]});
   return out;
 }
 
-PreparedKernel prepare_choices(mutate::VariantSet variants, const sem::InstrTable& isa, lower::SynthesisCache& cache,
-                               const PrepareOptions& options, verify::VerdictCache* verdicts) {
+PreparedKernel prepare_choices(mutate::VariantSet variants, const sem::InstrTable& isa,
+                               lower::SynthesisCache& cache, const PrepareOptions& options,
+                               verify::VerdictCache* verdicts) {
   PreparedKernel p;
   p.variants = std::move(variants);
   auto t0 = std::chrono::steady_clock::now();
   for (const auto& v : p.variants.variants)
-    p.choices.push_back(lower::instruction_choices(v.kernel, isa, cache, options.synthesis, verdicts));
+    p.choices.push_back(
+        lower::instruction_choices(v.kernel, isa, cache, options.synthesis, verdicts));
   p.synthesis_ms = ms_since(t0);
   return p;
 }
 
-PreparedKernel prepare_kernel(const ir::Kernel& k, const sem::InstrTable& isa, lower::SynthesisCache& cache,
-                              const PrepareOptions& options, verify::VerdictCache* verdicts) {
+PreparedKernel prepare_kernel(const ir::Kernel& k, const sem::InstrTable& isa,
+                              lower::SynthesisCache& cache, const PrepareOptions& options,
+                              verify::VerdictCache* verdicts) {
   auto t0 = std::chrono::steady_clock::now();
   mutate::VariantSet variants = mutate::propagate(k, options.propagate, verdicts);
   double propagate_ms = ms_since(t0);

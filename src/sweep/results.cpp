@@ -43,14 +43,16 @@ struct KeyRows {
 store::BestRecord best_row(const Plan& plan, const KeyRows& kr) {
   const SpaceEntry& first = plan.spaces()[kr.first_space];
   store::BestRecord b;
-  b.kernel = first.label, b.target = first.target_name, b.shape = first.shape_name, b.mesh = first.setting.mesh;
+  b.kernel = first.label, b.target = first.target_name, b.shape = first.shape_name,
+  b.mesh = first.setting.mesh;
   b.roofline_ns = first.roofline_ns, b.index = -1;
   b.candidates = kr.scored, b.infeasible = kr.infeasible;
   const SpaceEntry* chosen = &first;  // the best row's space: its sharding, its heuristic
   if (!kr.rows.empty()) {
     const Row& r = kr.rows.front();
     chosen = &plan.spaces()[r.space];
-    b.sharding = r.rec.sharding, b.variant = r.rec.variant, b.choice = r.rec.choice, b.index = r.rec.index;
+    b.sharding = r.rec.sharding, b.variant = r.rec.variant, b.choice = r.rec.choice,
+    b.index = r.rec.index;
     b.config = r.rec.config, b.latency_ns = r.rec.latency_ns, b.compute_ns = r.rec.compute_ns;
     b.collective_ns = r.rec.collective_ns, b.busy_ns = r.rec.busy_ns;
   }
@@ -68,10 +70,12 @@ store::BestRecord best_row(const Plan& plan, const KeyRows& kr) {
 
 SweepRows assemble(const Plan& plan, const std::vector<store::UnitResult>& units) {
   std::vector<KeyRows> per(static_cast<std::size_t>(plan.keys()));
-  for (int s = static_cast<int>(plan.spaces().size()) - 1; s >= 0; --s) per[plan.spaces()[s].key].first_space = s;
+  for (int s = static_cast<int>(plan.spaces().size()) - 1; s >= 0; --s)
+    per[plan.spaces()[s].key].first_space = s;
   SweepRows out;
   for (const auto& u : units) {
-    if (u.progress.unit < 0 || u.progress.unit >= static_cast<std::int64_t>(plan.units().size())) continue;
+    if (u.progress.unit < 0 || u.progress.unit >= static_cast<std::int64_t>(plan.units().size()))
+      continue;
     const int space = plan.units()[u.progress.unit].space;
     KeyRows& kr = per[plan.spaces()[space].key];
     kr.scored += u.progress.candidates;
@@ -88,13 +92,16 @@ SweepRows assemble(const Plan& plan, const std::vector<store::UnitResult>& units
     auto& rows = kr.rows;
     std::sort(rows.begin(), rows.end(), row_better);
     rows.erase(std::unique(rows.begin(), rows.end(),
-                           [](const Row& a, const Row& b) { return a.space == b.space && a.rec.index == b.rec.index; }),
+                           [](const Row& a, const Row& b) {
+                             return a.space == b.space && a.rec.index == b.rec.index;
+                           }),
                rows.end());
     out.best.push_back(best_row(plan, kr));
     auto n = keep == kKeepAll ? rows.size() : std::min(rows.size(), static_cast<std::size_t>(keep));
     for (std::size_t i = 0; i < n; ++i) out.candidates.push_back(std::move(rows[i].rec));
   }
-  std::sort(out.progress.begin(), out.progress.end(), [](const auto& a, const auto& b) { return a.unit < b.unit; });
+  std::sort(out.progress.begin(), out.progress.end(),
+            [](const auto& a, const auto& b) { return a.unit < b.unit; });
   return out;
 }
 

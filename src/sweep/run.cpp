@@ -1,5 +1,8 @@
 #include "tilesweep/sweep/run.h"
 
+#include <fmt/format.h>
+#include <tbb/global_control.h>
+
 #include <atomic>
 #include <chrono>
 #include <ctime>
@@ -12,11 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include <fmt/format.h>
-#include <tbb/global_control.h>
-
 #include "tilesweep/base/durable_file.h"
-#include "tilesweep/target/target.h"
 #include "tilesweep/store/archive.h"
 #include "tilesweep/store/journal.h"
 #include "tilesweep/sweep/check.h"
@@ -30,6 +29,7 @@
 #include "tilesweep/sweep/run_identity.h"
 #include "tilesweep/sweep/scheduler.h"
 #include "tilesweep/sweep/synthesis_file.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::sweep {
 
@@ -38,7 +38,9 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 std::string now_iso() {
   std::time_t t = std::time(nullptr);
@@ -66,20 +68,25 @@ struct Setup {
 void check_archive(const RunOptions& o, const std::string& archive, const Job& job) {
   const std::string journal = store::journal_path(archive);
   std::error_code ec;
-  bool has_archive = fs::exists(archive), has_journal = fs::exists(journal) && fs::file_size(journal, ec) > 0;
+  bool has_archive = fs::exists(archive),
+       has_journal = fs::exists(journal) && fs::file_size(journal, ec) > 0;
   if (!o.resume && has_archive)
-    throw UserError(fmt::format("error: archive '{}' already exists; use --resume to continue or redo its run, or "
-                                "--archive PATH to write a new one",
-                                archive));
+    throw UserError(fmt::format(
+        "error: archive '{}' already exists; use --resume to continue or redo its run, or "
+        "--archive PATH to write a new one",
+        archive));
   if (!o.resume && has_journal)
-    throw UserError(fmt::format("error: '{}' holds the journal of an unfinished run; use --resume to continue it, "
-                                "or delete it to start over",
-                                journal));
-  if (o.resume && has_journal) check_journal_job(journal, job.hash());  // refuses another job's journal
+    throw UserError(fmt::format(
+        "error: '{}' holds the journal of an unfinished run; use --resume to continue it, "
+        "or delete it to start over",
+        journal));
+  if (o.resume && has_journal)
+    check_journal_job(journal, job.hash());  // refuses another job's journal
   if (o.resume && has_archive && !has_journal)
-    throw UserError(fmt::format("error: cannot resume '{}': its journal '{}' is missing; use --archive PATH to "
-                                "write a new archive",
-                                archive, journal));
+    throw UserError(
+        fmt::format("error: cannot resume '{}': its journal '{}' is missing; use --archive PATH to "
+                    "write a new archive",
+                    archive, journal));
 }
 
 // Rank 0: "<job path>\n<archive>\n<job text>", after checking the job and the archive path.
@@ -93,7 +100,9 @@ std::string setup_message(const RunOptions& o) {
   fs::path parent = fs::path(archive).parent_path();
   std::error_code ec;
   if (!parent.empty()) fs::create_directories(parent, ec);
-  if (ec) throw UserError(fmt::format("error: --archive: cannot create folder '{}': {}", parent.string(), ec.message()));
+  if (ec)
+    throw UserError(fmt::format("error: --archive: cannot create folder '{}': {}", parent.string(),
+                                ec.message()));
   if (!o.archive.empty()) check_writable(archive, "--archive");  // the job checked its [output]
   check_archive(o, archive, job);
   return fmt::format("{}\n{}\n{}", o.job_path, archive, job.text);
@@ -110,7 +119,9 @@ Setup setup_job(const Comm& comm, const RunOptions& o) {
   auto a = msg.find('\n'), b = msg.find('\n', a + 1);
   std::string path = msg.substr(0, a), archive = msg.substr(a + 1, b - a - 1);
   std::optional<Setup> s;
-  agree(comm, [&] { s = Setup{parse_job(msg.substr(b + 1), path, OutputCheck::Skip), archive}; });  // rank 0 probed
+  agree(comm, [&] {
+    s = Setup{parse_job(msg.substr(b + 1), path, OutputCheck::Skip), archive};
+  });  // rank 0 probed
   return std::move(*s);
 }
 
@@ -118,7 +129,8 @@ Setup setup_job(const Comm& comm, const RunOptions& o) {
 // and they exchange verdicts (ProofShare); rank 0's proof cache file is read by rank 0 and
 // handed to all first. A failure inside cannot be agreed on (the ranks meet in the exchanges):
 // it aborts the job. Every rank's plan must then have rank 0's digest.
-std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, const RunOptions& o, std::ostream& err) {
+std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, const RunOptions& o,
+                                 std::ostream& err) {
   const std::string cache_file = s.archive + ".proofs";
   std::string cached, records;
   if (comm.rank() == 0) {
@@ -128,10 +140,13 @@ std::unique_ptr<Plan> build_plan(const Comm& comm, const Setup& s, const RunOpti
   cached = comm.broadcast(cached);
   PlanInputs in;
   in.synthesis_records = comm.broadcast(records);
-  in.share = {comm.rank(), comm.size(), [&](const std::string& mine) { return comm.allgather(mine); }};
+  in.share = {comm.rank(), comm.size(),
+              [&](const std::string& mine) { return comm.allgather(mine); }};
   auto t0 = Clock::now();
   if (comm.rank() == 0 && !o.quiet)  // rank 0 says what the prepare is doing
-    in.stage = [&](const std::string& what) { err << fmt::format("prepare {:6.1f} s: {}", seconds_since(t0), what) << std::endl; };
+    in.stage = [&](const std::string& what) {
+      err << fmt::format("prepare {:6.1f} s: {}", seconds_since(t0), what) << std::endl;
+    };
   if (comm.rank() == 0)
     in.verdict_file = cache_file;  // read here again, and saved at the end
   else
@@ -151,9 +166,10 @@ std::string agree_on_plan(const Comm& comm, const Plan& plan) {
   std::string digest = plan_digest(plan), zero = comm.broadcast(digest);
   agree(comm, [&] {
     if (digest != zero)
-      throw UserError(fmt::format("its plan (digest {}) differs from rank 0's ({}): a proof or synthesis came out "
-                                  "differently on this rank; report it with the job",
-                                  digest, zero));
+      throw UserError(fmt::format(
+          "its plan (digest {}) differs from rank 0's ({}): a proof or synthesis came out "
+          "differently on this rank; report it with the job",
+          digest, zero));
   });
   return digest;
 }
@@ -172,9 +188,10 @@ OpenJournal open_journal(const RunOptions& o, const Setup& s, const std::string&
   store::Journal journal = store::Journal::open(path, run_identity(s.job.hash(), digest));
   store::JournalContents recovered = journal.take_recovered();
   if (!o.resume && (fs::exists(s.archive) || !recovered.units.empty()))
-    throw UserError(fmt::format("error: another run wrote '{}' while this one prepared; use --resume to continue "
-                                "it, or --archive PATH to write a new archive",
-                                recovered.units.empty() ? s.archive : path));
+    throw UserError(fmt::format(
+        "error: another run wrote '{}' while this one prepared; use --resume to continue "
+        "it, or --archive PATH to write a new archive",
+        recovered.units.empty() ? s.archive : path));
   return {std::move(journal), std::move(recovered)};
 }
 
@@ -200,9 +217,10 @@ void warn_infeasible(const std::vector<store::BestRecord>& best, std::ostream& e
     if (b.candidates > 0 && b.infeasible == b.candidates)
       keys.push_back(fmt::format("{} {} {} mesh {}", b.kernel, b.target, b.shape, b.mesh));
   if (keys.empty()) return;
-  err << fmt::format("warning: {} (kernel, target, shape, mesh) have no feasible candidate (each over the on-chip "
-                     "capacity or the simulator's work budget; `tilesweep score` says which): {}\n",
-                     keys.size(), fmt::join(keys, "; "));
+  err << fmt::format(
+      "warning: {} (kernel, target, shape, mesh) have no feasible candidate (each over the on-chip "
+      "capacity or the simulator's work budget; `tilesweep score` says which): {}\n",
+      keys.size(), fmt::join(keys, "; "));
 }
 
 struct Rank0Run {
@@ -219,7 +237,8 @@ struct Rank0Run {
 int Rank0Run::operator()(OpenJournal& opened, std::ostream& out, std::ostream& err) const {
   auto t0 = Clock::now();
   store::Journal& journal = opened.journal;
-  if (std::string note = store::recovery_note(journal.path(), opened.recovered); !note.empty()) err << note << std::endl;
+  if (std::string note = store::recovery_note(journal.path(), opened.recovered); !note.empty())
+    err << note << std::endl;
   std::vector<store::UnitResult> units = std::move(opened.recovered.units);
   std::set<std::int64_t> done;
   for (const auto& u : units) done.insert(u.progress.unit);
@@ -239,25 +258,35 @@ int Rank0Run::operator()(OpenJournal& opened, std::ostream& out, std::ostream& e
   double search_s = seconds_since(t0);
   auto t1 = Clock::now();
   SweepRows rows = assemble(plan, units);
-  CheckCounts checked = check_candidates(plan, rows.candidates, setup.job.search.check_samples, setup.job.seed);
+  CheckCounts checked =
+      check_candidates(plan, rows.candidates, setup.job.search.check_samples, setup.job.seed);
   store::Meta meta = make_meta(comm, plan, o, threads);
   meta.start_time = start_time, meta.end_time = now_iso();
   meta.status = rows.progress.size() == plan.units().size() ? "complete" : "partial";
-  meta.phase_seconds = {{"prepare", plan.prepare_seconds()}, {"search", search_s}, {"write", seconds_since(t1)}};
-  store::write_archive(setup.archive, meta, rows.candidates, rows.best, plan.proofs(), rows.progress);
+  meta.phase_seconds = {
+      {"prepare", plan.prepare_seconds()}, {"search", search_s}, {"write", seconds_since(t1)}};
+  store::write_archive(setup.archive, meta, rows.candidates, rows.best, plan.proofs(),
+                       rows.progress);
   plan.save_verdicts();
-  out << fmt::format("wrote {} ({}): {} of {} units, {} best rows, {} candidate rows; prepare {:.1f} s, search {:.1f} s\n",
-                     setup.archive, meta.status, rows.progress.size(), plan.units().size(), rows.best.size(),
-                     rows.candidates.size(), plan.prepare_seconds(), search_s);
+  out << fmt::format(
+      "wrote {} ({}): {} of {} units, {} best rows, {} candidate rows; prepare {:.1f} s, search "
+      "{:.1f} s\n",
+      setup.archive, meta.status, rows.progress.size(), plan.units().size(), rows.best.size(),
+      rows.candidates.size(), plan.prepare_seconds(), search_s);
   if (checked.passed + checked.failed > 0)
-    out << fmt::format("checked {} candidates against the reference interpreter: {} pass, {} mismatch\n",
-                       checked.passed + checked.failed, checked.passed, checked.failed);
+    out << fmt::format(
+        "checked {} candidates against the reference interpreter: {} pass, {} mismatch\n",
+        checked.passed + checked.failed, checked.passed, checked.failed);
   warn_infeasible(rows.best, err);
   if (checked.failed > 0)
-    err << fmt::format("warning: {} candidate(s) disagree with the reference interpreter (check = 0 in /candidates)\n",
-                       checked.failed);
-  if (interrupt_signal() == 0 || meta.status == "complete") return 0;  // a signal after the last unit lost nothing
-  err << fmt::format("interrupted by signal {}: the archive is partial; continue with --resume\n", interrupt_signal());
+    err << fmt::format(
+        "warning: {} candidate(s) disagree with the reference interpreter (check = 0 in "
+        "/candidates)\n",
+        checked.failed);
+  if (interrupt_signal() == 0 || meta.status == "complete")
+    return 0;  // a signal after the last unit lost nothing
+  err << fmt::format("interrupted by signal {}: the archive is partial; continue with --resume\n",
+                     interrupt_signal());
   return 128 + interrupt_signal();
 }
 
@@ -267,7 +296,8 @@ int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ost
   Setup setup = setup_job(comm, o);
   int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = o.threads > 0 ? o.threads : std::max(1, hw / comm.local_size());
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                            static_cast<std::size_t>(threads));
   std::unique_ptr<Plan> plan = build_plan(comm, setup, o, err);
   std::string digest = agree_on_plan(comm, *plan);
   if (o.dry_run) {
@@ -278,7 +308,8 @@ int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ost
   agree(comm, [&] {
     if (comm.rank() != 0) return;
     journal.emplace(open_journal(o, setup, digest));
-    write_synthesis_records(synthesis_path(setup.archive), o.tool_version, plan->synthesis_records());
+    write_synthesis_records(synthesis_path(setup.archive), o.tool_version,
+                            plan->synthesis_records());
   });
   install_interrupt_handlers();
   if (comm.rank() != 0) {

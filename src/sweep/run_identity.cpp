@@ -1,9 +1,9 @@
 #include "tilesweep/sweep/run_identity.h"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "tilesweep/base/hash.h"
 #include "tilesweep/store/journal.h"
@@ -57,12 +57,14 @@ std::string plan_digest(const Plan& plan) {
   for (const auto& e : plan.spaces())
     if (seen.insert(e.prepared).second) add_prepared(d, *e.prepared);
   for (const auto& e : plan.spaces()) {
-    d.add(fmt::format("space {} {} {} {} {} {} size {} sample {}", e.key, e.label, e.target_name, e.shape_name,
-                      e.setting.mesh, e.setting.sharding, e.space->size(), e.sample.size()));
+    d.add(fmt::format("space {} {} {} {} {} {} size {} sample {}", e.key, e.label, e.target_name,
+                      e.shape_name, e.setting.mesh, e.setting.sharding, e.space->size(),
+                      e.sample.size()));
     for (const auto& s : e.space->sections())
       d.add(fmt::format("section {} {} {} {} {}", s.variant, s.fused, s.swapped, s.first, s.size));
   }
-  for (const auto& u : plan.units()) d.add(fmt::format("unit {} {} {} {}", u.id, u.space, u.first, u.count));
+  for (const auto& u : plan.units())
+    d.add(fmt::format("unit {} {} {} {}", u.id, u.space, u.first, u.count));
   return d.text();
 }
 
@@ -74,23 +76,28 @@ void check_journal_job(const std::string& path, const std::string& job_hash) {
   auto [job, digest] = journal_identity(path);
   if (job.empty()) return;
   if (job != job_hash)
-    throw UserError(fmt::format("error: journal '{}' belongs to a different job (job hash {}, this job's {}); use a "
-                                "new archive path or delete it",
-                                path, job, job_hash));
+    throw UserError(fmt::format(
+        "error: journal '{}' belongs to a different job (job hash {}, this job's {}); use a "
+        "new archive path or delete it",
+        path, job, job_hash));
   if (digest.empty())
-    throw UserError(fmt::format("error: journal '{}' was written by an older tilesweep that did not record its plan, "
-                                "so its units cannot be matched to this run's; use --archive PATH to start a new "
-                                "archive",
-                                path));
+    throw UserError(fmt::format(
+        "error: journal '{}' was written by an older tilesweep that did not record its plan, "
+        "so its units cannot be matched to this run's; use --archive PATH to start a new "
+        "archive",
+        path));
 }
 
-void check_journal_plan(const std::string& path, const std::string& job_hash, const std::string& plan_digest) {
+void check_journal_plan(const std::string& path, const std::string& job_hash,
+                        const std::string& plan_digest) {
   check_journal_job(path, job_hash);
   auto [job, digest] = journal_identity(path);
   if (!digest.empty() && digest != plan_digest)
     throw UserError(fmt::format(
-        "error: cannot resume with journal '{}': it was recorded against another plan of this job (plan digest {}, "
-        "this run's {}): the prepare found other variants or lowerings (another tilesweep version or budget); its "
+        "error: cannot resume with journal '{}': it was recorded against another plan of this job "
+        "(plan digest {}, "
+        "this run's {}): the prepare found other variants or lowerings (another tilesweep version "
+        "or budget); its "
         "unit ids would name other candidates; use --archive PATH to start a new archive",
         path, digest, plan_digest));
 }

@@ -23,8 +23,8 @@ std::int64_t stratum_start(std::int64_t k, std::int64_t size, std::int64_t n) {
 
 }  // namespace
 
-SpaceSample::SpaceSample(const std::vector<lower::CandidateSpace::Section>& sections, std::int64_t per_section,
-                         std::uint64_t seed)
+SpaceSample::SpaceSample(const std::vector<lower::CandidateSpace::Section>& sections,
+                         std::int64_t per_section, std::uint64_t seed)
     : seed_(seed) {
   for (const auto& s : sections) {
     std::int64_t n = per_section > 0 ? std::min(per_section, s.size) : s.size;
@@ -42,9 +42,11 @@ std::int64_t SpaceSample::index(std::int64_t position) const {
   if (!part.sampled()) return part.section.first + k;
   std::int64_t lo = stratum_start(k, part.section.size, part.count);
   std::int64_t hi = stratum_start(k + 1, part.section.size, part.count);
-  std::uint64_t draw = mix(hash_combine(hash_combine(seed_, static_cast<std::uint64_t>(part.section.first)),
-                                        static_cast<std::uint64_t>(k)));
-  return part.section.first + lo + static_cast<std::int64_t>(draw % static_cast<std::uint64_t>(hi - lo));
+  std::uint64_t draw =
+      mix(hash_combine(hash_combine(seed_, static_cast<std::uint64_t>(part.section.first)),
+                       static_cast<std::uint64_t>(k)));
+  return part.section.first + lo +
+         static_cast<std::int64_t>(draw % static_cast<std::uint64_t>(hi - lo));
 }
 
 }  // namespace ts::sweep

@@ -1,5 +1,7 @@
 #include "tilesweep/sweep/scheduler.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -9,8 +11,6 @@
 #include <optional>
 #include <ostream>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "tilesweep/sweep/collective.h"
 #include "tilesweep/sweep/interrupt.h"
@@ -24,7 +24,8 @@ namespace {
 store::UnitResult score(const Plan& plan, std::size_t unit, int rank) {
   const WorkUnit& u = plan.units()[unit];
   if (u.id == injected_failure_unit())
-    throw std::runtime_error(fmt::format("injected failure in unit {} (TILESWEEP_FAIL_UNIT)", u.id));
+    throw std::runtime_error(
+        fmt::format("injected failure in unit {} (TILESWEEP_FAIL_UNIT)", u.id));
   return score_unit(plan.spaces()[u.space], u, plan.job().search.keep_top, rank, &interrupt_flag());
 }
 
@@ -77,7 +78,8 @@ class Queue {
 
 // Rank 0's answer to one message: a unit (or stop) for a request, the result recorded; a worker
 // that stopped counted off; a worker's interrupt taken as this rank's own.
-void serve(const Comm& comm, Queue& queue, const Comm::Message& m, const MasterHooks& hooks, int& workers) {
+void serve(const Comm& comm, Queue& queue, const Comm::Message& m, const MasterHooks& hooks,
+           int& workers) {
   if (m.tag == kTagInterrupt) {
     request_interrupt(std::atoi(m.bytes.c_str()));
     return;
@@ -99,8 +101,8 @@ std::int64_t injected_failure_unit() {
   return v && *v ? std::atoll(v) : -1;
 }
 
-void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_t>& todo, const MasterHooks& hooks,
-                std::ostream& err) {
+void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_t>& todo,
+                const MasterHooks& hooks, std::ostream& err) {
   Queue queue(todo);
   std::thread local([&] {
     try {
@@ -127,7 +129,8 @@ void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_
       for (auto& r : finished) hooks.done(std::move(r)), idle = false;
       finished.clear();
       if (!idle) hooks.commit();
-    } catch (const std::exception& e) {  // a unit failed here, or recording failed (journal: disk full, ...)
+    } catch (const std::exception&
+                 e) {  // a unit failed here, or recording failed (journal: disk full, ...)
       local.detach();
       abort_job(comm, err, e.what());
     }

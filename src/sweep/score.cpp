@@ -1,10 +1,10 @@
 #include "tilesweep/sweep/score.h"
 
-#include <algorithm>
-
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+
+#include <algorithm>
 
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/sim/capacity.h"
@@ -30,16 +30,20 @@ CandidateScore score_program(const lower::Program& p, const sim::Target& t) {
   return s;
 }
 
-CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index, const sim::Target& t) {
+CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index,
+                               const sim::Target& t) {
   lower::CandidateCursor cursor(space);
   return score_candidate(cursor, index, t);
 }
 
-CandidateScore score_candidate(lower::CandidateCursor& cursor, std::int64_t index, const sim::Target& t) {
+CandidateScore score_candidate(lower::CandidateCursor& cursor, std::int64_t index,
+                               const sim::Target& t) {
   const lower::Lowered<lower::Program>& program = cursor.at(index);
   CandidateScore s;
-  if (program) s = score_program(*program, t);
-  else s.reason = program.no_program().reason;
+  if (program)
+    s = score_program(*program, t);
+  else
+    s.reason = program.no_program().reason;
   s.index = index;
   return s;
 }
@@ -62,44 +66,50 @@ void merge(RangeResult& a, const RangeResult& b, std::size_t keep) {
   a.no_fusion_ns = std::min(a.no_fusion_ns, b.no_fusion_ns);
 }
 
-RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last, const sim::Target& t,
-                        std::size_t keep) {
+RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last,
+                        const sim::Target& t, std::size_t keep) {
   return score_range(space, SpaceSample(space.sections(), 0, 0), first, last, t, keep);
 }
 
-RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample, std::int64_t first,
-                        std::int64_t last, const sim::Target& t, std::size_t keep, const std::atomic<int>* stop) {
+RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample,
+                        std::int64_t first, std::int64_t last, const sim::Target& t,
+                        std::size_t keep, const std::atomic<int>* stop) {
   auto sections = space.sections();
   auto section_of = [&](std::int64_t i) {
-    auto it = std::upper_bound(sections.begin(), sections.end(), i,
-                               [](std::int64_t x, const lower::CandidateSpace::Section& s) { return x < s.first; });
+    auto it = std::upper_bound(
+        sections.begin(), sections.end(), i,
+        [](std::int64_t x, const lower::CandidateSpace::Section& s) { return x < s.first; });
     return *(it - 1);
   };
   tbb::enumerable_thread_specific<RangeResult> local;
   std::atomic<bool> skipped{false};
-  tbb::enumerable_thread_specific<lower::CandidateCursor> cursors([&] { return lower::CandidateCursor(space); });
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(first, last, 16), [&](const tbb::blocked_range<std::int64_t>& r) {
-    RangeResult& mine = local.local();
-    lower::CandidateCursor& cursor = cursors.local();
-    for (std::int64_t pos = r.begin(); pos != r.end(); ++pos) {
-      if (stop && stop->load(std::memory_order_relaxed) != 0) {
-        skipped = true;
-        return;
-      }
-      const std::int64_t i = sample.index(pos);
-      CandidateScore s = score_candidate(cursor, i, t);
-      ++mine.scored;
-      if (!s.feasible) {
-        ++mine.infeasible;
-        continue;
-      }
-      auto sec = section_of(i);
-      if (sec.variant == 0) mine.no_algebra_ns = std::min(mine.no_algebra_ns, s.sim.latency_ns);
-      if (!sec.fused) mine.no_fusion_ns = std::min(mine.no_fusion_ns, s.sim.latency_ns);
-      mine.top.push_back(std::move(s));
-      if (mine.top.size() > 4 * keep + 64) keep_best(mine.top, keep);
-    }
-  });
+  tbb::enumerable_thread_specific<lower::CandidateCursor> cursors(
+      [&] { return lower::CandidateCursor(space); });
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(first, last, 16),
+                    [&](const tbb::blocked_range<std::int64_t>& r) {
+                      RangeResult& mine = local.local();
+                      lower::CandidateCursor& cursor = cursors.local();
+                      for (std::int64_t pos = r.begin(); pos != r.end(); ++pos) {
+                        if (stop && stop->load(std::memory_order_relaxed) != 0) {
+                          skipped = true;
+                          return;
+                        }
+                        const std::int64_t i = sample.index(pos);
+                        CandidateScore s = score_candidate(cursor, i, t);
+                        ++mine.scored;
+                        if (!s.feasible) {
+                          ++mine.infeasible;
+                          continue;
+                        }
+                        auto sec = section_of(i);
+                        if (sec.variant == 0)
+                          mine.no_algebra_ns = std::min(mine.no_algebra_ns, s.sim.latency_ns);
+                        if (!sec.fused)
+                          mine.no_fusion_ns = std::min(mine.no_fusion_ns, s.sim.latency_ns);
+                        mine.top.push_back(std::move(s));
+                        if (mine.top.size() > 4 * keep + 64) keep_best(mine.top, keep);
+                      }
+                    });
   if (skipped) throw UnitInterrupted();
   RangeResult out;
   for (auto& l : local) merge(out, l, keep);

@@ -1,9 +1,9 @@
 #include "tilesweep/sweep/synthesis_file.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/hash.h"
@@ -33,7 +33,8 @@ std::string read_synthesis_records(const std::string& path, const std::string& t
   return all.substr(0, eol + 1) == header(tool_version, body) ? body : "";
 }
 
-void write_synthesis_records(const std::string& path, const std::string& tool_version, const std::string& records) {
+void write_synthesis_records(const std::string& path, const std::string& tool_version,
+                             const std::string& records) {
   write_file_durably(path, header(tool_version, records) + records, "synthesis records file");
 }
 

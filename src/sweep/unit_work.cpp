@@ -13,14 +13,17 @@ namespace {
 // Lowering digits and the engine choice as one number, radix max_lowerings (stable per job).
 std::int64_t choice_id(const lower::Candidate& c, int radix) {
   std::int64_t id = 0;
-  for (auto it = c.lowering.rbegin(); it != c.lowering.rend(); ++it) id = id * std::max(radix, 1) + *it;
+  for (auto it = c.lowering.rbegin(); it != c.lowering.rend(); ++it)
+    id = id * std::max(radix, 1) + *it;
   for (auto it = c.op_engines.rbegin(); it != c.op_engines.rend(); ++it) id = id * 2 + *it;
   return id * 2 + c.engines;
 }
 
 }  // namespace
 
-bool is_summary(const store::CandidateRecord& r) { return r.index < 0 && r.reason == kSummaryReason; }
+bool is_summary(const store::CandidateRecord& r) {
+  return r.index < 0 && r.reason == kSummaryReason;
+}
 
 store::CandidateRecord candidate_record(const SpaceEntry& e, const CandidateScore& s) {
   lower::Candidate c = e.space->decode(s.index);
@@ -49,11 +52,12 @@ store::CandidateRecord candidate_record(const SpaceEntry& e, const CandidateScor
   return r;
 }
 
-store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_t keep_top, int rank,
-                             const std::atomic<int>* stop) {
+store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_t keep_top,
+                             int rank, const std::atomic<int>* stop) {
   auto t0 = std::chrono::steady_clock::now();
   const std::int64_t last = u.first + u.count;
-  const auto keep = static_cast<std::size_t>(keep_top == kKeepAll ? u.count : std::min(keep_top, u.count));
+  const auto keep =
+      static_cast<std::size_t>(keep_top == kKeepAll ? u.count : std::min(keep_top, u.count));
   RangeResult all;
   std::vector<CandidateScore> section_bests;
   for (const auto& part : e.sample.parts()) {  // per section, in sample positions
@@ -69,8 +73,12 @@ store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_
     if (kept.insert(s.index).second) all.top.push_back(std::move(s));
   std::sort(all.top.begin(), all.top.end(), better);
   store::UnitResult out;
-  out.progress = {u.id, e.label, e.target_name, e.shape_name, e.setting.mesh, e.setting.sharding,
-                  u.first, u.count, rank, 0, all.scored};
+  out.progress = {u.id,           e.label,
+                  e.target_name,  e.shape_name,
+                  e.setting.mesh, e.setting.sharding,
+                  u.first,        u.count,
+                  rank,           0,
+                  all.scored};
   for (const auto& s : all.top) out.candidates.push_back(candidate_record(e, s));
   for (auto& r : out.candidates) r.rank = rank, r.unit = u.id;
   store::CandidateRecord summary;
@@ -79,7 +87,8 @@ store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_
   summary.index = -1, summary.reason = kSummaryReason, summary.choice = all.infeasible;
   summary.rank = rank, summary.unit = u.id;
   out.candidates.push_back(summary);
-  out.progress.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.progress.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
 

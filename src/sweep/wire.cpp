@@ -42,17 +42,21 @@ struct Reader {
 // One field list for both directions.
 template <typename IO, typename P>
 void progress_fields(IO& io, P& p) {
-  io.pod(p.unit), io.str(p.kernel), io.str(p.target), io.str(p.shape), io.str(p.mesh), io.str(p.sharding);
+  io.pod(p.unit), io.str(p.kernel), io.str(p.target), io.str(p.shape), io.str(p.mesh),
+      io.str(p.sharding);
   io.pod(p.first), io.pod(p.count), io.pod(p.rank), io.pod(p.seconds), io.pod(p.candidates);
 }
 
 template <typename IO, typename R>
 void candidate_fields(IO& io, R& r) {
-  io.str(r.kernel), io.str(r.target), io.str(r.shape), io.str(r.mesh), io.str(r.sharding), io.pod(r.variant);
-  io.pod(r.choice), io.str(r.config), io.pod(r.feasible), io.str(r.reason), io.pod(r.latency_ns), io.pod(r.compute_ns);
+  io.str(r.kernel), io.str(r.target), io.str(r.shape), io.str(r.mesh), io.str(r.sharding),
+      io.pod(r.variant);
+  io.pod(r.choice), io.str(r.config), io.pod(r.feasible), io.str(r.reason), io.pod(r.latency_ns),
+      io.pod(r.compute_ns);
   io.pod(r.roofline_ns);
   io.pod(r.busy_ns), io.pod(r.hbm_read_bytes), io.pod(r.hbm_write_bytes), io.pod(r.sbuf_peak_bytes);
-  io.pod(r.psum_peak_bytes), io.pod(r.spill_bytes), io.pod(r.collective_ns), io.pod(r.check), io.pod(r.rank);
+  io.pod(r.psum_peak_bytes), io.pod(r.spill_bytes), io.pod(r.collective_ns), io.pod(r.check),
+      io.pod(r.rank);
   io.pod(r.index), io.pod(r.unit);
 }
 

@@ -10,30 +10,45 @@ namespace {
 
 double eval(const sem::Expr& e, const sem::InstrSpec& in, const CostVars& vars) {
   switch (e.kind) {
-    case sem::Expr::Number: return e.number;
+    case sem::Expr::Number:
+      return e.number;
     case sem::Expr::Name: {
       const double* v = vars.find(e.name);
       if (!v)
-        throw UserError(fmt::format("error: the cost of instruction '{}' uses '{}', which is not a cost variable",
-                                    in.op.name, e.name));
+        throw UserError(fmt::format(
+            "error: the cost of instruction '{}' uses '{}', which is not a cost variable",
+            in.op.name, e.name));
       return *v;
     }
-    case sem::Expr::Neg: return -eval(*e.args[0], in, vars);
+    case sem::Expr::Neg:
+      return -eval(*e.args[0], in, vars);
     case sem::Expr::Binary: {
       double a = eval(*e.args[0], in, vars), b = eval(*e.args[1], in, vars);
       switch (e.op) {
-        case sem::BinOp::Add: return a + b;
-        case sem::BinOp::Sub: return a - b;
-        case sem::BinOp::Mul: return a * b;
-        case sem::BinOp::Div: return a / b;
-        case sem::BinOp::FloorDiv: return std::floor(a / b);
-        case sem::BinOp::Mod: return a - std::floor(a / b) * b;
-        case sem::BinOp::Lt: return a < b;
-        case sem::BinOp::Le: return a <= b;
-        case sem::BinOp::Gt: return a > b;
-        case sem::BinOp::Ge: return a >= b;
-        case sem::BinOp::Eq: return a == b;
-        case sem::BinOp::Ne: return a != b;
+        case sem::BinOp::Add:
+          return a + b;
+        case sem::BinOp::Sub:
+          return a - b;
+        case sem::BinOp::Mul:
+          return a * b;
+        case sem::BinOp::Div:
+          return a / b;
+        case sem::BinOp::FloorDiv:
+          return std::floor(a / b);
+        case sem::BinOp::Mod:
+          return a - std::floor(a / b) * b;
+        case sem::BinOp::Lt:
+          return a < b;
+        case sem::BinOp::Le:
+          return a <= b;
+        case sem::BinOp::Gt:
+          return a > b;
+        case sem::BinOp::Ge:
+          return a >= b;
+        case sem::BinOp::Eq:
+          return a == b;
+        case sem::BinOp::Ne:
+          return a != b;
       }
       return 0;
     }
@@ -43,19 +58,23 @@ double eval(const sem::Expr& e, const sem::InstrSpec& in, const CostVars& vars) 
       std::vector<double> more;
       for (std::size_t i = 0; i < e.args.size(); ++i) {
         double v = eval(*e.args[i], in, vars);
-        if (i < a.size()) a[i] = v;
-        else more.push_back(v);
+        if (i < a.size())
+          a[i] = v;
+        else
+          more.push_back(v);
       }
       const std::size_t n = e.args.size();
       if (e.name == "maximum" && n == 2) return std::max(a[0], a[1]);
       if (e.name == "minimum" && n == 2) return std::min(a[0], a[1]);
       if (e.name == "select" && n == 3) return a[0] != 0 ? a[1] : a[2];
       if (e.name == "ceil" && n == 1) return std::ceil(a[0]);
-      throw UserError(fmt::format("error: the cost of instruction '{}' calls '{}' (allowed: maximum, minimum, select)",
-                                  in.op.name, e.name));
+      throw UserError(fmt::format(
+          "error: the cost of instruction '{}' calls '{}' (allowed: maximum, minimum, select)",
+          in.op.name, e.name));
     }
     default:
-      throw UserError(fmt::format("error: the cost of instruction '{}' is not an arithmetic formula", in.op.name));
+      throw UserError(fmt::format(
+          "error: the cost of instruction '{}' is not an arithmetic formula", in.op.name));
   }
 }
 
@@ -82,7 +101,8 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, std::span<const 
     if (items.size() != operands[k].size()) continue;
     for (std::size_t d = 0; d < items.size(); ++d)
       if (!items[d].group && !items[d].name.empty())
-        r.vars.set(items[d].name, static_cast<double>(clip(items[d].name, limits[d], operands[k][d])));
+        r.vars.set(items[d].name,
+                   static_cast<double>(clip(items[d].name, limits[d], operands[k][d])));
   }
   // The output's dims, each clipped to its limit: one copy's elements and partitions.
   const auto& out_items = in.op.out.items;
@@ -91,7 +111,8 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, std::span<const 
   for (std::size_t d = 0; d < out.size(); ++d) {
     std::int64_t v = out[d];
     whole *= static_cast<double>(v);
-    if (named && !out_items[d].group && !out_items[d].name.empty()) v = clip(out_items[d].name, in.out_limits[d], v);
+    if (named && !out_items[d].group && !out_items[d].name.empty())
+      v = clip(out_items[d].name, in.out_limits[d], v);
     elements *= static_cast<double>(v);
     if (d + 2 == out.size()) partitions = static_cast<double>(v);
   }
@@ -118,7 +139,10 @@ double instr_ns(const Target& t, const ir::Kernel& program, int id, const sem::D
   }
   double elements = 1;
   for (const auto& d : n.shape) elements *= static_cast<double>(d.evaluate(env).value_or(1));
-  double partitions = n.shape.size() >= 2 ? static_cast<double>(n.shape[n.shape.size() - 2].evaluate(env).value_or(1)) : 1;
+  double partitions =
+      n.shape.size() >= 2
+          ? static_cast<double>(n.shape[n.shape.size() - 2].evaluate(env).value_or(1))
+          : 1;
   const double bytes = elements * ir::dtype_bytes(n.dtype);
   vars.set("P", partitions);
   vars.set("N", elements / partitions);
@@ -137,7 +161,8 @@ double instr_ns(const Target& t, const ir::Kernel& program, int id, const sem::D
 
 double program_ns(const Target& t, const ir::Kernel& program, const sem::DimEnv& env) {
   double total = 0;
-  for (std::size_t i = 0; i < program.nodes.size(); ++i) total += instr_ns(t, program, static_cast<int>(i), env);
+  for (std::size_t i = 0; i < program.nodes.size(); ++i)
+    total += instr_ns(t, program, static_cast<int>(i), env);
   return total;
 }
 

@@ -9,8 +9,8 @@
 #include "tilesweep/base/toml_reader.h"
 
 namespace ts::embedded {
-extern const std::string_view trn1_target_toml, trn1_isa_toml, trn2_target_toml, trn2_isa_toml, trn3_target_toml,
-    trn3_isa_toml;
+extern const std::string_view trn1_target_toml, trn1_isa_toml, trn2_target_toml, trn2_isa_toml,
+    trn3_target_toml, trn3_isa_toml;
 }
 
 namespace ts::sim {
@@ -26,12 +26,13 @@ class Reader {
 
   const toml::table& section(const std::string& name) { return toml_.section(doc_, name); }
 
-  double number(const toml::table& t, const std::string& section, const std::string& key, double lo, double hi) {
+  double number(const toml::table& t, const std::string& section, const std::string& key, double lo,
+                double hi) {
     return toml_.number(toml_.required(t, key, path(section, key)), path(section, key), lo, hi);
   }
 
-  std::int64_t integer(const toml::table& t, const std::string& section, const std::string& key, std::int64_t lo,
-                       std::int64_t hi) {
+  std::int64_t integer(const toml::table& t, const std::string& section, const std::string& key,
+                       std::int64_t lo, std::int64_t hi) {
     return toml_.integer(toml_.required(t, key, path(section, key)), path(section, key), lo, hi);
   }
 
@@ -49,7 +50,9 @@ class Reader {
   TomlReader toml_;
 };
 
-toml::table parse(const std::string& text, const std::string& file) { return TomlReader(file).parse(text); }
+toml::table parse(const std::string& text, const std::string& file) {
+  return TomlReader(file).parse(text);
+}
 
 }  // namespace
 
@@ -66,8 +69,9 @@ double Target::Dma::efficiency_at(double b) const {
   return efficiency.back().second;
 }
 
-Target load_target(const std::string& target_text, const std::string& target_file, const std::string& isa_text,
-                   const std::string& isa_file, const sem::OpTable& ops) {
+Target load_target(const std::string& target_text, const std::string& target_file,
+                   const std::string& isa_text, const std::string& isa_file,
+                   const sem::OpTable& ops) {
   toml::table doc = parse(target_text, target_file);
   Reader r(doc, target_file);
   Target t;
@@ -83,13 +87,16 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   if (const toml::array* lnc = chip.get_as<toml::array>("lnc"))
     for (const auto& v : *lnc)
       if (v.is_integer()) t.chip.lnc.push_back(static_cast<int>(*v.value<std::int64_t>()));
-  if (t.chip.lnc.empty()) fail(loc_of(chip, target_file), "'chip.lnc' must list the logical-core options, e.g. [1, 2]");
+  if (t.chip.lnc.empty())
+    fail(loc_of(chip, target_file), "'chip.lnc' must list the logical-core options, e.g. [1, 2]");
 
   const toml::table& sbuf = r.section("sbuf");
   t.sbuf.partitions = static_cast<int>(r.integer(sbuf, "sbuf", "partitions", 1, 1024));
   t.sbuf.bytes_per_partition = r.integer(sbuf, "sbuf", "bytes_per_partition", 1024, 1 << 30);
-  t.sbuf.usable_bytes_per_partition = r.integer(sbuf, "sbuf", "usable_bytes_per_partition", 1024, t.sbuf.bytes_per_partition);
-  t.sbuf.access_init_cycles = static_cast<int>(r.integer(sbuf, "sbuf", "access_init_cycles", 0, 100000));
+  t.sbuf.usable_bytes_per_partition =
+      r.integer(sbuf, "sbuf", "usable_bytes_per_partition", 1024, t.sbuf.bytes_per_partition);
+  t.sbuf.access_init_cycles =
+      static_cast<int>(r.integer(sbuf, "sbuf", "access_init_cycles", 0, 100000));
   t.sbuf.min_align_bytes = static_cast<int>(r.integer(sbuf, "sbuf", "min_align_bytes", 1, 4096));
 
   const toml::table& psum = r.section("psum");
@@ -98,12 +105,14 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   t.psum.banks = static_cast<int>(r.integer(psum, "psum", "banks", 1, 64));
   t.psum.bank_bytes = r.integer(psum, "psum", "bank_bytes", 64, t.psum.bytes_per_partition);
 
-  for (auto [name, engine] : {std::pair{"tensor", sem::Engine::Tensor}, std::pair{"vector", sem::Engine::Vector},
-                              std::pair{"scalar", sem::Engine::Scalar}, std::pair{"gpsimd", sem::Engine::GpSimd}}) {
+  for (auto [name, engine] :
+       {std::pair{"tensor", sem::Engine::Tensor}, std::pair{"vector", sem::Engine::Vector},
+        std::pair{"scalar", sem::Engine::Scalar}, std::pair{"gpsimd", sem::Engine::GpSimd}}) {
     std::string sec = std::string("engine.") + name;
     const toml::table& e = r.section(sec);
-    t.engines[engine] = EngineSpec{r.number(e, sec, "clock_hz", 1e8, 1e10),
-                                   static_cast<int>(r.integer(e, sec, "elements_per_cycle", 1, 65536))};
+    t.engines[engine] =
+        EngineSpec{r.number(e, sec, "clock_hz", 1e8, 1e10),
+                   static_cast<int>(r.integer(e, sec, "elements_per_cycle", 1, 65536))};
   }
 
   const toml::table& o = r.section("overheads");
@@ -124,16 +133,22 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   t.dma.transpose_fraction_hbm = r.number(d, "dma", "transpose_fraction_hbm", 0, 1);
   t.dma.transpose_fraction_sbuf = r.number(d, "dma", "transpose_fraction_sbuf", 0, 1);
   const toml::array* eff = d.get_as<toml::array>("efficiency");
-  if (!eff || eff->empty()) fail(loc_of(d, target_file), "'dma.efficiency' must be a table [[bytes_per_partition, fraction], ...]");
+  if (!eff || eff->empty())
+    fail(loc_of(d, target_file),
+         "'dma.efficiency' must be a table [[bytes_per_partition, fraction], ...]");
   for (const auto& row : *eff) {
     const toml::array* pair = row.as_array();
     if (!pair || pair->size() != 2 || !(*pair)[0].is_number() || !(*pair)[1].is_number())
       fail(loc_of(row, target_file), "'dma.efficiency' rows are [bytes_per_partition, fraction]");
-    auto num = [](const toml::node& n) { return n.is_integer() ? static_cast<double>(*n.value<std::int64_t>()) : *n.value<double>(); };
+    auto num = [](const toml::node& n) {
+      return n.is_integer() ? static_cast<double>(*n.value<std::int64_t>()) : *n.value<double>();
+    };
     double x = num((*pair)[0]), y = num((*pair)[1]);
-    if (y <= 0 || y > 1) fail(loc_of(row, target_file), "a DMA efficiency must be in (0, 1], got {}", y);
+    if (y <= 0 || y > 1)
+      fail(loc_of(row, target_file), "a DMA efficiency must be in (0, 1], got {}", y);
     if (!t.dma.efficiency.empty() && x <= t.dma.efficiency.back().first)
-      fail(loc_of(row, target_file), "'dma.efficiency' rows must have increasing bytes per partition");
+      fail(loc_of(row, target_file),
+           "'dma.efficiency' rows must have increasing bytes per partition");
     t.dma.efficiency.emplace_back(x, y);
   }
 
@@ -146,7 +161,8 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   const toml::table& m = r.section("mesh");
   t.mesh.topology = r.string(m, "mesh", "topology");
   if (t.mesh.topology != "ring" && t.mesh.topology != "torus" && t.mesh.topology != "switch")
-    fail(loc_of(*m.get("topology"), target_file), "'mesh.topology' must be ring, torus or switch, got '{}'", t.mesh.topology);
+    fail(loc_of(*m.get("topology"), target_file),
+         "'mesh.topology' must be ring, torus or switch, got '{}'", t.mesh.topology);
   t.mesh.devices_per_node = static_cast<int>(r.integer(m, "mesh", "devices_per_node", 1, 4096));
   t.mesh.links_per_device = static_cast<int>(r.integer(m, "mesh", "links_per_device", 1, 64));
   t.mesh.link_bytes_per_s = r.number(m, "mesh", "link_bytes_per_s", 1e6, 1e14);
@@ -165,7 +181,8 @@ const Target& builtin_target(const std::string& name) {
     std::map<std::string, Target> m;
     auto add = [&](const char* n, std::string_view t, std::string_view i) {
       std::string dir = std::string("src/targets/") + n + "/";
-      m.emplace(n, load_target(std::string(t), dir + "target.toml", std::string(i), dir + "isa.toml"));
+      m.emplace(n,
+                load_target(std::string(t), dir + "target.toml", std::string(i), dir + "isa.toml"));
     };
     add("trn1", embedded::trn1_target_toml, embedded::trn1_isa_toml);
     add("trn2", embedded::trn2_target_toml, embedded::trn2_isa_toml);
@@ -174,7 +191,8 @@ const Target& builtin_target(const std::string& name) {
   }();
   auto it = targets.find(name);
   if (it == targets.end())
-    throw UserError(fmt::format("error: unknown target '{}' (bundled targets: trn1, trn2, trn3)", name));
+    throw UserError(
+        fmt::format("error: unknown target '{}' (bundled targets: trn1, trn2, trn3)", name));
   return it->second;
 }
 
@@ -183,8 +201,9 @@ Target load_target_dir(const std::string& dir, const sem::OpTable& ops) {
   std::string tf = (d / "target.toml").string(), isf = (d / "isa.toml").string();
   Target t = load_target(read_text_file(tf), tf, read_text_file(isf), isf, ops);
   if (t.name != d.filename().string())
-    throw UserError(fmt::format("error: '{}' names the target '{}', but its folder is '{}'; they must agree", tf, t.name,
-                                d.filename().string()));
+    throw UserError(
+        fmt::format("error: '{}' names the target '{}', but its folder is '{}'; they must agree",
+                    tf, t.name, d.filename().string()));
   return t;
 }
 

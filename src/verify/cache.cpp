@@ -59,7 +59,8 @@ std::string shape_text(const std::vector<sem::Dim>& shape, const std::map<std::s
 }
 
 // `param_of[i]` is the position parameter i of `k` is matched to (identity for a lone kernel).
-std::string body_text(const ir::Kernel& k, const std::map<std::string, int>& dims, const std::vector<int>& param_of) {
+std::string body_text(const ir::Kernel& k, const std::map<std::string, int>& dims,
+                      const std::vector<int>& param_of) {
   std::string s;
   std::vector<std::string> params(k.params.size());
   for (std::size_t i = 0; i < k.params.size(); ++i) {
@@ -68,7 +69,8 @@ std::string body_text(const ir::Kernel& k, const std::map<std::string, int>& dim
   }
   for (const auto& p : params) s += p;
   for (const auto& p : k.preconditions)
-    s += fmt::format("pre {} {} {};", rename_dims(p.lhs.str(), dims), sem::to_string(p.cmp), rename_dims(p.rhs.str(), dims));
+    s += fmt::format("pre {} {} {};", rename_dims(p.lhs.str(), dims), sem::to_string(p.cmp),
+                     rename_dims(p.rhs.str(), dims));
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
     const auto& n = k.nodes[i];
     s += fmt::format("%{}{}=", i, shape_text(n.shape, dims));
@@ -78,7 +80,8 @@ std::string body_text(const ir::Kernel& k, const std::map<std::string, int>& dim
     }
     s += n.op + "(";
     for (int in : n.inputs) s += fmt::format("%{},", in);
-    for (const auto& [name, v] : n.attrs) s += name + "=" + rename_dims(sem::to_string(v), dims) + ",";
+    for (const auto& [name, v] : n.attrs)
+      s += name + "=" + rename_dims(sem::to_string(v), dims) + ",";
     s += ")" + term_text(n.body, dims) + ";";
   }
   s += "out";
@@ -104,15 +107,17 @@ std::string canonical_text(const ir::Kernel& k) {
   return body_text(k, positions(k.dims), identity(k.params.size()));
 }
 
-std::string VerdictCache::key(const ir::Kernel& a, const ir::Kernel& b, const std::vector<int>& b_positions) {
+std::string VerdictCache::key(const ir::Kernel& a, const ir::Kernel& b,
+                              const std::vector<int>& b_positions) {
   // Dims by position of first appearance (in a, then in b), never by their text; b's
   // parameters by the position of the parameter of a they are matched to (by name).
   std::vector<std::string> order = a.dims;
   for (const auto& d : b.dims)
     if (std::find(order.begin(), order.end(), d) == order.end()) order.push_back(d);
   auto dims = positions(order);
-  std::string text = std::string(kCacheVersion) + "\n" + body_text(a, dims, identity(a.params.size())) + " == " +
-                     body_text(b, dims, b_positions);
+  std::string text = std::string(kCacheVersion) + "\n" +
+                     body_text(a, dims, identity(a.params.size())) +
+                     " == " + body_text(b, dims, b_positions);
   return fmt::format("{:016x}{:016x}", hash_bytes(text), hash_bytes(text, 0x9e3779b97f4a7c15ull));
 }
 
@@ -134,10 +139,14 @@ void VerdictCache::absorb(const std::string& text) {
     std::string key, kind;
     if (!(ss >> key >> kind)) continue;
     Verdict v;
-    if (kind == "equivalent") v.kind = VerdictKind::Equivalent;
-    else if (kind == "not-equivalent") v.kind = VerdictKind::NotEquivalent;
-    else if (kind == "unknown") v.kind = VerdictKind::Unknown;
-    else continue;
+    if (kind == "equivalent")
+      v.kind = VerdictKind::Equivalent;
+    else if (kind == "not-equivalent")
+      v.kind = VerdictKind::NotEquivalent;
+    else if (kind == "unknown")
+      v.kind = VerdictKind::Unknown;
+    else
+      continue;
     std::getline(ss, v.reason);
     if (!v.reason.empty() && v.reason[0] == ' ') v.reason.erase(0, 1);
     verdicts_[key] = v;
@@ -179,9 +188,12 @@ namespace {
 
 const char* kind_word(VerdictKind k) {
   switch (k) {
-    case VerdictKind::Equivalent: return "equivalent";
-    case VerdictKind::NotEquivalent: return "not-equivalent";
-    case VerdictKind::Unknown: return "unknown";
+    case VerdictKind::Equivalent:
+      return "equivalent";
+    case VerdictKind::NotEquivalent:
+      return "not-equivalent";
+    case VerdictKind::Unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -200,14 +212,16 @@ void VerdictCache::save() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out = std::string("# ") + kCacheVersion + "\n";
   for (const auto& [key, v] : verdicts_)
-    if (v.kind != VerdictKind::Unknown) out += key + ' ' + kind_word(v.kind) + ' ' + one_line(v.reason) + '\n';
+    if (v.kind != VerdictKind::Unknown)
+      out += key + ' ' + kind_word(v.kind) + ' ' + one_line(v.reason) + '\n';
   write_file_durably(path_, out, "the proof cache");
 }
 
 std::string VerdictCache::text() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out = std::string("# ") + kCacheVersion + "\n";
-  for (const auto& [key, v] : verdicts_) out += fmt::format("{} {} {}\n", key, kind_word(v.kind), one_line(v.reason));
+  for (const auto& [key, v] : verdicts_)
+    out += fmt::format("{} {} {}\n", key, kind_word(v.kind), one_line(v.reason));
   return out;
 }
 

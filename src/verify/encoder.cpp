@@ -22,7 +22,8 @@ z3::expr Symbols::dim(const std::string& name) {
   auto it = dims_.find(name);
   // Internal names carry a '!', which no kernel-language identifier can: a dim never meets an
   // output index, a reduction variable or a binder of the same spelling.
-  if (it == dims_.end()) it = dims_.emplace(name, ctx_.int_const((kDimPrefix + name).c_str())).first;
+  if (it == dims_.end())
+    it = dims_.emplace(name, ctx_.int_const((kDimPrefix + name).c_str())).first;
   return it->second;
 }
 
@@ -52,8 +53,13 @@ z3::func_decl Symbols::input(int position, int rank) {
   return inputs_.emplace(key, ctx_.function(name.c_str(), dom, ctx_.real_sort())).first->second;
 }
 
-Encoder::Encoder(const ir::Kernel& k, Symbols& symbols, NormalForm& nf, std::string prefix, std::vector<int> param_position)
-    : k_(k), sym_(symbols), nf_(nf), prefix_(std::move(prefix)), param_position_(std::move(param_position)) {}
+Encoder::Encoder(const ir::Kernel& k, Symbols& symbols, NormalForm& nf, std::string prefix,
+                 std::vector<int> param_position)
+    : k_(k),
+      sym_(symbols),
+      nf_(nf),
+      prefix_(std::move(prefix)),
+      param_position_(std::move(param_position)) {}
 
 z3::expr Encoder::numeral(double v) {
   // The exact rational of the shortest decimal that prints v.
@@ -70,8 +76,10 @@ z3::expr Encoder::numeral(double v) {
     s.erase(dot, 1);
   }
   std::string num = s, den = "1";
-  if (exp10 >= 0) num += std::string(exp10, '0');
-  else den += std::string(-exp10, '0');
+  if (exp10 >= 0)
+    num += std::string(exp10, '0');
+  else
+    den += std::string(-exp10, '0');
   std::string text = (negative ? "-" : "") + num + "/" + den;
   return sym_.ctx().real_val(text.c_str());
 }
@@ -138,7 +146,8 @@ Encoder::Val Encoder::real(Poly p) {
   return v;
 }
 
-Encoder::Val Encoder::term(const ir::Node& n, int t, Vars& vars, const std::vector<z3::expr>& index) {
+Encoder::Val Encoder::term(const ir::Node& n, int t, Vars& vars,
+                           const std::vector<z3::expr>& index) {
   const sem::TermNode& tn = n.body.nodes[t];
   z3::context& c = sym_.ctx();
   auto arg = [&](int k) { return term(n, tn.args[k], vars, index); };
@@ -147,27 +156,45 @@ Encoder::Val Encoder::term(const ir::Node& n, int t, Vars& vars, const std::vect
     case TermOp::Const:
       if (tn.integer) return Val(c.int_val(static_cast<std::int64_t>(tn.value)));
       return real(nf_.constant(numeral(tn.value)));
-    case TermOp::Index: return Val(vars[tn.var]);
-    case TermOp::Size: return Val(sym_.dim_expr(tn.size));
+    case TermOp::Index:
+      return Val(vars[tn.var]);
+    case TermOp::Size:
+      return Val(sym_.dim_expr(tn.size));
     case TermOp::Neg: {
       Val a = arg(0);
       if (!a.is_real && !a.i.is_bool()) return Val(-a.i);
       return real(nf_.neg(as_real(a)));
     }
-    case TermOp::Add: case TermOp::Sub: case TermOp::Mul: case TermOp::Div: return arith(n, tn, vars, index);
-    case TermOp::FloorDiv: return Val(z3::expr(c, Z3_mk_div(c, as_int(arg(0), n), as_int(arg(1), n))));
-    case TermOp::Mod: return Val(z3::mod(as_int(arg(0), n), as_int(arg(1), n)));
-    case TermOp::Lt: case TermOp::Le: case TermOp::Gt: case TermOp::Ge: case TermOp::Eq: case TermOp::Ne:
+    case TermOp::Add:
+    case TermOp::Sub:
+    case TermOp::Mul:
+    case TermOp::Div:
+      return arith(n, tn, vars, index);
+    case TermOp::FloorDiv:
+      return Val(z3::expr(c, Z3_mk_div(c, as_int(arg(0), n), as_int(arg(1), n))));
+    case TermOp::Mod:
+      return Val(z3::mod(as_int(arg(0), n), as_int(arg(1), n)));
+    case TermOp::Lt:
+    case TermOp::Le:
+    case TermOp::Gt:
+    case TermOp::Ge:
+    case TermOp::Eq:
+    case TermOp::Ne:
       return compare(n, tn, vars, index);
-    case TermOp::Select: return select(n, tn, vars, index);
-    case TermOp::Call: return call(n, tn, vars, index);
-    case TermOp::Reduce: return reduce(n, tn, vars, index);
-    case TermOp::Load: return load(n, tn, vars, index);
+    case TermOp::Select:
+      return select(n, tn, vars, index);
+    case TermOp::Call:
+      return call(n, tn, vars, index);
+    case TermOp::Reduce:
+      return reduce(n, tn, vars, index);
+    case TermOp::Load:
+      return load(n, tn, vars, index);
   }
   TS_CHECK(false, "unhandled term in op '{}'", n.op);
 }
 
-Encoder::Val Encoder::arith(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index) {
+Encoder::Val Encoder::arith(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+                            const std::vector<z3::expr>& index) {
   z3::context& c = sym_.ctx();
   Val a = term(n, tn.args[0], vars, index), b = term(n, tn.args[1], vars, index);
   using sem::TermOp;
@@ -176,8 +203,10 @@ Encoder::Val Encoder::arith(const ir::Node& n, const sem::TermNode& tn, Vars& va
     Poly divisor = as_real(b);
     z3::expr den = nf_.to_z3(divisor).simplify();
     // A divisor positive by its form (a sum of exps) is a fact, not a condition.
-    if (positive(divisor)) facts_.push_back(den > c.real_val(0));
-    else require(den != c.real_val(0));
+    if (positive(divisor))
+      facts_.push_back(den > c.real_val(0));
+    else
+      require(den != c.real_val(0));
     return real(nf_.mul(as_real(a), nf_.factor((c.real_val(1) / den).simplify())));
   }
   if (!a.is_real && !b.is_real && !a.i.is_bool() && !b.i.is_bool()) {
@@ -191,7 +220,8 @@ Encoder::Val Encoder::arith(const ir::Node& n, const sem::TermNode& tn, Vars& va
   return real(nf_.mul(pa, pb));
 }
 
-Encoder::Val Encoder::compare(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index) {
+Encoder::Val Encoder::compare(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+                              const std::vector<z3::expr>& index) {
   Val a = term(n, tn.args[0], vars, index), b = term(n, tn.args[1], vars, index);
   z3::expr x = a.is_real ? nf_.to_z3(a.p) : a.i;
   z3::expr y = b.is_real ? nf_.to_z3(b.p) : b.i;
@@ -200,19 +230,27 @@ Encoder::Val Encoder::compare(const ir::Node& n, const sem::TermNode& tn, Vars& 
     if (y.is_int()) y = z3::to_real(y);
   }
   switch (tn.op) {
-    case sem::TermOp::Lt: return Val(x < y);
-    case sem::TermOp::Le: return Val(x <= y);
-    case sem::TermOp::Gt: return Val(x > y);
-    case sem::TermOp::Ge: return Val(x >= y);
-    case sem::TermOp::Eq: return Val(x == y);
-    default: return Val(x != y);
+    case sem::TermOp::Lt:
+      return Val(x < y);
+    case sem::TermOp::Le:
+      return Val(x <= y);
+    case sem::TermOp::Gt:
+      return Val(x > y);
+    case sem::TermOp::Ge:
+      return Val(x >= y);
+    case sem::TermOp::Eq:
+      return Val(x == y);
+    default:
+      return Val(x != y);
   }
 }
 
-Encoder::Val Encoder::select(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index) {
+Encoder::Val Encoder::select(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+                             const std::vector<z3::expr>& index) {
   z3::context& c = sym_.ctx();
   Val cnd = term(n, tn.args[0], vars, index);
-  z3::expr cond = cnd.is_real ? nf_.to_z3(cnd.p) != c.real_val(0) : (cnd.i.is_bool() ? cnd.i : cnd.i != c.int_val(0));
+  z3::expr cond = cnd.is_real ? nf_.to_z3(cnd.p) != c.real_val(0)
+                              : (cnd.i.is_bool() ? cnd.i : cnd.i != c.int_val(0));
   cond = settle(cond);
   // Both branches are computed; the element is defined when the chosen one is.
   std::vector<z3::expr> ca, cb, *outer = conditions_;
@@ -221,12 +259,15 @@ Encoder::Val Encoder::select(const ir::Node& n, const sem::TermNode& tn, Vars& v
   conditions_ = &cb;
   Val b = term(n, tn.args[2], vars, index);
   conditions_ = outer;
-  if (!ca.empty() || !cb.empty()) require((cond && conjunction(c, ca)) || (!cond && conjunction(c, cb)));
-  if (!a.is_real && !b.is_real && !a.i.is_bool() && !b.i.is_bool()) return Val(z3::ite(cond, a.i, b.i));
+  if (!ca.empty() || !cb.empty())
+    require((cond && conjunction(c, ca)) || (!cond && conjunction(c, cb)));
+  if (!a.is_real && !b.is_real && !a.i.is_bool() && !b.i.is_bool())
+    return Val(z3::ite(cond, a.i, b.i));
   return real(nf_.select(cond, as_real(a), as_real(b)));
 }
 
-Encoder::Val Encoder::load(const ir::Node& n, const sem::TermNode& t, Vars& vars, const std::vector<z3::expr>& index) {
+Encoder::Val Encoder::load(const ir::Node& n, const sem::TermNode& t, Vars& vars,
+                           const std::vector<z3::expr>& index) {
   std::vector<z3::expr> at;
   for (int a : t.args) at.push_back(as_int(term(n, a, vars, index), n).simplify());
   return real(node(n.inputs[t.operand], at));

@@ -44,7 +44,8 @@ class Encoder {
  public:
   // `prefix` keeps the reduction variables of the two sides apart; `param_position[i]` is the
   // shared position of the kernel's parameter i (parameters are matched by name).
-  Encoder(const ir::Kernel& k, Symbols& symbols, NormalForm& nf, std::string prefix, std::vector<int> param_position);
+  Encoder(const ir::Kernel& k, Symbols& symbols, NormalForm& nf, std::string prefix,
+          std::vector<int> param_position);
 
   // The value of node `id` at `index`, in normal form, and its definedness.
   Element element(int id, const std::vector<z3::expr>& index);
@@ -66,14 +67,21 @@ class Encoder {
 
   Poly node(int id, const std::vector<z3::expr>& index);
   Val term(const ir::Node& n, int t, Vars& vars, const std::vector<z3::expr>& index);
-  Val arith(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index);
-  Val compare(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index);
-  Val select(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index);
-  Val call(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index);
-  Val reduce(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index);
-  Poly reduce_piece(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index,
-                    bool split, const z3::expr& offset, const z3::expr& extent);
-  Val load(const ir::Node& n, const sem::TermNode& t, Vars& vars, const std::vector<z3::expr>& index);
+  Val arith(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+            const std::vector<z3::expr>& index);
+  Val compare(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+              const std::vector<z3::expr>& index);
+  Val select(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+             const std::vector<z3::expr>& index);
+  Val call(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+           const std::vector<z3::expr>& index);
+  Val reduce(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+             const std::vector<z3::expr>& index);
+  Poly reduce_piece(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+                    const std::vector<z3::expr>& index, bool split, const z3::expr& offset,
+                    const z3::expr& extent);
+  Val load(const ir::Node& n, const sem::TermNode& t, Vars& vars,
+           const std::vector<z3::expr>& index);
   z3::expr as_int(const Val& v, const ir::Node& n);
   Poly as_real(const Val& v);
   Val real(Poly p);

@@ -74,7 +74,9 @@ Poly NormalForm::neg(const Poly& a) {
   return r;
 }
 
-z3::expr NormalForm::fresh_binder() { return ctx_.int_const(("b!" + std::to_string(next_binder_++)).c_str()); }
+z3::expr NormalForm::fresh_binder() {
+  return ctx_.int_const(("b!" + std::to_string(next_binder_++)).c_str());
+}
 
 Mono NormalForm::rename_binders(const Mono& m) {
   if (m.binders.empty()) return m;
@@ -144,7 +146,8 @@ Poly NormalForm::sum(const z3::expr& var, const z3::expr& extent, const Poly& bo
   return r;
 }
 
-Poly NormalForm::reduce_atom(const char* kind, const z3::expr& var, const z3::expr& extent, const Poly& body) {
+Poly NormalForm::reduce_atom(const char* kind, const z3::expr& var, const z3::expr& extent,
+                             const Poly& body) {
   std::string name = var.decl().name().str();
   std::string k = kind;
   if (k == "min") return neg(reduce_atom("max", var, extent, neg(body)));  // min x = -max(-x)
@@ -160,7 +163,8 @@ Poly NormalForm::reduce_atom(const char* kind, const z3::expr& var, const z3::ex
     bool varies = false;
     for (const auto& m : inner.monos) varies = varies || mono_mentions(m, name);
     z3::expr value = to_z3(inner).simplify();
-    if (!varies && value.is_numeral() && value.get_decimal_string(0) == "1") return constant(ctx_.real_val(1));
+    if (!varies && value.is_numeral() && value.get_decimal_string(0) == "1")
+      return constant(ctx_.real_val(1));
   }
   // max(s a) = s max(a) for s > 0: the largest coefficient magnitude is taken out, so that
   // max(2 x) and 2 max(x) meet.
@@ -187,8 +191,10 @@ Poly NormalForm::reduce_atom(const char* kind, const z3::expr& var, const z3::ex
 }
 
 std::string NormalForm::canonical_key(const std::string& kind, const std::vector<Binder>& binders,
-                                      const std::vector<z3::expr>& factors, const std::vector<int>& order,
-                                      const std::vector<std::string>& locals, const std::vector<int>& local_order) {
+                                      const std::vector<z3::expr>& factors,
+                                      const std::vector<int>& order,
+                                      const std::vector<std::string>& locals,
+                                      const std::vector<int>& local_order) {
   z3::expr_vector from(ctx_), to(ctx_);
   for (std::size_t i = 0; i < order.size(); ++i) {
     from.push_back(ctx_.int_const(binders[order[i]].var.c_str()));
@@ -200,7 +206,8 @@ std::string NormalForm::canonical_key(const std::string& kind, const std::vector
   }
   std::string key = kind + "[";
   for (std::size_t i = 0; i < order.size(); ++i)
-    key += (i ? "," : "") + canonical(z3::expr(binders[order[i]].extent).substitute(from, to)).to_string();
+    key += (i ? "," : "") +
+           canonical(z3::expr(binders[order[i]].extent).substitute(from, to)).to_string();
   key += "](";
   std::vector<std::string> fs;
   for (z3::expr f : factors) fs.push_back(canonical(f.substitute(from, to)).to_string());
@@ -254,7 +261,8 @@ z3::expr NormalForm::atom(const std::string& kind, const std::vector<Binder>& bi
   }
   std::string fname = kind + "!" + std::to_string(hash_bytes(best));
   auto it = atoms_.find(fname);
-  if (it == atoms_.end()) it = atoms_.emplace(fname, ctx_.function(fname.c_str(), sorts, ctx_.real_sort())).first;
+  if (it == atoms_.end())
+    it = atoms_.emplace(fname, ctx_.function(fname.c_str(), sorts, ctx_.real_sort())).first;
   return it->second(args);
 }
 
@@ -266,8 +274,10 @@ z3::expr NormalForm::to_z3(const Poly& p) {
     for (const auto& f : m.factors) {
       bool dep = false;
       for (const auto& b : m.binders) dep = dep || mentions(f, b.var);
-      if (dep) dependent.push_back(f);
-      else term = term * f;
+      if (dep)
+        dependent.push_back(f);
+      else
+        term = term * f;
     }
     if (!m.binders.empty()) {
       if (dependent.empty()) dependent.push_back(ctx_.real_val(1));

@@ -72,7 +72,8 @@ class NormalForm {
                 const std::vector<z3::expr>& factors);
   std::string canonical_key(const std::string& kind, const std::vector<Binder>& binders,
                             const std::vector<z3::expr>& factors, const std::vector<int>& order,
-                            const std::vector<std::string>& locals, const std::vector<int>& local_order);
+                            const std::vector<std::string>& locals,
+                            const std::vector<int>& local_order);
 
   z3::context& ctx_;
   int next_binder_ = 0;

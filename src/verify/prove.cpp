@@ -28,9 +28,10 @@ std::vector<int> by_name(const ir::Kernel& a, const ir::Kernel& b) {
     for (std::size_t j = 0; j < a.params.size(); ++j)
       if (a.params[j].name == q.name) found = static_cast<int>(j);
     if (found < 0)
-      throw UserError(fmt::format("error: parameter '{}' of '{}' has no namesake in '{}' (parameters are matched by name: "
-                                  "{} vs {}); give the parameters the same names",
-                                  q.name, b.name, a.name, names(a), names(b)));
+      throw UserError(fmt::format(
+          "error: parameter '{}' of '{}' has no namesake in '{}' (parameters are matched by name: "
+          "{} vs {}); give the parameters the same names",
+          q.name, b.name, a.name, names(a), names(b)));
     positions.push_back(found);
   }
   return positions;
@@ -40,8 +41,9 @@ std::vector<int> by_name(const ir::Kernel& a, const ir::Kernel& b) {
 
 std::vector<int> match_parameters(const ir::Kernel& a, const ir::Kernel& b, bool match_by_name) {
   if (a.params.size() != b.params.size())
-    throw UserError(fmt::format("error: '{}' takes {} parameters but '{}' takes {}; equivalence needs the same inputs", a.name,
-                                a.params.size(), b.name, b.params.size()));
+    throw UserError(fmt::format(
+        "error: '{}' takes {} parameters but '{}' takes {}; equivalence needs the same inputs",
+        a.name, a.params.size(), b.name, b.params.size()));
   std::vector<int> positions(b.params.size());
   for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int>(i);
   if (match_by_name) positions = by_name(a, b);
@@ -50,14 +52,16 @@ std::vector<int> match_parameters(const ir::Kernel& a, const ir::Kernel& b, bool
     bool same = p.scalar == q.scalar && p.shape.size() == q.shape.size();
     for (std::size_t d = 0; same && d < p.shape.size(); ++d) same = p.shape[d] == q.shape[d];
     if (!same)
-      throw UserError(fmt::format("error: parameter {} is {} in '{}' but {} in '{}'; equivalence needs the same inputs",
-                                  match_by_name ? "'" + q.name + "'" : std::to_string(i + 1), signature(p), a.name,
-                                  signature(q), b.name));
+      throw UserError(fmt::format(
+          "error: parameter {} is {} in '{}' but {} in '{}'; equivalence needs the same inputs",
+          match_by_name ? "'" + q.name + "'" : std::to_string(i + 1), signature(p), a.name,
+          signature(q), b.name));
   }
   return positions;
 }
 
-Verdict prove_equivalent(const ir::Kernel& a, const ir::Kernel& b, const ProveOptions& options, VerdictCache* cache) {
+Verdict prove_equivalent(const ir::Kernel& a, const ir::Kernel& b, const ProveOptions& options,
+                         VerdictCache* cache) {
   std::vector<int> positions = match_parameters(a, b, options.match_by_name);
   std::string key;
   if (cache) {

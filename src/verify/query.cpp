@@ -14,13 +14,20 @@ namespace {
 z3::expr precondition(Symbols& s, const sem::Precondition& p) {
   z3::expr l = s.dim_expr(p.lhs), r = s.dim_expr(p.rhs);
   switch (p.cmp) {
-    case sem::BinOp::Eq: return l == r;
-    case sem::BinOp::Ne: return l != r;
-    case sem::BinOp::Lt: return l < r;
-    case sem::BinOp::Le: return l <= r;
-    case sem::BinOp::Gt: return l > r;
-    case sem::BinOp::Ge: return l >= r;
-    default: return s.ctx().bool_val(true);
+    case sem::BinOp::Eq:
+      return l == r;
+    case sem::BinOp::Ne:
+      return l != r;
+    case sem::BinOp::Lt:
+      return l < r;
+    case sem::BinOp::Le:
+      return l <= r;
+    case sem::BinOp::Gt:
+      return l > r;
+    case sem::BinOp::Ge:
+      return l >= r;
+    default:
+      return s.ctx().bool_val(true);
   }
 }
 
@@ -49,8 +56,15 @@ std::vector<int> identity(std::size_t n) {
 
 }  // namespace
 
-Query::Query(const ir::Kernel& a, const ir::Kernel& b, std::vector<int> b_positions, const ProveOptions& o)
-    : a_(a), b_(b), b_positions_(std::move(b_positions)), opts_(o), sym_(ctx_), nf_(ctx_), solver_(ctx_) {
+Query::Query(const ir::Kernel& a, const ir::Kernel& b, std::vector<int> b_positions,
+             const ProveOptions& o)
+    : a_(a),
+      b_(b),
+      b_positions_(std::move(b_positions)),
+      opts_(o),
+      sym_(ctx_),
+      nf_(ctx_),
+      solver_(ctx_) {
   z3::params p(ctx_);
   p.set("rlimit", static_cast<unsigned>(std::min<std::uint64_t>(opts_.rlimit, 0xffffffffu)));
   p.set("timeout", opts_.timeout_ms);
@@ -60,7 +74,8 @@ Query::Query(const ir::Kernel& a, const ir::Kernel& b, std::vector<int> b_positi
   for (const auto& d : dims) solver_.add(sym_.dim(d) >= 1);
 }
 
-z3::check_result Query::check(const z3::expr& claim, const std::string& what, std::optional<Verdict>& out) {
+z3::check_result Query::check(const z3::expr& claim, const std::string& what,
+                              std::optional<Verdict>& out) {
   solver_.push();
   solver_.add(claim);
   std::uint64_t before = resources_used();
@@ -69,9 +84,11 @@ z3::check_result Query::check(const z3::expr& claim, const std::string& what, st
   if (r == z3::unknown) {
     std::string why = solver_.reason_unknown();
     if (resources_used() - before >= opts_.rlimit || why.find("resource") != std::string::npos)
-      out = unknown(fmt::format("resource limit exhausted (rlimit {}) deciding {}", opts_.rlimit, what));
+      out = unknown(
+          fmt::format("resource limit exhausted (rlimit {}) deciding {}", opts_.rlimit, what));
     else if (why == "timeout" || why == "canceled")
-      out = unknown(fmt::format("wall-clock safety timeout ({} ms) deciding {}", opts_.timeout_ms, what));
+      out = unknown(
+          fmt::format("wall-clock safety timeout ({} ms) deciding {}", opts_.timeout_ms, what));
     else
       out = unknown(fmt::format("solver gave up deciding {}: {}", what, why));
   }
@@ -82,20 +99,25 @@ z3::check_result Query::check(const z3::expr& claim, const std::string& what, st
 std::uint64_t Query::resources_used() {
   z3::stats st = solver_.statistics();
   for (unsigned i = 0; i < st.size(); ++i)
-    if (st.key(i) == "rlimit count") return st.is_uint(i) ? st.uint_value(i) : static_cast<std::uint64_t>(st.double_value(i));
+    if (st.key(i) == "rlimit count")
+      return st.is_uint(i) ? st.uint_value(i) : static_cast<std::uint64_t>(st.double_value(i));
   return 0;
 }
 
 Verdict Query::run() {
   if (auto v = domain()) return *v;
   if (a_.outputs.size() != b_.outputs.size())
-    return refuted(fmt::format("'{}' has {} outputs but '{}' has {}", a_.name, a_.outputs.size(), b_.name, b_.outputs.size()),
+    return refuted(fmt::format("'{}' has {} outputs but '{}' has {}", a_.name, a_.outputs.size(),
+                               b_.name, b_.outputs.size()),
                    std::nullopt);
-  Encoder ea(a_, sym_, nf_, "a!", identity(a_.params.size())), eb(b_, sym_, nf_, "b!", b_positions_);
+  Encoder ea(a_, sym_, nf_, "a!", identity(a_.params.size())),
+      eb(b_, sym_, nf_, "b!", b_positions_);
   for (std::size_t o = 0; o < a_.outputs.size(); ++o) {
     const auto& sa = a_.nodes[a_.outputs[o]].shape;
     const auto& sb = b_.nodes[b_.outputs[o]].shape;
-    if (sa.size() != sb.size()) return refuted(fmt::format("output {} has rank {} vs {}", o, sa.size(), sb.size()), std::nullopt);
+    if (sa.size() != sb.size())
+      return refuted(fmt::format("output {} has rank {} vs {}", o, sa.size(), sb.size()),
+                     std::nullopt);
     if (auto v = shapes(o, sa, sb)) return *v;
     if (auto v = output(o, ea, eb)) return *v;
   }
@@ -113,11 +135,14 @@ std::optional<Verdict> Query::domain() {
   for (int side = 0; side < 2; ++side) {
     const ir::Kernel& narrower = side == 0 ? b_ : a_;
     std::optional<Verdict> out;
-    if (check(side == 0 ? (pa && !pb) : (pb && !pa), "whether both kernels accept the same dims", out) == z3::sat) {
+    if (check(side == 0 ? (pa && !pb) : (pb && !pa), "whether both kernels accept the same dims",
+              out) == z3::sat) {
       Counterexample c;
       c.dims = model_dims(solver_.get_model(), sym_, false);
       c.note = fmt::format("'{}' is not defined (its shapes do not fit)", narrower.name);
-      out = refuted(fmt::format("the kernels accept different dims: '{}' needs {}", narrower.name, describe(narrower.preconditions)), c);
+      out = refuted(fmt::format("the kernels accept different dims: '{}' needs {}", narrower.name,
+                                describe(narrower.preconditions)),
+                    c);
     }
     solver_.pop();
     if (out) return out;
@@ -126,8 +151,10 @@ std::optional<Verdict> Query::domain() {
   if (auto v = declared_shapes(b_)) return v;
   std::optional<Verdict> out;
   if (check(pa && pb, "whether any dims satisfy the kernels' preconditions", out) == z3::unsat)
-    out = unknown(fmt::format("no dims satisfy the kernels' preconditions ({}): both are defined nowhere, so nothing is "
-                              "compared (an empty domain proves nothing)", describe(a_.preconditions)));
+    out = unknown(fmt::format(
+        "no dims satisfy the kernels' preconditions ({}): both are defined nowhere, so nothing is "
+        "compared (an empty domain proves nothing)",
+        describe(a_.preconditions)));
   solver_.pop();
   if (out) return out;
   solver_.add(pa && pb);
@@ -141,8 +168,10 @@ std::optional<Verdict> Query::declared_shapes(const ir::Kernel& k) {
   z3::expr others = ctx_.bool_val(true), declared = ctx_.bool_val(true);
   std::vector<sem::Precondition> listed;
   for (const auto& p : k.preconditions) {
-    bool from_annotation = p.what.rfind("the declared return shape", 0) == 0;  // see ir/frontend.cpp
-    (from_annotation ? declared : others) = (from_annotation ? declared : others) && precondition(sym_, p);
+    bool from_annotation =
+        p.what.rfind("the declared return shape", 0) == 0;  // see ir/frontend.cpp
+    (from_annotation ? declared : others) =
+        (from_annotation ? declared : others) && precondition(sym_, p);
     if (from_annotation) listed.push_back(p);
   }
   if (listed.empty()) return std::nullopt;
@@ -150,15 +179,20 @@ std::optional<Verdict> Query::declared_shapes(const ir::Kernel& k) {
   if (check(others && !declared, "whether the declared return shapes hold", out) == z3::sat) {
     sem::DimEnv at = model_dims(solver_.get_model(), sym_, false);
     std::string dims;
-    for (const auto& [name, v] : at) dims += (dims.empty() ? "" : ", ") + name + " = " + std::to_string(v);
-    out = unknown(fmt::format("the declared return shape of '{}' ({}) restricts its dims: it fails at {}; nothing is proved "
-                              "until the annotation says the inferred shape", k.name, describe(listed), dims));
+    for (const auto& [name, v] : at)
+      dims += (dims.empty() ? "" : ", ") + name + " = " + std::to_string(v);
+    out =
+        unknown(fmt::format("the declared return shape of '{}' ({}) restricts its dims: it fails "
+                            "at {}; nothing is proved "
+                            "until the annotation says the inferred shape",
+                            k.name, describe(listed), dims));
   }
   solver_.pop();
   return out;
 }
 
-std::optional<Verdict> Query::shapes(std::size_t o, const std::vector<sem::Dim>& sa, const std::vector<sem::Dim>& sb) {
+std::optional<Verdict> Query::shapes(std::size_t o, const std::vector<sem::Dim>& sa,
+                                     const std::vector<sem::Dim>& sb) {
   z3::expr differ = ctx_.bool_val(false);
   bool any = false;
   for (std::size_t d = 0; d < sa.size(); ++d) {
@@ -168,12 +202,14 @@ std::optional<Verdict> Query::shapes(std::size_t o, const std::vector<sem::Dim>&
   }
   if (!any) return std::nullopt;
   std::optional<Verdict> out;
-  std::string what = fmt::format("whether output {} shapes {} and {} are equal", o, sem::format_shape(sa), sem::format_shape(sb));
+  std::string what = fmt::format("whether output {} shapes {} and {} are equal", o,
+                                 sem::format_shape(sa), sem::format_shape(sb));
   if (check(differ, what, out) == z3::sat) {
     Counterexample c;
     c.dims = model_dims(solver_.get_model(), sym_, false);
     c.output = static_cast<int>(o);
-    c.note = fmt::format("output {} has shape {} vs {}", o, sem::format_shape(sa), sem::format_shape(sb));
+    c.note = fmt::format("output {} has shape {} vs {}", o, sem::format_shape(sa),
+                         sem::format_shape(sb));
     out = refuted(c.note, c);
   }
   solver_.pop();
@@ -206,8 +242,12 @@ std::optional<Verdict> Query::output(std::size_t o, Encoder& ea, Encoder& eb) {
     std::string what = fmt::format("where output {} is defined", o);
     if (check(in_range && x.defined != y.defined, what, out) == z3::sat) {
       sem::DimEnv hint = model_dims(solver_.get_model(), sym_, true);
-      out = refuted_or_unknown(fmt::format("output {} is defined (no division by zero, log of a non-positive or sqrt of a "
-                                           "negative number) at different elements", o), hint, true);
+      out = refuted_or_unknown(
+          fmt::format(
+              "output {} is defined (no division by zero, log of a non-positive or sqrt of a "
+              "negative number) at different elements",
+              o),
+          hint, true);
     }
     solver_.pop();
     if (out) return out;
@@ -238,14 +278,18 @@ Verdict Query::unknown(const std::string& why) {
   return v;
 }
 
-Verdict Query::refuted_or_unknown(const std::string& what, const sem::DimEnv& hint, bool definedness) {
+Verdict Query::refuted_or_unknown(const std::string& what, const sem::DimEnv& hint,
+                                  bool definedness) {
   std::optional<sem::DimEnv> h;
   if (!hint.empty()) h = hint;
-  if (auto c = find_witness(a_, b_, b_positions_, h)) return refuted(definedness ? what : "the outputs differ", c);
-  return unknown(fmt::format(
-      "the solver found a model of the abstract encoding of {} (uninterpreted functions, abstracted reductions), but the "
-      "reference interpreter found no concrete counterexample beyond rounding at small shapes: the theory is incomplete here",
-      what));
+  if (auto c = find_witness(a_, b_, b_positions_, h))
+    return refuted(definedness ? what : "the outputs differ", c);
+  return unknown(
+      fmt::format("the solver found a model of the abstract encoding of {} (uninterpreted "
+                  "functions, abstracted reductions), but the "
+                  "reference interpreter found no concrete counterexample beyond rounding at small "
+                  "shapes: the theory is incomplete here",
+                  what));
 }
 
 }  // namespace ts::verify

@@ -18,7 +18,8 @@ namespace ts::verify {
 
 class Query {
  public:
-  Query(const ir::Kernel& a, const ir::Kernel& b, std::vector<int> b_positions, const ProveOptions& o);
+  Query(const ir::Kernel& a, const ir::Kernel& b, std::vector<int> b_positions,
+        const ProveOptions& o);
   Verdict run();
   // Z3 resource units of the most expensive check so far.
   std::uint64_t max_check() const { return max_check_; }
@@ -26,10 +27,12 @@ class Query {
  private:
   std::optional<Verdict> domain();
   std::optional<Verdict> declared_shapes(const ir::Kernel& k);
-  std::optional<Verdict> shapes(std::size_t o, const std::vector<sem::Dim>& sa, const std::vector<sem::Dim>& sb);
+  std::optional<Verdict> shapes(std::size_t o, const std::vector<sem::Dim>& sa,
+                                const std::vector<sem::Dim>& sb);
   std::optional<Verdict> output(std::size_t o, Encoder& ea, Encoder& eb);
   // Checks `claim` (under the assertions so far) for a model; what: for an Unknown's reason.
-  z3::check_result check(const z3::expr& claim, const std::string& what, std::optional<Verdict>& unknown);
+  z3::check_result check(const z3::expr& claim, const std::string& what,
+                         std::optional<Verdict>& unknown);
   std::uint64_t resources_used();
   void add_facts(const Encoder& e, std::size_t& done);
 

@@ -34,7 +34,9 @@ std::vector<z3::expr> extent_parts(const z3::expr& extent) {
   for (const auto& t : terms) {
     std::int64_t copies = 1;
     z3::expr base = t;
-    if (t.is_app() && t.decl().decl_kind() == Z3_OP_MUL && t.num_args() == 2 && t.arg(0).is_numeral_i64(copies)) base = t.arg(1);
+    if (t.is_app() && t.decl().decl_kind() == Z3_OP_MUL && t.num_args() == 2 &&
+        t.arg(0).is_numeral_i64(copies))
+      base = t.arg(1);
     if (!positive(base) || copies < 1 || copies > 8) return {extent};
     for (std::int64_t c = 0; c < copies; ++c) parts.push_back(base);
   }
@@ -49,7 +51,8 @@ z3::expr conjunction(z3::context& c, const std::vector<z3::expr>& xs) {
 
 }  // namespace
 
-Encoder::Val Encoder::reduce(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index) {
+Encoder::Val Encoder::reduce(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+                             const std::vector<z3::expr>& index) {
   z3::context& c = sym_.ctx();
   z3::expr extent = as_int(term(n, tn.args[0], vars, index), n).simplify();
   std::vector<z3::expr> parts = extent_parts(extent);
@@ -64,9 +67,14 @@ Encoder::Val Encoder::reduce(const ir::Node& n, const sem::TermNode& tn, Vars& v
   Poly total = values[0];
   for (std::size_t i = 1; i < values.size(); ++i) {
     switch (tn.reducer) {
-      case sem::Reducer::Sum: total = nf_.add(total, values[i]); break;
-      case sem::Reducer::Prod: total = nf_.mul(total, values[i]); break;
-      case sem::Reducer::Max: case sem::Reducer::Min: {
+      case sem::Reducer::Sum:
+        total = nf_.add(total, values[i]);
+        break;
+      case sem::Reducer::Prod:
+        total = nf_.mul(total, values[i]);
+        break;
+      case sem::Reducer::Max:
+      case sem::Reducer::Min: {
         // The same term as maximum(a, b) / minimum(a, b) of the two parts' reductions.
         z3::expr a = nf_.to_z3(total).simplify(), b = nf_.to_z3(values[i]).simplify();
         bool max = tn.reducer == sem::Reducer::Max;
@@ -79,8 +87,9 @@ Encoder::Val Encoder::reduce(const ir::Node& n, const sem::TermNode& tn, Vars& v
 }
 
 // One part [offset, offset + extent) of a reduction (not `split`: the whole range, offset 0).
-Poly Encoder::reduce_piece(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index,
-                           bool split, const z3::expr& offset, const z3::expr& extent) {
+Poly Encoder::reduce_piece(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+                           const std::vector<z3::expr>& index, bool split, const z3::expr& offset,
+                           const z3::expr& extent) {
   z3::context& c = sym_.ctx();
   z3::expr var = c.int_const(fmt::format("{}r{}", prefix_, next_var_++).c_str());
   vars[tn.var] = split ? (var + offset).simplify() : var;
@@ -94,17 +103,23 @@ Poly Encoder::reduce_piece(const ir::Node& n, const sem::TermNode& tn, Vars& var
   // it hold when the range is not empty; the others become an abstract "for all" reduction.
   std::string name = var.decl().name().str();
   std::vector<z3::expr> constant, varying;
-  for (const auto& cond : inner) (NormalForm::mentions(cond, name) ? varying : constant).push_back(cond);
+  for (const auto& cond : inner)
+    (NormalForm::mentions(cond, name) ? varying : constant).push_back(cond);
   if (!constant.empty()) require(extent <= 0 || conjunction(c, constant));
   if (!varying.empty()) {
-    z3::expr all = nf_.to_z3(nf_.reduce_atom("all", var, extent, nf_.bracket(conjunction(c, varying))));
+    z3::expr all =
+        nf_.to_z3(nf_.reduce_atom("all", var, extent, nf_.bracket(conjunction(c, varying))));
     require(all == c.real_val(1));
   }
   switch (tn.reducer) {
-    case sem::Reducer::Sum: return nf_.sum(var, extent, body);
-    case sem::Reducer::Prod: return nf_.reduce_atom("prod", var, extent, body);
-    case sem::Reducer::Max: return nf_.reduce_atom("max", var, extent, body);
-    case sem::Reducer::Min: return nf_.reduce_atom("min", var, extent, body);
+    case sem::Reducer::Sum:
+      return nf_.sum(var, extent, body);
+    case sem::Reducer::Prod:
+      return nf_.reduce_atom("prod", var, extent, body);
+    case sem::Reducer::Max:
+      return nf_.reduce_atom("max", var, extent, body);
+    case sem::Reducer::Min:
+      return nf_.reduce_atom("min", var, extent, body);
   }
   return body;
 }
@@ -113,7 +128,8 @@ z3::expr Encoder::settle(const z3::expr& cond) {
   z3::expr c = cond.simplify();
   if (c.is_true() || c.is_false() || split_ranges_.empty()) return c;
   bool mentioned = false;
-  for (const auto& r : split_ranges_) mentioned = mentioned || NormalForm::mentions(c, r.var.decl().name().str());
+  for (const auto& r : split_ranges_)
+    mentioned = mentioned || NormalForm::mentions(c, r.var.decl().name().str());
   if (!mentioned) return c;
   z3::context& ctx = sym_.ctx();
   z3::solver s(ctx);

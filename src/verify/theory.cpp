@@ -38,10 +38,12 @@ bool Encoder::positive(const Poly& p) {
   auto nonempty = [](const z3::expr& extent) {
     std::int64_t n = 0;
     if (extent.is_numeral_i64(n)) return n >= 1;
-    if (extent.is_app() && extent.num_args() == 0) return is_shared_name(extent.decl().name().str());
+    if (extent.is_app() && extent.num_args() == 0)
+      return is_shared_name(extent.decl().name().str());
     if (!extent.is_app() || extent.decl().decl_kind() != Z3_OP_MUL) return false;
     for (unsigned i = 0; i < extent.num_args(); ++i)
-      if (!(extent.arg(i).num_args() == 0 && is_shared_name(extent.arg(i).decl().name().str()))) return false;
+      if (!(extent.arg(i).num_args() == 0 && is_shared_name(extent.arg(i).decl().name().str())))
+        return false;
     return true;
   };
   if (p.monos.empty()) return false;
@@ -59,31 +61,40 @@ z3::func_decl Encoder::func(const std::string& name) {
   auto it = funcs_.find(name);
   z3::context& c = sym_.ctx();
   std::string internal = "fn!" + name;
-  if (it == funcs_.end()) it = funcs_.emplace(name, c.function(internal.c_str(), c.real_sort(), c.real_sort())).first;
+  if (it == funcs_.end())
+    it = funcs_.emplace(name, c.function(internal.c_str(), c.real_sort(), c.real_sort())).first;
   return it->second;
 }
 
-Encoder::Val Encoder::call(const ir::Node& n, const sem::TermNode& tn, Vars& vars, const std::vector<z3::expr>& index) {
+Encoder::Val Encoder::call(const ir::Node& n, const sem::TermNode& tn, Vars& vars,
+                           const std::vector<z3::expr>& index) {
   std::vector<Poly> ps;
   for (int a : tn.args) ps.push_back(as_real(term(n, a, vars, index)));
   switch (tn.func) {
-    case sem::Func::Exp: return real(exp_of(ps[0]));
-    case sem::Func::Log: return real(log_of(ps[0]));
-    default: break;
+    case sem::Func::Exp:
+      return real(exp_of(ps[0]));
+    case sem::Func::Log:
+      return real(log_of(ps[0]));
+    default:
+      break;
   }
   std::vector<z3::expr> xs;
   for (const auto& p : ps) xs.push_back(nf_.to_z3(p).simplify());
   switch (tn.func) {
-    case sem::Func::Maximum: return real(nf_.factor(z3::ite(xs[0] >= xs[1], xs[0], xs[1])));
-    case sem::Func::Minimum: return real(nf_.factor(z3::ite(xs[0] <= xs[1], xs[0], xs[1])));
-    case sem::Func::Abs: return real(nf_.factor(z3::ite(xs[0] < 0, -xs[0], xs[0])));
+    case sem::Func::Maximum:
+      return real(nf_.factor(z3::ite(xs[0] >= xs[1], xs[0], xs[1])));
+    case sem::Func::Minimum:
+      return real(nf_.factor(z3::ite(xs[0] <= xs[1], xs[0], xs[1])));
+    case sem::Func::Abs:
+      return real(nf_.factor(z3::ite(xs[0] < 0, -xs[0], xs[0])));
     case sem::Func::Sqrt: {
       require(xs[0] >= 0);
       z3::expr s = func("sqrt")(xs[0]);
       facts_.push_back(s >= 0);
       return real(nf_.factor(s));
     }
-    default: return real(nf_.factor(func(sem::func_name(tn.func))(xs[0])));
+    default:
+      return real(nf_.factor(func(sem::func_name(tn.func))(xs[0])));
   }
 }
 
@@ -130,8 +141,9 @@ Poly Encoder::log_of(const Poly& arg) {
       for (const auto& b : m.binders) bound = bound || NormalForm::mentions(f, b.var);
       if (!bound && is_app_of(f, exp)) {
         sum = nf_.add(sum, nf_.factor(f.arg(0)));
-      } else if (!bound && f.is_app() && f.decl().decl_kind() == Z3_OP_DIV && f.arg(0).is_numeral() &&
-                 f.arg(0).get_decimal_string(0) == "1" && is_app_of(f.arg(1), exp)) {
+      } else if (!bound && f.is_app() && f.decl().decl_kind() == Z3_OP_DIV &&
+                 f.arg(0).is_numeral() && f.arg(0).get_decimal_string(0) == "1" &&
+                 is_app_of(f.arg(1), exp)) {
         sum = nf_.add(sum, nf_.neg(nf_.factor(f.arg(1).arg(0))));
       } else {
         rest.factors.push_back(f);

@@ -34,14 +34,16 @@ bool fits(const ir::Kernel& k, const sem::DimEnv& env) {
   return true;
 }
 
-std::vector<ir::Tensor> inputs_for(const ir::Kernel& a, const sem::DimEnv& env, Fill fill, std::uint64_t seed) {
+std::vector<ir::Tensor> inputs_for(const ir::Kernel& a, const sem::DimEnv& env, Fill fill,
+                                   std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uni(-1.0, 1.0);
   std::uniform_int_distribution<int> small(-2, 2);
   std::vector<ir::Tensor> inputs;
   for (const auto& p : a.params) {
     ir::Tensor t(ir::concrete_shape(p.shape, env));
-    for (double& v : t.data) v = fill == Fill::Uniform ? uni(rng) : fill == Fill::SmallIntegers ? small(rng) : 0.0;
+    for (double& v : t.data)
+      v = fill == Fill::Uniform ? uni(rng) : fill == Fill::SmallIntegers ? small(rng) : 0.0;
     inputs.push_back(std::move(t));
   }
   return inputs;
@@ -52,8 +54,8 @@ struct Run {
   std::vector<ir::Tensor> x, y;
 };
 
-Run run(const ir::Kernel& a, const ir::Kernel& b, const std::vector<int>& b_positions, const sem::DimEnv& env,
-        const std::vector<ir::Tensor>& inputs, ir::Precision precision) {
+Run run(const ir::Kernel& a, const ir::Kernel& b, const std::vector<int>& b_positions,
+        const sem::DimEnv& env, const std::vector<ir::Tensor>& inputs, ir::Precision precision) {
   std::vector<ir::Tensor> for_b;
   for (int p : b_positions) for_b.push_back(inputs[p]);
   return Run{ir::evaluate(a, env, inputs, precision), ir::evaluate(b, env, for_b, precision)};
@@ -69,7 +71,8 @@ bool beyond_rounding(double p, double q, double p32, double q32) {
   double diff = std::fabs(p - q);
   if (diff <= 1e-7 * (1 + std::max(std::fabs(p), std::fabs(q)))) return false;
   if (!std::isfinite(p32) || !std::isfinite(q32)) return false;
-  double rounding = (std::fabs(p32 - p) + std::fabs(q32 - q)) * kF64OverF32 + 8 * kEps64 * (std::fabs(p) + std::fabs(q));
+  double rounding = (std::fabs(p32 - p) + std::fabs(q32 - q)) * kF64OverF32 +
+                    8 * kEps64 * (std::fabs(p) + std::fabs(q));
   return diff > 1e4 * rounding;
 }
 
@@ -80,7 +83,8 @@ std::optional<Counterexample> compare(const Run& f64, const Run& f32, const sem:
     c.dims = env;
     c.output = static_cast<int>(o);
     if (x.shape != y.shape) {
-      c.note = "output " + std::to_string(o) + " has shape " + x.shape_str() + " vs " + y.shape_str();
+      c.note =
+          "output " + std::to_string(o) + " has shape " + x.shape_str() + " vs " + y.shape_str();
       return c;
     }
     for (std::int64_t e = 0; e < x.size(); ++e) {
@@ -99,7 +103,8 @@ std::optional<Counterexample> compare(const Run& f64, const Run& f32, const sem:
   return std::nullopt;
 }
 
-std::vector<sem::DimEnv> trial_dims(const ir::Kernel& a, const ir::Kernel& b, const std::optional<sem::DimEnv>& hint) {
+std::vector<sem::DimEnv> trial_dims(const ir::Kernel& a, const ir::Kernel& b,
+                                    const std::optional<sem::DimEnv>& hint) {
   std::set<std::string> names(a.dims.begin(), a.dims.end());
   names.insert(b.dims.begin(), b.dims.end());
   std::vector<sem::DimEnv> trials;
@@ -124,13 +129,18 @@ std::vector<sem::DimEnv> trial_dims(const ir::Kernel& a, const ir::Kernel& b, co
 
 }  // namespace
 
-std::optional<Counterexample> find_witness(const ir::Kernel& a, const ir::Kernel& b, const std::vector<int>& b_positions,
+std::optional<Counterexample> find_witness(const ir::Kernel& a, const ir::Kernel& b,
+                                           const std::vector<int>& b_positions,
                                            const std::optional<sem::DimEnv>& hint) {
   struct Trial {
     Fill fill;
     std::uint64_t seed;
   };
-  const Trial fills[] = {{Fill::Uniform, 1}, {Fill::Uniform, 2}, {Fill::Uniform, 3}, {Fill::SmallIntegers, 4}, {Fill::Zeros, 0}};
+  const Trial fills[] = {{Fill::Uniform, 1},
+                         {Fill::Uniform, 2},
+                         {Fill::Uniform, 3},
+                         {Fill::SmallIntegers, 4},
+                         {Fill::Zeros, 0}};
   for (const auto& env : trial_dims(a, b, hint)) {
     for (const auto& t : fills) {
       std::vector<ir::Tensor> inputs = inputs_for(a, env, t.fill, t.seed);

@@ -16,7 +16,8 @@ namespace ts::verify {
 // Tries `hint` first (dims from a solver model, when small), then a few small assignments that
 // satisfy both kernels' preconditions. `b_positions[i]` is the parameter of `a` that b's
 // parameter i reads.
-std::optional<Counterexample> find_witness(const ir::Kernel& a, const ir::Kernel& b, const std::vector<int>& b_positions,
+std::optional<Counterexample> find_witness(const ir::Kernel& a, const ir::Kernel& b,
+                                           const std::vector<int>& b_positions,
                                            const std::optional<sem::DimEnv>& hint);
 
 }  // namespace ts::verify

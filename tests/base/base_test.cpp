@@ -122,12 +122,12 @@ TEST_P(Suggest, ClosestName) {
   EXPECT_EQ(did_you_mean(c.name, c.candidates).empty(), std::string(c.closest).empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Names, Suggest,
-                         ::testing::Values(SuggestCase{"tragets", {"targets", "kernel", "seed"}, "targets"},
-                                           SuggestCase{"shapez", {"shape", "shapes"}, "shape"},  // a tie: the first
-                                           SuggestCase{"xy", {"x", "xyz"}, ""},  // too short to guess
-                                           SuggestCase{"banana", {"targets", "seed"}, ""},
-                                           SuggestCase{"seed", {}, ""}));
+INSTANTIATE_TEST_SUITE_P(
+    Names, Suggest,
+    ::testing::Values(SuggestCase{"tragets", {"targets", "kernel", "seed"}, "targets"},
+                      SuggestCase{"shapez", {"shape", "shapes"}, "shape"},  // a tie: the first
+                      SuggestCase{"xy", {"x", "xyz"}, ""},                  // too short to guess
+                      SuggestCase{"banana", {"targets", "seed"}, ""}, SuggestCase{"seed", {}, ""}));
 
 TEST(Errors, LocationsReadAsFileLineCol) {
   EXPECT_EQ(format_loc({"a.py", 3, 7}), "a.py:3:7");

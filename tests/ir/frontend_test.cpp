@@ -26,22 +26,31 @@ TEST(Frontend, InfersSignatures) {
       {"def f(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:\n    return x @ w\n",
        "f(x: f32[M, K], w: f32[K, N]) -> f32[M, N]"},
       {"def f(x: f32[M, N]):\n    return x.T\n", "f(x: f32[M, N]) -> f32[N, M]"},
-      {"def f(x: bf16[M, N], y: f32[N]):\n    return x * y\n", "f(x: bf16[M, N], y: f32[N]) -> f32[M, N]"},
+      {"def f(x: bf16[M, N], y: f32[N]):\n    return x * y\n",
+       "f(x: bf16[M, N], y: f32[N]) -> f32[M, N]"},
       {"def f(x: bf16[M, N]):\n    return x * 2.0 + 1\n", "f(x: bf16[M, N]) -> bf16[M, N]"},
-      {"def f(x: f32[M, 2 * H]):\n    return x[:, :H] * x[:, H:]\n", "f(x: f32[M, 2 * H]) -> f32[M, H]"},
-      {"def f(x: f32[M, N]):\n    a, b = x + 1, x - 1\n    return a, b\n", "f(x: f32[M, N]) -> (f32[M, N], f32[M, N])"},
-      {"def g(t, s=2.0):\n    return t * s\n\ndef f(x: f32[N]):\n    return g(x, s=3)\n", "f(x: f32[N]) -> f32[N]"},
-      {"def f(x: f32[M, N]):\n    return sum(x, axis=0, keepdims=True) / M\n", "f(x: f32[M, N]) -> f32[1, N]"},
+      {"def f(x: f32[M, 2 * H]):\n    return x[:, :H] * x[:, H:]\n",
+       "f(x: f32[M, 2 * H]) -> f32[M, H]"},
+      {"def f(x: f32[M, N]):\n    a, b = x + 1, x - 1\n    return a, b\n",
+       "f(x: f32[M, N]) -> (f32[M, N], f32[M, N])"},
+      {"def g(t, s=2.0):\n    return t * s\n\ndef f(x: f32[N]):\n    return g(x, s=3)\n",
+       "f(x: f32[N]) -> f32[N]"},
+      {"def f(x: f32[M, N]):\n    return sum(x, axis=0, keepdims=True) / M\n",
+       "f(x: f32[M, N]) -> f32[1, N]"},
       {"def f(x: f32[M, N]):\n    return x[1]\n", "f(x: f32[M, N]) -> f32[N]"},
-      {"def f(x: f32[M, N], y: f32[M, K]):\n    return concat((x, y, x), axis=1)\n", "f(x: f32[M, N], y: f32[M, K]) -> f32[M, K + 2 * N]"},
-      {"def a(x: f32[N]):\n    return exp(x)\n\ndef b(y: f32[M, M]):\n    return y ** 2\n", "a(x: f32[N]) -> f32[N]; b(y: f32[M, M]) -> f32[M, M]"},
-      {"def f(x: f32[N], eps: f32 = 1e-5):\n    \"\"\"doc\"\"\"\n    return x + eps\n", "f(x: f32[N], eps: f32 = 1e-05) -> f32[N]"},
+      {"def f(x: f32[M, N], y: f32[M, K]):\n    return concat((x, y, x), axis=1)\n",
+       "f(x: f32[M, N], y: f32[M, K]) -> f32[M, K + 2 * N]"},
+      {"def a(x: f32[N]):\n    return exp(x)\n\ndef b(y: f32[M, M]):\n    return y ** 2\n",
+       "a(x: f32[N]) -> f32[N]; b(y: f32[M, M]) -> f32[M, M]"},
+      {"def f(x: f32[N], eps: f32 = 1e-5):\n    \"\"\"doc\"\"\"\n    return x + eps\n",
+       "f(x: f32[N], eps: f32 = 1e-05) -> f32[N]"},
   };
   for (const auto& c : cases) EXPECT_EQ(signature(c.src), c.sig) << c.src;
 }
 
 TEST(Frontend, NodesCarrySourceLocations) {
-  Module m = parse_module("def f(x: f32[N]):\n    y = exp(x)\n    return y + 1\n", "k.py", sem::OpTable::builtin());
+  Module m = parse_module("def f(x: f32[N]):\n    y = exp(x)\n    return y + 1\n", "k.py",
+                          sem::OpTable::builtin());
   const Kernel& k = m.kernels[0];
   const Node& out = k.nodes[k.outputs[0]];
   EXPECT_EQ(out.op, "add");
@@ -51,7 +60,8 @@ TEST(Frontend, NodesCarrySourceLocations) {
 }
 
 TEST(Frontend, ModuleKernelLookup) {
-  Module m = parse_module("def a(x: f32[N]):\n    return x\n\ndef b(x: f32[N]):\n    return x\n", "k.py", sem::OpTable::builtin());
+  Module m = parse_module("def a(x: f32[N]):\n    return x\n\ndef b(x: f32[N]):\n    return x\n",
+                          "k.py", sem::OpTable::builtin());
   EXPECT_EQ(m.kernel("b").name, "b");
   try {
     m.kernel("");

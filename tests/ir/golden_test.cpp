@@ -28,9 +28,11 @@ std::vector<GoldenCase> discover() {
   for (const auto& suite : fs::directory_iterator(root)) {
     if (!suite.is_directory()) continue;
     for (const auto& k : fs::directory_iterator(suite.path()))
-      if (k.is_directory()) out.push_back({suite.path().filename().string(), k.path().filename().string()});
+      if (k.is_directory())
+        out.push_back({suite.path().filename().string(), k.path().filename().string()});
   }
-  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.suite + a.kernel < b.suite + b.kernel; });
+  std::sort(out.begin(), out.end(),
+            [](auto& a, auto& b) { return a.suite + a.kernel < b.suite + b.kernel; });
   return out;
 }
 
@@ -51,7 +53,8 @@ sem::DimEnv read_shape(const fs::path& p) {
 
 class Golden : public ::testing::TestWithParam<GoldenCase> {};
 
-void compare(const std::vector<Tensor>& got, const fs::path& dir, double rtol, double atol, const char* mode) {
+void compare(const std::vector<Tensor>& got, const fs::path& dir, double rtol, double atol,
+             const char* mode) {
   for (std::size_t i = 0; i < got.size(); ++i) {
     Tensor want = read_npy((dir / ("out." + std::to_string(i) + ".npy")).string());
     ASSERT_EQ(got[i].shape, want.shape) << mode << " output " << i;
@@ -59,11 +62,15 @@ void compare(const std::vector<Tensor>& got, const fs::path& dir, double rtol, d
     for (std::size_t e = 0; e < want.data.size(); ++e) {
       double g = got[i].data[e], w = want.data[e];
       if (std::fabs(g - w) <= atol + rtol * std::fabs(w)) continue;
-      if (++bad <= 3) ADD_FAILURE() << mode << " output " << i << " element " << e << ": got " << g << ", NumPy " << w;
+      if (++bad <= 3)
+        ADD_FAILURE() << mode << " output " << i << " element " << e << ": got " << g << ", NumPy "
+                      << w;
     }
-    EXPECT_EQ(bad, 0) << mode << " output " << i << ": " << bad << " of " << want.data.size() << " elements differ";
+    EXPECT_EQ(bad, 0) << mode << " output " << i << ": " << bad << " of " << want.data.size()
+                      << " elements differ";
   }
-  EXPECT_FALSE(fs::exists(dir / ("out." + std::to_string(got.size()) + ".npy"))) << "kernel has fewer outputs than NumPy";
+  EXPECT_FALSE(fs::exists(dir / ("out." + std::to_string(got.size()) + ".npy")))
+      << "kernel has fewer outputs than NumPy";
 }
 
 TEST_P(Golden, MatchesNumpy) {
@@ -73,14 +80,16 @@ TEST_P(Golden, MatchesNumpy) {
   Module m = load_module(file.string(), sem::OpTable::builtin());
   const Kernel& k = m.kernel(c.kernel);
   std::vector<Tensor> inputs;
-  for (const auto& p : k.params) inputs.push_back(read_npy((dir / ("in." + p.name + ".npy")).string()));
+  for (const auto& p : k.params)
+    inputs.push_back(read_npy((dir / ("in." + p.name + ".npy")).string()));
   sem::DimEnv dims = read_shape(dir / "shape.txt");
   compare(evaluate(k, dims, inputs, Precision::F64), dir, 1e-6, 1e-9, "f64");
   compare(evaluate(k, dims, inputs, Precision::F32), dir, 1e-4, 1e-4, "f32");
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, Golden, ::testing::ValuesIn(discover()),
-                         [](const auto& info) { return info.param.suite + "_" + info.param.kernel; });
+INSTANTIATE_TEST_SUITE_P(Kernels, Golden, ::testing::ValuesIn(discover()), [](const auto& info) {
+  return info.param.suite + "_" + info.param.kernel;
+});
 
 TEST(GoldenSuites, EveryBenchmarkKernelHasAFixture) {
   std::map<std::string, int> count;
@@ -89,7 +98,8 @@ TEST(GoldenSuites, EveryBenchmarkKernelHasAFixture) {
   EXPECT_EQ(count["nkibench"], 14);
   for (const char* suite : {"axon", "nkibench"}) {
     int files = 0;
-    for (const auto& f : fs::directory_iterator(fs::path(TS_SOURCE_DIR) / "jobs" / "kernels" / suite))
+    for (const auto& f :
+         fs::directory_iterator(fs::path(TS_SOURCE_DIR) / "jobs" / "kernels" / suite))
       files += f.path().extension() == ".py";
     EXPECT_EQ(files, count[suite]) << suite << ": a kernel file without a fixture";
   }

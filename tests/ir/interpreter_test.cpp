@@ -28,15 +28,18 @@ TEST(Interpreter, ElementwiseAndBroadcast) {
 }
 
 TEST(Interpreter, Matmul) {
-  auto out = run("def f(a: f32[M, K], b: f32[K, N]):\n    return a @ b\n", {{"M", 2}, {"K", 3}, {"N", 1}},
-                 {make({2, 3}, {1, 2, 3, 4, 5, 6}), make({3, 1}, {1, 0, -1})});
+  auto out =
+      run("def f(a: f32[M, K], b: f32[K, N]):\n    return a @ b\n", {{"M", 2}, {"K", 3}, {"N", 1}},
+          {make({2, 3}, {1, 2, 3, 4, 5, 6}), make({3, 1}, {1, 0, -1})});
   EXPECT_EQ(out[0].shape, (std::vector<std::int64_t>{2, 1}));
   EXPECT_EQ(out[0].data, (std::vector<double>{-2, -2}));
 }
 
 TEST(Interpreter, SoftmaxRowsSumToOne) {
-  auto out = run("def f(x: f32[M, N]):\n    e = exp(x - max(x, axis=1, keepdims=True))\n    return e / sum(e, axis=1, keepdims=True)\n",
-                 {{"M", 2}, {"N", 3}}, {make({2, 3}, {1, 2, 3, -1, 0, 100})});
+  auto out =
+      run("def f(x: f32[M, N]):\n    e = exp(x - max(x, axis=1, keepdims=True))\n    return e / "
+          "sum(e, axis=1, keepdims=True)\n",
+          {{"M", 2}, {"N", 3}}, {make({2, 3}, {1, 2, 3, -1, 0, 100})});
   EXPECT_NEAR(out[0].data[0] + out[0].data[1] + out[0].data[2], 1.0, 1e-12);
   EXPECT_NEAR(out[0].data[5], 1.0, 1e-12);
   EXPECT_NEAR(out[0].data[2] / out[0].data[1], std::exp(1.0), 1e-12);
@@ -46,18 +49,28 @@ TEST(Interpreter, LayoutOps) {
   Tensor x = make({2, 3}, {0, 1, 2, 3, 4, 5});
   EXPECT_EQ(run("def f(x: f32[M, N]):\n    return x.T\n", {{"M", 2}, {"N", 3}}, {x})[0].data,
             (std::vector<double>{0, 3, 1, 4, 2, 5}));
-  EXPECT_EQ(run("def f(x: f32[M, N]):\n    return reshape(x, (N, M))\n", {{"M", 2}, {"N", 3}}, {x})[0].data,
-            (std::vector<double>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(
+      run("def f(x: f32[M, N]):\n    return reshape(x, (N, M))\n", {{"M", 2}, {"N", 3}}, {x})[0]
+          .data,
+      (std::vector<double>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(run("def f(x: f32[M, N]):\n    return x[:, 1::2]\n", {{"M", 2}, {"N", 3}}, {x})[0].data,
             (std::vector<double>{1, 4}));
-  EXPECT_EQ(run("def f(x: f32[M, N]):\n    return concat((x[:, 2:], x[:, :2]), axis=1)\n", {{"M", 2}, {"N", 3}}, {x})[0].data,
+  EXPECT_EQ(run("def f(x: f32[M, N]):\n    return concat((x[:, 2:], x[:, :2]), axis=1)\n",
+                {{"M", 2}, {"N", 3}}, {x})[0]
+                .data,
             (std::vector<double>{2, 0, 1, 5, 3, 4}));
-  EXPECT_EQ(run("def f(x: f32[M, N]):\n    return repeat(x, 2, axis=0)\n", {{"M", 2}, {"N", 3}}, {x})[0].data,
-            (std::vector<double>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
-  EXPECT_EQ(run("def f(x: f32[M, N]):\n    return broadcast_to(x[0], (2, N))\n", {{"M", 2}, {"N", 3}}, {x})[0].data,
+  EXPECT_EQ(
+      run("def f(x: f32[M, N]):\n    return repeat(x, 2, axis=0)\n", {{"M", 2}, {"N", 3}}, {x})[0]
+          .data,
+      (std::vector<double>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
+  EXPECT_EQ(run("def f(x: f32[M, N]):\n    return broadcast_to(x[0], (2, N))\n",
+                {{"M", 2}, {"N", 3}}, {x})[0]
+                .data,
             (std::vector<double>{0, 1, 2, 0, 1, 2}));
-  EXPECT_EQ(run("def f(x: f32[M, N]):\n    return cumsum(x, axis=1)\n", {{"M", 2}, {"N", 3}}, {x})[0].data,
-            (std::vector<double>{0, 1, 3, 3, 7, 12}));
+  EXPECT_EQ(
+      run("def f(x: f32[M, N]):\n    return cumsum(x, axis=1)\n", {{"M", 2}, {"N", 3}}, {x})[0]
+          .data,
+      (std::vector<double>{0, 1, 3, 3, 7, 12}));
 }
 
 TEST(Interpreter, ScanIsALinearRecurrence) {
@@ -69,7 +82,8 @@ TEST(Interpreter, ScanIsALinearRecurrence) {
 
 TEST(Interpreter, Float32RoundsEveryNode) {
   auto f64 = run("def f(x: f32[N]):\n    return x + 1e-9\n", {{"N", 1}}, {make({1}, {1.0})});
-  auto f32 = run("def f(x: f32[N]):\n    return x + 1e-9\n", {{"N", 1}}, {make({1}, {1.0})}, Precision::F32);
+  auto f32 = run("def f(x: f32[N]):\n    return x + 1e-9\n", {{"N", 1}}, {make({1}, {1.0})},
+                 Precision::F32);
   EXPECT_NE(f64[0].data[0], 1.0);
   EXPECT_EQ(f32[0].data[0], 1.0);
 }
@@ -83,10 +97,13 @@ TEST(Interpreter, ErrorsNameTheProblem) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error("def f(x: f32[N, 2 * N]):\n    return x\n", {{"N", 2}}, {make({2, 3}, {0, 0, 0, 0, 0, 0})}),
+  EXPECT_EQ(error("def f(x: f32[N, 2 * N]):\n    return x\n", {{"N", 2}},
+                  {make({2, 3}, {0, 0, 0, 0, 0, 0})}),
             "error: input 'x' has shape [2, 3] but kernel 'f' expects [N, 2 * N] = [2, 4]");
-  EXPECT_EQ(error("def f(x: f32[N]):\n    return x[: N // 2] + x[N // 2 :]\n", {{"N", 3}}, {make({3}, {0, 0, 0})}),
-            "error: kernel 'f' needs N // 2 == N - N // 2 (operands of 'add' must broadcast at line 2), which fails for N=3");
+  EXPECT_EQ(error("def f(x: f32[N]):\n    return x[: N // 2] + x[N // 2 :]\n", {{"N", 3}},
+                  {make({3}, {0, 0, 0})}),
+            "error: kernel 'f' needs N // 2 == N - N // 2 (operands of 'add' must broadcast at "
+            "line 2), which fails for N=3");
 }
 
 TEST(Interpreter, BindDimsFromInputs) {

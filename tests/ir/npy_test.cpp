@@ -36,7 +36,8 @@ TEST(Npy, HeaderIsNumpyCompatible) {
   std::ifstream in(p, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  EXPECT_NE(bytes.find("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"), std::string::npos);
+  EXPECT_NE(bytes.find("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"),
+            std::string::npos);
   EXPECT_EQ((bytes.size() - 6 * 4) % 64, 0u);
 }
 
@@ -57,7 +58,8 @@ TEST(Npy, BadFilesAreUserErrors) {
   EXPECT_EQ(error("hello"), "missing the \\x93NUMPY magic");
   EXPECT_EQ(error(v1), "dtype '<i8' (expected '<f4' or '<f8'; convert with .astype(np.float64))");
   std::string ok = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }";
-  std::string trunc = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(ok.size()) + '\0' + ok + "abc";
+  std::string trunc =
+      std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(ok.size()) + '\0' + ok + "abc";
   EXPECT_EQ(error(trunc), "truncated data: shape (2,) needs 16 bytes, file has 3");
   EXPECT_THROW(read_npy(tmp("does_not_exist.npy")), UserError);
 }

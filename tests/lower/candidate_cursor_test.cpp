@@ -23,7 +23,9 @@ struct Case {
   std::int64_t walk;  // indices visited in order from 0 (then as many in a jumping order), at most
 };
 
-void PrintTo(const Case& c, std::ostream* os) { *os << c.kernel << (c.per_op ? " (engines per op)" : ""); }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.kernel << (c.per_op ? " (engines per op)" : "");
+}
 
 // Everything the simulator and the printer read, engines and depths spelled out; not the
 // notes, which the cursor leaves out.
@@ -36,16 +38,20 @@ std::string fingerprint(Program p) {
 }
 
 // "" when there is no program.
-std::string fingerprint_or_none(const Lowered<Program>& program) { return program ? fingerprint(*program) : ""; }
+std::string fingerprint_or_none(const Lowered<Program>& program) {
+  return program ? fingerprint(*program) : "";
+}
 
 class CursorCase : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CursorCase, EqualsMaterializeAtEveryIndex) {
   const Case& c = GetParam();
   const sim::Target& t = sim::builtin_target("trn2");
-  const ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.kernel + ".py",
-                                       sem::OpTable::builtin());
-  const ir::Kernel& k = *std::find_if(m.kernels.begin(), m.kernels.end(), [&](const auto& x) { return x.name == c.kernel; });
+  const ir::Module m =
+      ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.kernel + ".py",
+                      sem::OpTable::builtin());
+  const ir::Kernel& k = *std::find_if(m.kernels.begin(), m.kernels.end(),
+                                      [&](const auto& x) { return x.name == c.kernel; });
   static SynthesisCache cache;  // shared by the cases: their tile ops overlap
   KernelChoices choices = instruction_choices(k, t.isa, cache);
   SpaceOptions o;
@@ -55,7 +61,8 @@ TEST_P(CursorCase, EqualsMaterializeAtEveryIndex) {
   ASSERT_GT(n, 0);
   std::vector<std::int64_t> order;
   for (std::int64_t i = 0; i < n; ++i) order.push_back(i);
-  for (std::int64_t i = 0; i < n; ++i) order.push_back((i * 7919 + 13) % space.size());  // jumps: rebuilds
+  for (std::int64_t i = 0; i < n; ++i)
+    order.push_back((i * 7919 + 13) % space.size());  // jumps: rebuilds
   CandidateCursor cursor(space);
   int programs = 0;
   for (std::int64_t i : order) {
@@ -71,7 +78,8 @@ TEST_P(CursorCase, EqualsMaterializeAtEveryIndex) {
     ProgramPlan alone = space.plan(space.decode(order[j]));
     alone.prefix = nullptr;
     std::string want = fingerprint_or_none(space.materialize(order[j]));
-    ASSERT_EQ(fingerprint_or_none(materialize(k, c.dims, t, alone)), want) << c.kernel << " candidate " << order[j];
+    ASSERT_EQ(fingerprint_or_none(materialize(k, c.dims, t, alone)), want)
+        << c.kernel << " candidate " << order[j];
   }
   // In order, a program is built once per engine-policy x depth run at most.
   CandidateCursor walker(space);
@@ -85,7 +93,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"swiglu_mlp", {{"M", 256}, {"K", 256}, {"N", 256}}, true, 2000},
                       Case{"softmax_matmul", {{"M", 256}, {"K", 256}, {"N", 256}}, false, 2000},
                       Case{"gqa", {{"M", 256}, {"N", 256}}, false, 2000}),
-    [](const auto& info) { return std::string(info.param.kernel) + (info.param.per_op ? "_per_op" : ""); });
+    [](const auto& info) {
+      return std::string(info.param.kernel) + (info.param.per_op ? "_per_op" : "");
+    });
 
 }  // namespace
 }  // namespace ts::lower

@@ -13,7 +13,8 @@ namespace {
 
 std::string without_engines(std::string text) {
   for (const std::string mark : {" (alternate engines)"})
-    for (auto at = text.find(mark); at != std::string::npos; at = text.find(mark)) text.erase(at, mark.size());
+    for (auto at = text.find(mark); at != std::string::npos; at = text.find(mark))
+      text.erase(at, mark.size());
   return text;
 }
 
@@ -22,8 +23,8 @@ std::string without_engines(std::string text) {
 // each on one of the engines its instruction allows.
 TEST(CandidateSpace, EngineChoicePerOp) {
   const sim::Target& t = sim::builtin_target("trn2");
-  static const ir::Module m =
-      ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/softmax.py", sem::OpTable::builtin());
+  static const ir::Module m = ir::load_module(
+      std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/softmax.py", sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
   SynthesisCache cache;
   KernelChoices choices = instruction_choices(k, t.isa, cache);
@@ -32,7 +33,8 @@ TEST(CandidateSpace, EngineChoicePerOp) {
   per_op.engines_per_op = true;
   CandidateSpace policy({{&k, &choices}}, t, dims), space({{&k, &choices}}, t, dims, per_op);
   EXPECT_GT(space.size(), policy.size());
-  std::map<std::string, std::int64_t> first_of;  // the candidate text without engines -> its first index
+  std::map<std::string, std::int64_t>
+      first_of;  // the candidate text without engines -> its first index
   int compared = 0;
   for (std::int64_t i = 0; i < space.size() && compared < 20; ++i) {
     Candidate c = space.decode(i);

@@ -13,9 +13,9 @@
 
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
+#include "tilesweep/lower/fusion.h"
 #include "tilesweep/sim/execute.h"
 #include "tilesweep/sim/simulate.h"
-#include "tilesweep/lower/fusion.h"
 #include "tilesweep/sweep/check.h"
 #include "tilesweep/sweep/prepare.h"
 
@@ -33,7 +33,8 @@ sem::DimEnv small_dims(const ir::Kernel& k) {
   // interpreter is the cost (mamba's scan is cubic in its free dim per row).
   bool batched = false;
   for (const auto& n : k.nodes) batched = batched || n.shape.size() >= 3;
-  for (std::int64_t v : batched ? std::vector<std::int64_t>{32, 64} : std::vector<std::int64_t>{128, 256, 64}) {
+  for (std::int64_t v :
+       batched ? std::vector<std::int64_t>{32, 64} : std::vector<std::int64_t>{128, 256, 64}) {
     sem::DimEnv env;
     for (const auto& d : k.dims) env[d] = v;
     bool ok = true;
@@ -43,21 +44,26 @@ sem::DimEnv small_dims(const ir::Kernel& k) {
   return {};
 }
 
-// Every element of every output within |out - ref| <= 1e-4 + 1e-4 |ref|; the first that is not, when one is not.
-::testing::AssertionResult matches(const std::vector<ir::Tensor>& out, const std::vector<ir::Tensor>& ref) {
-  if (out.size() != ref.size()) return ::testing::AssertionFailure() << out.size() << " outputs, " << ref.size() << " expected";
+// Every element of every output within |out - ref| <= 1e-4 + 1e-4 |ref|; the first that is not,
+// when one is not.
+::testing::AssertionResult matches(const std::vector<ir::Tensor>& out,
+                                   const std::vector<ir::Tensor>& ref) {
+  if (out.size() != ref.size())
+    return ::testing::AssertionFailure() << out.size() << " outputs, " << ref.size() << " expected";
   for (std::size_t o = 0; o < out.size(); ++o) {
-    if (out[o].shape != ref[o].shape) return ::testing::AssertionFailure() << "output " << o << " has another shape";
+    if (out[o].shape != ref[o].shape)
+      return ::testing::AssertionFailure() << "output " << o << " has another shape";
     for (std::int64_t e = 0; e < ref[o].size(); ++e)
       if (std::abs(out[o].data[e] - ref[o].data[e]) > 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-        return ::testing::AssertionFailure() << "output " << o << " element " << e << ": " << out[o].data[e] << " against "
-                                             << ref[o].data[e];
+        return ::testing::AssertionFailure() << "output " << o << " element " << e << ": "
+                                             << out[o].data[e] << " against " << ref[o].data[e];
   }
   return ::testing::AssertionSuccess();
 }
 
 ir::Module suite_module(const std::string& file) {
-  return ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file, sem::OpTable::builtin());
+  return ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file,
+                         sem::OpTable::builtin());
 }
 
 // A kernel's variants (up to `max_variants`) with their instruction choices on target `t`, and
@@ -95,7 +101,10 @@ int check_sample(const ir::Kernel& k, const sem::DimEnv& dims, bool original_onl
   bool whole = space.size() <= samples();
   std::int64_t count = whole ? space.size() : samples();
   for (std::int64_t s = 0; s < count; ++s) {
-    std::int64_t i = whole || s == 0 ? s : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size()));
+    std::int64_t i =
+        whole || s == 0
+            ? s
+            : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size()));
     lower::Lowered<lower::Program> lowered = space.materialize(i);
     if (!lowered) {
       ++unplaceable;
@@ -104,7 +113,8 @@ int check_sample(const ir::Kernel& k, const sem::DimEnv& dims, bool original_onl
     const lower::Program& p = *lowered;
     auto m = matches(sim::execute(p, inputs), ref);
     if (!m) {
-      ADD_FAILURE() << k.name << " candidate " << i << ": " << m.message() << "\n" << space.describe(i);
+      ADD_FAILURE() << k.name << " candidate " << i << ": " << m.message() << "\n"
+                    << space.describe(i);
       return -1;
     }
     ++checked;
@@ -168,7 +178,9 @@ TEST(Functional, SpilledMatmulResultsMatchTheReference) {
       lower::ProgramPlan plan = space.plan(c);
       for (auto& g : plan.tiling) g.spill = true;
       lower::Program p = lower::materialize(*variants[c.variant].kernel, dims, t, plan).value();
-      if (std::none_of(p.buffers.begin(), p.buffers.end(), [](const lower::Buffer& b) { return b.spill; })) continue;
+      if (std::none_of(p.buffers.begin(), p.buffers.end(),
+                       [](const lower::Buffer& b) { return b.spill; }))
+        continue;
       ++spilled;
       auto out = sim::execute(p, inputs);
       ASSERT_TRUE(matches(out, ref)) << file << " section at " << sec.first;
@@ -195,13 +207,16 @@ TEST(Functional, FusedPairsMatchTheReference) {
   int checked = 0;
   for (const auto& sec : space.sections()) {
     if (!sec.fused) continue;
-    for (std::int64_t i = sec.first; i < sec.first + sec.size; i += std::max<std::int64_t>(1, sec.size / 16)) {
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 16)) {
       if (!space.decode(i).instruction_fusion) continue;
       lower::Program p = space.materialize(i).value();
-      ASSERT_TRUE(std::any_of(p.insts.begin(), p.insts.end(), [](const lower::Inst& in) { return in.spec->op.name == "activation_reduce"; }))
-          << space.describe(i);
+      ASSERT_TRUE(std::any_of(p.insts.begin(), p.insts.end(), [](const lower::Inst& in) {
+        return in.spec->op.name == "activation_reduce";
+      })) << space.describe(i);
       ++checked;
-      ASSERT_TRUE(matches(sim::execute(p, inputs), ref)) << "candidate " << i << " (" << space.describe(i) << ")";
+      ASSERT_TRUE(matches(sim::execute(p, inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
     }
   }
   EXPECT_GT(checked, 0);
@@ -209,7 +224,8 @@ TEST(Functional, FusedPairsMatchTheReference) {
 
 // The second propagation round's programs (values computed transposed, no transpose left on
 // them) on numbers, at shapes with several 128-column chunks and row tiles per strip: a spread
-// of the candidates of the transposed sections, on both targets (trn2's x^T comes by dma_transpose).
+// of the candidates of the transposed sections, on both targets (trn2's x^T comes by
+// dma_transpose).
 class TransposedChains : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
 
 TEST_P(TransposedChains, MatchTheReference) {
@@ -234,44 +250,52 @@ TEST_P(TransposedChains, MatchTheReference) {
   };
   std::int64_t fused_transposes = -1;
   for (const auto& sec : space.sections()) {
-    if (sec.fused && !sec.swapped && sec.variant == 0) fused_transposes = transposes(space.materialize(sec.first).value());
+    if (sec.fused && !sec.swapped && sec.variant == 0)
+      fused_transposes = transposes(space.materialize(sec.first).value());
     if (!sec.swapped) continue;
     // The transposes left are x's, once per strip: fewer than the plain fused form's.
     EXPECT_LT(transposes(space.materialize(sec.first).value()), fused_transposes);
-    for (std::int64_t i = sec.first; i < sec.first + sec.size; i += std::max<std::int64_t>(1, sec.size / 8)) {
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 8)) {
       ++checked;
-      ASSERT_TRUE(matches(sim::execute(space.materialize(i).value(), inputs), ref)) << "candidate " << i << " (" << space.describe(i) << ")";
+      ASSERT_TRUE(matches(sim::execute(space.materialize(i).value(), inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
     }
   }
   EXPECT_GT(checked, 0) << "no transposed candidates";
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, TransposedChains,
-                         ::testing::Values(std::pair{"trn1", "axon/silu_mlp.py"}, std::pair{"trn2", "axon/silu_mlp.py"},
-                                           std::pair{"trn1", "axon/swiglu_mlp.py"}, std::pair{"trn2", "axon/swiglu_mlp.py"},
-                                           std::pair{"trn1", "nkibench/lora.py"}, std::pair{"trn2", "nkibench/lora.py"}),
-                         [](const auto& info) {
-                           std::string name = std::string(info.param.first) + "_" + info.param.second;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, TransposedChains,
+    ::testing::Values(std::pair{"trn1", "axon/silu_mlp.py"}, std::pair{"trn2", "axon/silu_mlp.py"},
+                      std::pair{"trn1", "axon/swiglu_mlp.py"},
+                      std::pair{"trn2", "axon/swiglu_mlp.py"},
+                      std::pair{"trn1", "nkibench/lora.py"}, std::pair{"trn2", "nkibench/lora.py"}),
+    [](const auto& info) {
+      std::string name = std::string(info.param.first) + "_" + info.param.second;
+      for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return name;
+    });
 
 std::vector<std::string> suite_kernels() {
   std::vector<std::string> out;
   for (const char* suite : {"axon", "nkibench"})
-    for (const auto& e : std::filesystem::directory_iterator(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + suite))
-      if (e.path().extension() == ".py") out.push_back(std::string(suite) + "/" + e.path().filename().string());
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + suite))
+      if (e.path().extension() == ".py")
+        out.push_back(std::string(suite) + "/" + e.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Suites, Functional, ::testing::ValuesIn(suite_kernels()), [](const auto& info) {
-  std::string n = info.param;
-  for (auto& c : n)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = 'X';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Suites, Functional, ::testing::ValuesIn(suite_kernels()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (auto& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = 'X';
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace ts

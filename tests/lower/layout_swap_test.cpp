@@ -54,14 +54,18 @@ INSTANTIATE_TEST_SUITE_P(
                  "def f(x: f32[M, K], w1: f32[K, N], w3: f32[K, N], w2: f32[N, K]) -> f32[M, K]:\n"
                  "    return matmul(silu(x @ w1) * (x @ w3), w2)\n",
                  1, "matmul,matmul", "silu,mul"},
-        SiteCase{"two_matmuls", "def f(x: f32[M, K], a: f32[K, R], b: f32[R, N]) -> f32[M, N]:\n    return (x @ a) @ b\n", 1,
-                 "matmul", ""},
+        SiteCase{"two_matmuls",
+                 "def f(x: f32[M, K], a: f32[K, R], b: f32[R, N]) -> f32[M, N]:\n    return (x @ "
+                 "a) @ b\n",
+                 1, "matmul", ""},
         SiteCase{"scalar_operand",
-                 "def f(x: f32[M, K], a: f32[K, N], b: f32[N, K], s: f32) -> f32[M, K]:\n    return matmul((x @ a) * s, b)\n", 1,
-                 "matmul", "mul"},
+                 "def f(x: f32[M, K], a: f32[K, N], b: f32[N, K], s: f32) -> f32[M, K]:\n    "
+                 "return matmul((x @ a) * s, b)\n",
+                 1, "matmul", "mul"},
         // A per-row scalar would become a per-column vector: not moved.
         SiteCase{"row_scalar",
-                 "def f(x: f32[M, K], a: f32[K, N], b: f32[N, K], r: f32[M, 1]) -> f32[M, K]:\n    return matmul((x @ a) * r, b)\n",
+                 "def f(x: f32[M, K], a: f32[K, N], b: f32[N, K], r: f32[M, 1]) -> f32[M, K]:\n    "
+                 "return matmul((x @ a) * r, b)\n",
                  0, "", ""},
         // The value is also an output: it is needed untransposed.
         SiteCase{"value_is_output",
@@ -74,7 +78,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "    s = x @ a\n    return matmul(s / sum(s, axis=1, keepdims=True), b)\n",
                  0, "", ""},
         // No matmul to fuse with: the left operand comes from the input.
-        SiteCase{"no_producer", "def f(x: f32[M, K], b: f32[K, N]) -> f32[M, N]:\n    return matmul(exp(x), b)\n", 0, "", ""}),
+        SiteCase{"no_producer",
+                 "def f(x: f32[M, K], b: f32[K, N]) -> f32[M, N]:\n    return matmul(exp(x), b)\n",
+                 0, "", ""}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(LayoutSwap, ChainOpsCommuteWithTranspose) {
@@ -91,7 +97,8 @@ TEST(LayoutSwap, ChainOpsCommuteWithTranspose) {
 
 TEST(LayoutSwap, ARowReductionDoesNotCommute) {
   // What the site search relies on when it stops at a reduction: the proof would fail too.
-  ir::Kernel k = parse("def f(s: f32[M, N]) -> f32[M, 1]:\n    return sum(s, axis=1, keepdims=True)\n");
+  ir::Kernel k =
+      parse("def f(s: f32[M, N]) -> f32[M, 1]:\n    return sum(s, axis=1, keepdims=True)\n");
   auto [a, b] = commute_kernels(k, k.outputs[0]);
   EXPECT_FALSE(verify::prove_equivalent(a, b).proved());
 }

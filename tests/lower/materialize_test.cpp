@@ -42,8 +42,10 @@ TEST(Materialize, ReasonsAreValues) {
        "reshape of a strided or transposed view"},
       {"def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(repeat(x, 2, axis=0)[0:M, :])\n",
        "'repeat' along a tiled (row or free) dim has no DMA access pattern yet"},
-      {"def f(x: f32[M, N]) -> f32[M, N]:\n    return x\n", "output 0 is a 'input', not a computed value"},
-      {"def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(x)\n", "'exp' has no instruction lowering"},
+      {"def f(x: f32[M, N]) -> f32[M, N]:\n    return x\n",
+       "output 0 is a 'input', not a computed value"},
+      {"def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(x)\n",
+       "'exp' has no instruction lowering"},
   };
   sem::DimEnv dims{{"M", 256}, {"N", 512}};
   for (const Case& c : cases) {
@@ -53,7 +55,8 @@ TEST(Materialize, ReasonsAreValues) {
     plan.groups = fusion_groups(k, false).value();
     plan.tiling.assign(plan.groups.size(), GroupTiling{});
     for (const auto& g : plan.groups)
-      for (int node : g) plan.picks[node] = OpPick{};  // no lowering: each case fails before one is needed
+      for (int node : g)
+        plan.picks[node] = OpPick{};  // no lowering: each case fails before one is needed
     Lowered<Program> p = materialize(k, dims, sim::builtin_target("trn2"), plan);
     ASSERT_FALSE(p) << c.source;
     EXPECT_EQ(p.no_program().reason, c.reason) << c.source;
@@ -64,8 +67,9 @@ TEST(Materialize, ReasonsAreValues) {
 // send the materializer's frame lookup into endless self-recursion (a stack overflow) when a plan
 // put it in a group; it has no program, and the reason says why.
 TEST(Materialize, NodeWithoutFrameIsUnsupported) {
-  ir::Module m = ir::parse_module("def f(x: f32[B, M, N]) -> f32[M, N]:\n    return sum(x, axis=0)\n", "t.py",
-                                  sem::OpTable::builtin());
+  ir::Module m =
+      ir::parse_module("def f(x: f32[B, M, N]) -> f32[M, N]:\n    return sum(x, axis=0)\n", "t.py",
+                       sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
   int node = k.outputs.front();
   ASSERT_FALSE(find_frame(k, node));
@@ -76,7 +80,8 @@ TEST(Materialize, NodeWithoutFrameIsUnsupported) {
   sem::DimEnv dims{{"B", 4}, {"M", 256}, {"N", 512}};
   Lowered<Program> p = materialize(k, dims, sim::builtin_target("trn2"), plan);
   ASSERT_FALSE(p) << "a program";
-  EXPECT_NE(p.no_program().reason.find("only the last (free) axis is tiled"), std::string::npos) << p.no_program().reason;
+  EXPECT_NE(p.no_program().reason.find("only the last (free) axis is tiled"), std::string::npos)
+      << p.no_program().reason;
   EXPECT_THROW(p.value(), Unsupported);
 }
 
@@ -94,10 +99,12 @@ TEST_P(ProgramBuilderCase, ChecksWhatItBuilds) {
   ProgramBuilder b("k");
   const BuilderCase& c = GetParam();
   if (!c.valid) {
-    EXPECT_THROW({
-      c.build(b);
-      std::move(b).build();
-    }, InternalError);
+    EXPECT_THROW(
+        {
+          c.build(b);
+          std::move(b).build();
+        },
+        InternalError);
     return;
   }
   c.build(b);
@@ -126,41 +133,44 @@ Inst copy(int from, int to) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ProgramBuilderCase,
-    ::testing::Values(
-        BuilderCase{"copy_in_a_loop",
-                    [](ProgramBuilder& b) {
-                      int x = b.add_buffer(tile(sem::Memory::Sbuf)), y = b.add_buffer(tile(sem::Memory::Sbuf));
-                      b.append(b.loop(0, "i", 4), copy(x, y));
-                    },
-                    true},
-        BuilderCase{"made_then_placed_first",
-                    [](ProgramBuilder& b) {
-                      int x = b.add_buffer(tile(sem::Memory::Sbuf)), y = b.add_buffer(tile(sem::Memory::Sbuf));
-                      b.append(0, copy(x, y));
-                      Inst& in = b.new_inst();
-                      in = copy(y, x);
-                      EXPECT_EQ(b.place_first(0, in), 1);
-                      EXPECT_EQ(b.program().blocks[0].items.front().inst, 1);
-                    },
-                    true},
-        BuilderCase{"operand_out_of_range", [](ProgramBuilder& b) { b.append(0, copy(0, 1)); }, false},
-        BuilderCase{"loop_in_a_missing_block", [](ProgramBuilder& b) { b.loop(3, "i", 2); }, false},
-        BuilderCase{"instruction_in_a_missing_block",
-                    [](ProgramBuilder& b) {
-                      int x = b.add_buffer(tile(sem::Memory::Sbuf));
-                      b.append(5, copy(x, x));
-                    },
-                    false},
-        BuilderCase{"placed_after_another_was_made",
-                    [](ProgramBuilder& b) {
-                      int x = b.add_buffer(tile(sem::Memory::Sbuf));
-                      b.program().insts.reserve(2);  // `first` stays where it is
-                      Inst& first = b.new_inst();
-                      first = copy(x, x);
-                      b.new_inst() = copy(x, x);
-                      b.place(0, first);
-                    },
-                    false}),
+    ::testing::Values(BuilderCase{"copy_in_a_loop",
+                                  [](ProgramBuilder& b) {
+                                    int x = b.add_buffer(tile(sem::Memory::Sbuf)),
+                                        y = b.add_buffer(tile(sem::Memory::Sbuf));
+                                    b.append(b.loop(0, "i", 4), copy(x, y));
+                                  },
+                                  true},
+                      BuilderCase{"made_then_placed_first",
+                                  [](ProgramBuilder& b) {
+                                    int x = b.add_buffer(tile(sem::Memory::Sbuf)),
+                                        y = b.add_buffer(tile(sem::Memory::Sbuf));
+                                    b.append(0, copy(x, y));
+                                    Inst& in = b.new_inst();
+                                    in = copy(y, x);
+                                    EXPECT_EQ(b.place_first(0, in), 1);
+                                    EXPECT_EQ(b.program().blocks[0].items.front().inst, 1);
+                                  },
+                                  true},
+                      BuilderCase{"operand_out_of_range",
+                                  [](ProgramBuilder& b) { b.append(0, copy(0, 1)); }, false},
+                      BuilderCase{"loop_in_a_missing_block",
+                                  [](ProgramBuilder& b) { b.loop(3, "i", 2); }, false},
+                      BuilderCase{"instruction_in_a_missing_block",
+                                  [](ProgramBuilder& b) {
+                                    int x = b.add_buffer(tile(sem::Memory::Sbuf));
+                                    b.append(5, copy(x, x));
+                                  },
+                                  false},
+                      BuilderCase{"placed_after_another_was_made",
+                                  [](ProgramBuilder& b) {
+                                    int x = b.add_buffer(tile(sem::Memory::Sbuf));
+                                    b.program().insts.reserve(2);  // `first` stays where it is
+                                    Inst& first = b.new_inst();
+                                    first = copy(x, x);
+                                    b.new_inst() = copy(x, x);
+                                    b.place(0, first);
+                                  },
+                                  false}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

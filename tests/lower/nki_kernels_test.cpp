@@ -23,7 +23,8 @@ struct Case {
 };
 
 std::string emit(const Case& c) {
-  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + c.file, sem::OpTable::builtin());
+  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + c.file,
+                                 sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
   const sim::Target& t = sim::builtin_target("trn2");
   lower::SynthesisCache cache;
@@ -45,21 +46,24 @@ TEST_P(NkiKernels, MatchGoldenAndCompile) {
   const Case& c = GetParam();
   std::string got = emit(c);
   std::string name = fs::path(c.file).stem().string();
-  fs::path golden = fs::path(TS_SOURCE_DIR) / "tests" / "lower" / "golden" / ("kernel_" + name + ".py");
+  fs::path golden =
+      fs::path(TS_SOURCE_DIR) / "tests" / "lower" / "golden" / ("kernel_" + name + ".py");
   if (std::getenv("TS_UPDATE_GOLDEN")) std::ofstream(golden) << got;
   EXPECT_EQ(got, read_text_file(golden.string())) << "TS_UPDATE_GOLDEN=1 rewrites " << golden;
-  fs::path tmp = fs::temp_directory_path() / ("tilesweep_nki_" + name + "_" + std::to_string(::getpid()) + ".py");
+  fs::path tmp = fs::temp_directory_path() /
+                 ("tilesweep_nki_" + name + "_" + std::to_string(::getpid()) + ".py");
   std::ofstream(tmp) << got;
   std::string cmd = "/usr/bin/python3 -m py_compile '" + tmp.string() + "'";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   fs::remove(tmp);
 }
 
-INSTANTIATE_TEST_SUITE_P(Suite, NkiKernels,
-                         ::testing::Values(Case{"axon/rmsnorm_matmul.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
-                                           Case{"axon/silu_mlp.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
-                                           Case{"axon/softmax.py", {{"M", 256}, {"N", 512}}}),
-                         [](const auto& info) { return fs::path(info.param.file).stem().string(); });
+INSTANTIATE_TEST_SUITE_P(
+    Suite, NkiKernels,
+    ::testing::Values(Case{"axon/rmsnorm_matmul.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
+                      Case{"axon/silu_mlp.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
+                      Case{"axon/softmax.py", {{"M", 256}, {"N", 512}}}),
+    [](const auto& info) { return fs::path(info.param.file).stem().string(); });
 
 }  // namespace
 }  // namespace ts

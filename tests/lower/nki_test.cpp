@@ -1,13 +1,12 @@
 #include "tilesweep/lower/nki.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-
-#include <unistd.h>
 
 #include "tilesweep/base/source.h"
 #include "tilesweep/lower/program_builder.h"
@@ -24,7 +23,8 @@ struct Builder {
   Program& p = builder.program();
 
   explicit Builder(const std::string& kernel) : builder(kernel) {}
-  int buffer(const std::string& name, sem::Memory m, std::vector<std::int64_t> shape, int param = -1, int output = -1) {
+  int buffer(const std::string& name, sem::Memory m, std::vector<std::int64_t> shape,
+             int param = -1, int output = -1) {
     Buffer b;
     b.name = name;
     b.memory = m;
@@ -33,9 +33,11 @@ struct Builder {
     b.output = output;
     return builder.add_buffer(std::move(b));
   }
-  int loop(int parent, const std::string& var, std::int64_t trips) { return builder.loop(parent, var, trips); }
-  Inst& inst(int block, const std::string& instr, std::vector<int> in, int out, sem::AttrMap attrs = {},
-             const std::string& note = "") {
+  int loop(int parent, const std::string& var, std::int64_t trips) {
+    return builder.loop(parent, var, trips);
+  }
+  Inst& inst(int block, const std::string& instr, std::vector<int> in, int out,
+             sem::AttrMap attrs = {}, const std::string& note = "") {
     Inst i;
     i.spec = sim::builtin_target("trn2").isa.find(instr);
     EXPECT_NE(i.spec, nullptr) << instr;
@@ -65,7 +67,8 @@ Program tiled_exp() {
   int xt = b.buffer("xt", sem::Memory::Sbuf, {128, 512});
   int yt = b.buffer("yt", sem::Memory::Sbuf, {128, 512});
   b.p.buffers[xt].bufs = 2;
-  b.inst(0, "memset", {}, zero, {{"value", 0.0}, {"P", sem::Dim(128)}, {"F", sem::Dim(1)}}, "zero bias");
+  b.inst(0, "memset", {}, zero, {{"value", 0.0}, {"P", sem::Dim(128)}, {"F", sem::Dim(1)}},
+         "zero bias");
   int i = b.loop(0, "i", 2), j = b.loop(i, "j", 2);
   b.dma(j, false, x, xt, {128, 512}, {{{i, 128}}, {{j, 512}}}, {0, 1});
   b.inst(j, "activation", {xt, zero}, yt, {{"func", std::string("exp")}}, "y = exp(x)");
@@ -112,7 +115,8 @@ Program dma_views() {
   int i = b.loop(0, "b", 4), j = b.loop(i, "i", 2);
   b.dma(j, false, x, t, {1, 128, 128}, {{{i, 1}}, {{j, 128}}, {}}, {-1, 1, 0}, "dma_transpose");
   b.dma(j, false, x, u, {1, 128, 128}, {{{i, 1}}, {{j, 128}}, {}}, {-1, 1, 0});
-  b.inst(j, "tensor_reduce", {u}, r, {{"op", std::string("max")}}, "r = max(x)").accumulate_block = i;
+  b.inst(j, "tensor_reduce", {u}, r, {{"op", std::string("max")}}, "r = max(x)").accumulate_block =
+      i;
   b.dma(j, true, y, t, {128, 128}, {{}, {{i, 256}, {j, 128}}}, {0, 1});
   b.dma(0, true, s, r, {128, 1}, {{}, {}}, {0, 1});
   return b.p;
@@ -136,7 +140,8 @@ Program scalar_param() {
 
 // One emitted kernel per case and dialect, golden in tests/lower/golden/NAME_DIALECT.py
 // (rewritten when TS_UPDATE_GOLDEN is set; review the diff). Materialized kernels join with one
-// line each, e.g. {"rmsnorm_matmul", [] { return <materialize(...)>; }, {{"x"}, {"w"}, {"eps", true, 1e-6}}}.
+// line each, e.g. {"rmsnorm_matmul", [] { return <materialize(...)>; }, {{"x"}, {"w"}, {"eps",
+// true, 1e-6}}}.
 struct Case {
   const char* name;
   std::function<Program()> build;
@@ -160,7 +165,8 @@ TEST(Nki, EmitsGoldenSources) {
       std::string file = std::string(c.name) + "_" + nki_api_name(api) + ".py";
       fs::path golden = fs::path(TS_SOURCE_DIR) / "tests" / "lower" / "golden" / file;
       if (std::getenv("TS_UPDATE_GOLDEN")) std::ofstream(golden) << got;
-      EXPECT_EQ(got, read_text_file(golden.string())) << file << " (TS_UPDATE_GOLDEN=1 rewrites " << golden << ")";
+      EXPECT_EQ(got, read_text_file(golden.string()))
+          << file << " (TS_UPDATE_GOLDEN=1 rewrites " << golden << ")";
     }
 }
 
@@ -172,18 +178,23 @@ TEST(Nki, DialectsUseTheirOwnConstructs) {
   };
   const std::vector<Row> rows = {
       {NkiApi::Current,
-       {"import nki\n", "for k in range(3):", "nisa.memset(dst=acc, value=0.0, engine=nisa.engine.vector)",
-        "nisa.nc_matmul(dst=acc, stationary=xT, moving=wt, accumulate=True)", "buffer=nl.shared_hbm"},
+       {"import nki\n",
+        "for k in range(3):", "nisa.memset(dst=acc, value=0.0, engine=nisa.engine.vector)",
+        "nisa.nc_matmul(dst=acc, stationary=xT, moving=wt, accumulate=True)",
+        "buffer=nl.shared_hbm"},
        {"neuronxcc", "affine_range", "sequential_range", "nl.zeros", "= nisa.", ".T"}},
       {NkiApi::Legacy,
-       {"import neuronxcc.nki as nki", "nl.sequential_range(3)", "acc[...] += nisa.nc_matmul(xT, wt)",
+       {"import neuronxcc.nki as nki", "nl.sequential_range(3)",
+        "acc[...] += nisa.nc_matmul(xT, wt)",
         "nl.zeros((128, 512), dtype=nl.float32, buffer=nl.psum)"},
        {"import nki\n", "dst=acc", ".T"}},
   };
   for (const Row& r : rows) {
     std::string got = emit_nki(tiled_matmul(), std::vector<std::string>{"x", "w"}, r.api);
-    for (const auto& s : r.has) EXPECT_NE(got.find(s), std::string::npos) << nki_api_name(r.api) << ": " << s;
-    for (const auto& s : r.lacks) EXPECT_EQ(got.find(s), std::string::npos) << nki_api_name(r.api) << ": " << s;
+    for (const auto& s : r.has)
+      EXPECT_NE(got.find(s), std::string::npos) << nki_api_name(r.api) << ": " << s;
+    for (const auto& s : r.lacks)
+      EXPECT_EQ(got.find(s), std::string::npos) << nki_api_name(r.api) << ": " << s;
   }
 }
 
@@ -236,8 +247,10 @@ TEST(Nki, EmittedSourcesCompileAsPython) {
   for (const Case& c : cases()) {
     fs::path file = dir / (std::string(c.name) + ".py");
     std::ofstream(file) << emit_nki(c.build(), c.params, NkiApi::Current);
-    std::ofstream(dir / (std::string(c.name) + "_legacy.py")) << emit_nki(c.build(), c.params, NkiApi::Legacy);
-    std::string legacy = "/usr/bin/python3 -m py_compile '" + (dir / (std::string(c.name) + "_legacy.py")).string() + "'";
+    std::ofstream(dir / (std::string(c.name) + "_legacy.py"))
+        << emit_nki(c.build(), c.params, NkiApi::Legacy);
+    std::string legacy = "/usr/bin/python3 -m py_compile '" +
+                         (dir / (std::string(c.name) + "_legacy.py")).string() + "'";
     EXPECT_EQ(std::system(legacy.c_str()), 0) << legacy;
     std::string cmd = "/usr/bin/python3 -m py_compile '" + file.string() + "'";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
@@ -258,19 +271,23 @@ TEST(Nki, EveryBundledInstructionHasATemplate) {
 TEST(Nki, ExpandsTemplates) {
   auto expand = [](const std::string& t) {
     std::string error;
-    std::string out = sem::expand_nki(t, [](const std::string& k) { return "<" + k + ">"; }, &error);
+    std::string out = sem::expand_nki(
+        t, [](const std::string& k) { return "<" + k + ">"; }, &error);
     return error.empty() ? out : "error: " + error;
   };
   EXPECT_EQ(expand("nisa.f({x}, op={op0})"), "nisa.f(<x>, op=<op0>)");
   EXPECT_EQ(expand("{{literal}} {x}"), "{literal} <x>");
-  EXPECT_EQ(expand("f({x.y})"), "error: '{x.y}' at column 3 is not a placeholder (a name in braces)");
+  EXPECT_EQ(expand("f({x.y})"),
+            "error: '{x.y}' at column 3 is not a placeholder (a name in braces)");
   EXPECT_EQ(expand("f({x"), "error: '{' at column 3 is not closed");
-  EXPECT_EQ(expand("f(x})"), "error: '}' at column 4 closes nothing (write '}}' for a literal brace)");
+  EXPECT_EQ(expand("f(x})"),
+            "error: '}' at column 4 closes nothing (write '}}' for a literal brace)");
   EXPECT_EQ(expand("f({1x})"), "error: '{1x}' at column 3 is not a placeholder (a name in braces)");
 }
 
 // Load errors: the message and the line of the `nki` key.
-std::string load_error(const std::string& nki, const std::string& names = "add = \"nl.add\"\nmul = \"nl.multiply\"\n") {
+std::string load_error(const std::string& nki,
+                       const std::string& names = "add = \"nl.add\"\nmul = \"nl.multiply\"\n") {
   std::string text = "[nki.names]\n" + names +
                      "[instr.scale]\n"
                      "operands = [\"x\"]\n"
@@ -280,7 +297,8 @@ std::string load_error(const std::string& nki, const std::string& names = "add =
                      "expr = \"apply(op, x, 2)\"\n"
                      "engines = [\"vector\"]\n"
                      "cost = \"f\"\n"
-                     "nki = \"" + nki + "\"\n";
+                     "nki = \"" +
+                     nki + "\"\n";
   sem::InstrTable t;
   try {
     t.load(text, "bad_isa.toml", sem::OpTable::builtin());
@@ -292,19 +310,28 @@ std::string load_error(const std::string& nki, const std::string& names = "add =
 
 TEST(Nki, TemplateErrorsAtLoad) {
   const int line = 12;  // the nki key
-  EXPECT_EQ(load_error("nisa.scale({x}, op={op}, n={f}, dt={dtype})"), "ok: nisa.scale({x}, op={op}, n={f}, dt={dtype})");
+  EXPECT_EQ(load_error("nisa.scale({x}, op={op}, n={f}, dt={dtype})"),
+            "ok: nisa.scale({x}, op={op}, n={f}, dt={dtype})");
   EXPECT_EQ(load_error("nisa.scale({y})"),
-            fmt::format("bad_isa.toml:{}:7: error: instruction 'scale': unknown placeholder '{{y}}' in nki (expected an "
-                        "operand, out, an attribute, a pattern dim, engine or dtype)", line));
+            fmt::format("bad_isa.toml:{}:7: error: instruction 'scale': unknown placeholder "
+                        "'{{y}}' in nki (expected an "
+                        "operand, out, an attribute, a pattern dim, engine or dtype)",
+                        line));
   EXPECT_EQ(load_error("nisa.scale({x}, op={op})", "add = \"nl.add\"\n"),
-            fmt::format("bad_isa.toml:{}:7: error: instruction 'scale': nki uses '{{op}}', but 'mul' has no NKI spelling "
-                        "(add it to [nki.names])", line - 1));
+            fmt::format("bad_isa.toml:{}:7: error: instruction 'scale': nki uses '{{op}}', but "
+                        "'mul' has no NKI spelling "
+                        "(add it to [nki.names])",
+                        line - 1));
   EXPECT_EQ(load_error("nisa.scale({x}, engine={engine})"),
-            fmt::format("bad_isa.toml:{}:7: error: instruction 'scale': nki uses '{{engine}}', but engine 'vector' has no "
-                        "NKI spelling (add it to [nki.engines])", line));
+            fmt::format("bad_isa.toml:{}:7: error: instruction 'scale': nki uses '{{engine}}', but "
+                        "engine 'vector' has no "
+                        "NKI spelling (add it to [nki.engines])",
+                        line));
   EXPECT_EQ(load_error("nisa.scale({x)"),
-            fmt::format("bad_isa.toml:{}:7: error: instruction 'scale': malformed nki template: '{{' at column 12 is "
-                        "not closed", line));
+            fmt::format("bad_isa.toml:{}:7: error: instruction 'scale': malformed nki template: "
+                        "'{{' at column 12 is "
+                        "not closed",
+                        line));
 }
 
 TEST(Nki, InstructionWithoutTemplateIsAUserError) {

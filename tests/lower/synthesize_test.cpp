@@ -1,4 +1,3 @@
-#include "tilesweep/lower/instruction_choices.h"
 #include "tilesweep/lower/synthesize.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +7,7 @@
 #include "tilesweep/base/source.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/graph_printer.h"
+#include "tilesweep/lower/instruction_choices.h"
 
 namespace ts::lower {
 namespace {
@@ -15,7 +15,8 @@ namespace {
 const sem::InstrTable& isa() {
   static const sem::InstrTable t = [] {
     sem::InstrTable t;
-    std::string path = (std::filesystem::path(TS_SOURCE_DIR) / "tests" / "lower" / "test_isa.toml").string();
+    std::string path =
+        (std::filesystem::path(TS_SOURCE_DIR) / "tests" / "lower" / "test_isa.toml").string();
     t.load(read_text_file(path), path, sem::OpTable::builtin());
     return t;
   }();
@@ -34,7 +35,9 @@ std::vector<std::string> lowerings(const std::string& src) {
   return out;
 }
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 TEST(Synthesize, MatmulNeedsATransposedStationary) {
   auto l = lowerings("def f(x: f32[M, K], y: f32[K, N]):\n    return x @ y\n");
@@ -49,7 +52,8 @@ TEST(Synthesize, TransposedMatmulIsOneInstruction) {
 
 TEST(Synthesize, ElementwiseChoices) {
   auto e = lowerings("def f(x: f32[P, F]):\n    return exp(x)\n");
-  EXPECT_TRUE(has(e, "activation(x, broadcast_to(0, shape=(P, 1)), func='exp', scale=1)")) << ::testing::PrintToString(e);
+  EXPECT_TRUE(has(e, "activation(x, broadcast_to(0, shape=(P, 1)), func='exp', scale=1)"))
+      << ::testing::PrintToString(e);
   auto a = lowerings("def f(x: f32[P, F], y: f32[P, F]):\n    return x + y\n");
   EXPECT_TRUE(has(a, "tensor_tensor(x, y, op='add')")) << ::testing::PrintToString(a);
   auto s = lowerings("def f(x: f32[P, F], b: f32[P, 1]):\n    return x * b\n");
@@ -57,7 +61,8 @@ TEST(Synthesize, ElementwiseChoices) {
 }
 
 TEST(Synthesize, PoolIsFilteredByConstituents) {
-  static ir::Module m = ir::parse_module("def f(x: f32[P, F]):\n    return exp(x)\n", "op.py", sem::OpTable::builtin());
+  static ir::Module m = ir::parse_module("def f(x: f32[P, F]):\n    return exp(x)\n", "op.py",
+                                         sem::OpTable::builtin());
   SynthesisResult r = synthesize(m.kernels[0], isa());
   EXPECT_FALSE(has(r.pool, "nc_matmul"));
   EXPECT_TRUE(has(r.pool, "activation"));
@@ -87,7 +92,8 @@ TEST(Synthesize, RecordReplaysTheSameLowerings) {
     ASSERT_EQ(back.lowerings.size(), r.lowerings.size()) << name;
     for (std::size_t i = 0; i < r.lowerings.size(); ++i) {
       EXPECT_EQ(back.lowerings[i].text, r.lowerings[i].text);
-      EXPECT_EQ(ir::kernel_signature(back.lowerings[i].program), ir::kernel_signature(r.lowerings[i].program));
+      EXPECT_EQ(ir::kernel_signature(back.lowerings[i].program),
+                ir::kernel_signature(r.lowerings[i].program));
       EXPECT_EQ(back.lowerings[i].depth, r.lowerings[i].depth);
       EXPECT_TRUE(back.lowerings[i].proof.proved());
     }
@@ -117,13 +123,14 @@ TEST(SynthesisCache, AbsorbedTextReplacesTheSearch) {
 
 TEST(InstructionChoices, EveryComputeOpOfAKernel) {
   static ir::Module m = ir::parse_module(
-      "def f(x: f32[B, M, K], w: f32[K, N], b: f32[N]):\n    y = x @ w\n    return silu(y + b)\n", "k.py",
-      sem::OpTable::builtin());
+      "def f(x: f32[B, M, K], w: f32[K, N], b: f32[N]):\n    y = x @ w\n    return silu(y + b)\n",
+      "k.py", sem::OpTable::builtin());
   SynthesisCache cache;
   KernelChoices c = instruction_choices(m.kernels[0], isa(), cache);
   ASSERT_EQ(c.ops.size(), 3u);  // matmul, add, silu
   EXPECT_EQ(c.ops[0].tile, "matmul(x: f32[P, F], y: f32[F, K]) -> f32[P, K]");
-  EXPECT_EQ(c.ops[1].tile, "add(x: f32[P, F], y: f32[P, F]) -> f32[P, F]");  // b arrives broadcast by DMA
+  EXPECT_EQ(c.ops[1].tile,
+            "add(x: f32[P, F], y: f32[P, F]) -> f32[P, F]");  // b arrives broadcast by DMA
   for (const auto& op : c.ops) EXPECT_FALSE(op.synthesis->lowerings.empty()) << op.label;
   EXPECT_EQ(c.unlowered, 0);
   EXPECT_GE(c.combinations, 2.0);
@@ -142,19 +149,22 @@ namespace {
 
 TEST(SynthesizeOnBundledTargets, ElementwiseOpsLowerToTheirInstructions) {
   static ir::Module m = ir::parse_module(
-      "def e(x: f32[P, F]):\n    return exp(x)\n\ndef s(x: f32[P, F], b: f32[P, 1]):\n    return x - b\n", "op.py",
-      sem::OpTable::builtin());
+      "def e(x: f32[P, F]):\n    return exp(x)\n\ndef s(x: f32[P, F], b: f32[P, 1]):\n    return x "
+      "- b\n",
+      "op.py", sem::OpTable::builtin());
   for (const char* t : {"trn1", "trn2", "trn3"}) {
     const auto& isa = sim::builtin_target(t).isa;
     SynthesisResult e = synthesize(m.kernel("e"), isa);
     ASSERT_FALSE(e.lowerings.empty()) << t;
     EXPECT_EQ(e.lowerings[0].depth, 1);
     bool activation = false;
-    for (const auto& l : e.lowerings) activation = activation || l.text.rfind("activation(x", 0) == 0;
+    for (const auto& l : e.lowerings)
+      activation = activation || l.text.rfind("activation(x", 0) == 0;
     EXPECT_TRUE(activation) << t;
     SynthesisResult s = synthesize(m.kernel("s"), isa);
     bool tensor_scalar = false;
-    for (const auto& l : s.lowerings) tensor_scalar = tensor_scalar || l.text.rfind("tensor_scalar(x, b", 0) == 0;
+    for (const auto& l : s.lowerings)
+      tensor_scalar = tensor_scalar || l.text.rfind("tensor_scalar(x, b", 0) == 0;
     EXPECT_TRUE(tensor_scalar) << t;
   }
 }
@@ -185,7 +195,8 @@ TEST(SynthesizeOnBundledTargets, RecurrencesLowerToTensorTensorScan) {
         EXPECT_TRUE(l.proof.proved()) << l.text;
         texts.push_back(l.text);
       }
-      EXPECT_TRUE(has(texts, c.lowering)) << t << " " << c.kernel << ": " << ::testing::PrintToString(texts);
+      EXPECT_TRUE(has(texts, c.lowering))
+          << t << " " << c.kernel << ": " << ::testing::PrintToString(texts);
     }
 }
 
@@ -214,8 +225,9 @@ namespace {
 // but activation_reduce(func='square') followed by a divide of the [P, 1] sums is found, and no
 // sketch reads the tile twice.
 TEST(SynthesizeOnBundledTargets, SinglePassFusesSquareWithItsMean) {
-  ir::Module m = ir::parse_module("def f(x: f32[M, N]):\n    return mean(square(x), axis=1, keepdims=True)\n", "op.py",
-                                  sem::OpTable::builtin());
+  ir::Module m =
+      ir::parse_module("def f(x: f32[M, N]):\n    return mean(square(x), axis=1, keepdims=True)\n",
+                       "op.py", sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels[0];
   auto pair = pair_tile_op(k, k.nodes[k.outputs[0]].inputs[0], k.outputs[0]);
   ASSERT_TRUE(pair);
@@ -227,14 +239,17 @@ TEST(SynthesizeOnBundledTargets, SinglePassFusesSquareWithItsMean) {
   fused.single_pass = true;
   SynthesisResult r = synthesize(pair->kernel, isa, fused);
   ASSERT_FALSE(r.lowerings.empty());
-  EXPECT_NE(r.lowerings[0].text.find("activation_reduce(x, broadcast_to(0, shape=(P, 1)), func='square'"), std::string::npos)
+  EXPECT_NE(
+      r.lowerings[0].text.find("activation_reduce(x, broadcast_to(0, shape=(P, 1)), func='square'"),
+      std::string::npos)
       << r.lowerings[0].text;
   for (const auto& l : r.lowerings) {
     EXPECT_TRUE(l.proof.proved()) << l.text;
     int reads = 0;
     for (const auto& n : l.program.nodes)
       if (isa.find(n.op))
-        for (int in : n.inputs) reads += l.program.nodes[in].shape == l.program.params[0].shape ? 1 : 0;
+        for (int in : n.inputs)
+          reads += l.program.nodes[in].shape == l.program.params[0].shape ? 1 : 0;
     EXPECT_EQ(reads, 1) << l.text;
   }
 }

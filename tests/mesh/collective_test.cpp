@@ -5,8 +5,8 @@
 namespace ts::mesh {
 namespace {
 
-constexpr Collective kAll[] = {Collective::AllGather, Collective::ReduceScatter, Collective::AllReduce,
-                               Collective::AllToAll};
+constexpr Collective kAll[] = {Collective::AllGather, Collective::ReduceScatter,
+                               Collective::AllReduce, Collective::AllToAll};
 
 Topology trn2(TopologyKind kind) { return topology_for(sim::builtin_target("trn2"), kind); }
 
@@ -55,7 +55,9 @@ TEST(Collective, RingIsAlphaBeta) {
   ASSERT_EQ(all.front().algorithm, "ring");
   EXPECT_EQ(all.front().steps, 3);
   EXPECT_DOUBLE_EQ(all.front().ns, 3 * (3 * 1500 + 1e6 / (2 * 256e9) * 1e9));
-  CollectiveCost ar = collective_costs(Collective::AllReduce, bytes, contiguous_group(4), trn2(TopologyKind::Ring)).front();
+  CollectiveCost ar =
+      collective_costs(Collective::AllReduce, bytes, contiguous_group(4), trn2(TopologyKind::Ring))
+          .front();
   EXPECT_EQ(ar.steps, 6);
   EXPECT_DOUBLE_EQ(ar.ns, 2 * all.front().ns);
 }
@@ -80,12 +82,14 @@ TEST(Collective, AlgorithmFollowsMessageSize) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(fmt::format("{} {} {}", topology_name(c.kind), collective_name(c.c), c.bytes));
-    EXPECT_EQ(collective_cost(c.c, c.bytes, contiguous_group(16), trn2(c.kind)).algorithm, c.algorithm);
+    EXPECT_EQ(collective_cost(c.c, c.bytes, contiguous_group(16), trn2(c.kind)).algorithm,
+              c.algorithm);
   }
 }
 
 TEST(Collective, CostGrowsWithBytesAndLatencyWithHops) {
-  Topology torus = trn2(TopologyKind::Torus), ring = trn2(TopologyKind::Ring), sw = trn2(TopologyKind::Switch);
+  Topology torus = trn2(TopologyKind::Torus), ring = trn2(TopologyKind::Ring),
+           sw = trn2(TopologyKind::Switch);
   double prev = 0;
   for (double b = 1024; b <= 1e9; b *= 8) {
     double ns = collective_cost(Collective::AllReduce, b, contiguous_group(16), torus).ns;
@@ -108,7 +112,8 @@ TEST(Collective, DimensionWiseAcrossNodes) {
   CollectiveCost k = collective_cost(Collective::AllReduce, 1e9, g, trn2(TopologyKind::Torus));
   EXPECT_EQ(k.algorithm, "dimension-wise");
   EXPECT_EQ(k.link, LinkClass::Efa);
-  std::vector<CollectiveCost> all = collective_costs(Collective::AllReduce, 1e9, g, trn2(TopologyKind::Torus));
+  std::vector<CollectiveCost> all =
+      collective_costs(Collective::AllReduce, 1e9, g, trn2(TopologyKind::Torus));
   EXPECT_EQ(all.front().algorithm, "ring");
   EXPECT_LT(k.ns, all.front().ns);
 }

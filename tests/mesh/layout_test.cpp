@@ -59,8 +59,11 @@ TEST(Layout, RejectsBadText) {
       parse_layout(c.text, m, c.rank);
       ADD_FAILURE() << "accepted";
     } catch (const UserError& e) {
-      EXPECT_EQ(e.message(), fmt::format("bad layout '{}' on mesh 2x2: {}; write R or S(axes) per dim, then optional "
-                                         "P(axes) and O(axis=coord), as in \"S(x)R\"", c.text, c.why));
+      EXPECT_EQ(
+          e.message(),
+          fmt::format("bad layout '{}' on mesh 2x2: {}; write R or S(axes) per dim, then optional "
+                      "P(axes) and O(axis=coord), as in \"S(x)R\"",
+                      c.text, c.why));
     }
   }
 }

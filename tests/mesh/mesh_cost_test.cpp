@@ -14,8 +14,8 @@ TEST(MeshCost, OverlapModel) {
     double fraction;
     double total;
   } cases[] = {
-      {1000, {400}, 0, 1400},     {1000, {400}, 1, 1000},    {1000, {400}, 0.5, 1200},
-      {100, {400}, 1, 400},       {100, {300, 100}, 0.5, 400}, {1000, {}, 1, 1000},
+      {1000, {400}, 0, 1400}, {1000, {400}, 1, 1000},      {1000, {400}, 0.5, 1200},
+      {100, {400}, 1, 400},   {100, {300, 100}, 0.5, 400}, {1000, {}, 1, 1000},
       {0, {250}, 0.75, 250},
   };
   for (const Case& c : cases) {
@@ -36,7 +36,8 @@ TEST(MeshCost, ShardedMatmul) {
   Topology t = topology_for(sim::builtin_target("trn2"));
   std::vector<CollectiveUse> uses{{Collective::AllReduce, {0}, 256 * 1024 * 4, 0}};
   MeshCost none = mesh_cost(5000, uses, mesh, t);
-  CollectiveCost direct = collective_cost(Collective::AllReduce, 256 * 1024 * 4, group_over(mesh, {0}), t);
+  CollectiveCost direct =
+      collective_cost(Collective::AllReduce, 256 * 1024 * 4, group_over(mesh, {0}), t);
   EXPECT_DOUBLE_EQ(none.comm_ns, direct.ns);
   EXPECT_DOUBLE_EQ(none.total_ns, 5000 + direct.ns);
   MeshCost hidden = mesh_cost(5000, uses, mesh, t, Overlap::pipelined(8));

@@ -11,8 +11,13 @@ TEST(MeshShape, ParsesSizes) {
     std::vector<int> sizes;
     int devices;
   } cases[] = {
-      {"1", {1}, 1}, {"4", {4}, 4}, {"2x2", {2, 2}, 4}, {"4x4", {4, 4}, 16}, {"2x4x2", {2, 4, 2}, 16},
-      {"16", {16}, 16}, {"1x8", {1, 8}, 8},
+      {"1", {1}, 1},
+      {"4", {4}, 4},
+      {"2x2", {2, 2}, 4},
+      {"4x4", {4, 4}, 16},
+      {"2x4x2", {2, 4, 2}, 16},
+      {"16", {16}, 16},
+      {"1x8", {1, 8}, 8},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
@@ -39,16 +44,11 @@ TEST(MeshShape, RejectsMalformedText) {
     const char* text;
     const char* why;
   } cases[] = {
-      {"0", "axis sizes must be at least 1"},
-      {"2x", "an axis size is missing"},
-      {"ax2", "'a' is not an axis size"},
-      {"", "an axis size is missing"},
-      {"x2", "an axis size is missing"},
-      {"2x0", "axis sizes must be at least 1"},
-      {"-1", "axis sizes must be at least 1"},
-      {"2X2", "'2X2' is not an axis size"},
-      {"2 x2", "'2 ' is not an axis size"},
-      {"1x1x1x1x1", "more than 4 axes"},
+      {"0", "axis sizes must be at least 1"},  {"2x", "an axis size is missing"},
+      {"ax2", "'a' is not an axis size"},      {"", "an axis size is missing"},
+      {"x2", "an axis size is missing"},       {"2x0", "axis sizes must be at least 1"},
+      {"-1", "axis sizes must be at least 1"}, {"2X2", "'2X2' is not an axis size"},
+      {"2 x2", "'2 ' is not an axis size"},    {"1x1x1x1x1", "more than 4 axes"},
       {"256x512", "more than 65536 devices"},
   };
   for (const Case& c : cases) {
@@ -57,8 +57,10 @@ TEST(MeshShape, RejectsMalformedText) {
       parse_mesh_shape(c.text);
       ADD_FAILURE() << "accepted";
     } catch (const UserError& e) {
-      EXPECT_EQ(e.message(), fmt::format("bad mesh shape '{}': {}; write axis sizes >= 1 joined by 'x', as in "
-                                         "\"4\" or \"2x2\"", c.text, c.why));
+      EXPECT_EQ(e.message(),
+                fmt::format("bad mesh shape '{}': {}; write axis sizes >= 1 joined by 'x', as in "
+                            "\"4\" or \"2x2\"",
+                            c.text, c.why));
     }
   }
 }
@@ -69,7 +71,8 @@ TEST(MeshShape, ErrorCarriesLocation) {
     ADD_FAILURE() << "accepted";
   } catch (const UserError& e) {
     EXPECT_EQ(e.loc().line, 12);
-    EXPECT_EQ(std::string(e.what()).rfind("job.toml:12:10: error: bad mesh shape '2x'", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("job.toml:12:10: error: bad mesh shape '2x'", 0), 0u)
+        << e.what();
   }
 }
 

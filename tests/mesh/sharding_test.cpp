@@ -15,7 +15,8 @@ ir::Kernel kernel(const std::string& name) {
 
 std::string roles(const ir::Kernel& k) {
   std::string s;
-  for (const DimInfo& d : classify_dims(k)) s += (s.empty() ? "" : " ") + d.dim + ":" + dim_role_name(d.role);
+  for (const DimInfo& d : classify_dims(k))
+    s += (s.empty() ? "" : " ") + d.dim + ":" + dim_role_name(d.role);
   return s;
 }
 
@@ -63,7 +64,9 @@ TEST(DimRoles, ReasonsForFixedDims) {
   EXPECT_EQ(rms[1].dim, "K");
   EXPECT_EQ(rms[1].reason, "its size is used as a value");  // mean divides by K
   std::vector<DimInfo> mlp = classify_dims(kernel("mm_mm_silu_mul"));
-  EXPECT_EQ(mlp[1].reason, "'matmul' reduces it and its result feeds other ops (only reductions producing an output are split)");
+  EXPECT_EQ(mlp[1].reason,
+            "'matmul' reduces it and its result feeds other ops (only reductions producing an "
+            "output are split)");
   EXPECT_EQ(classify_dims(kernel("maxpool"))[0].reason, "a value has size (M + 1) // 2");
 }
 
@@ -81,8 +84,14 @@ TEST(Sharding, MatmulOnFourDevices) {
       {"replicate", env, {}, "RR"},
       {"M:x", {{"M", 64}, {"K", 512}, {"N", 1024}}, {}, "S(x)R"},
       {"N:x", {{"M", 256}, {"K", 512}, {"N", 256}}, {}, "RS(x)"},
-      {"K:x", {{"M", 256}, {"K", 128}, {"N", 1024}}, {{Collective::AllReduce, {0}, 256 * 1024 * 4, 0}}, "RR"},
-      {"K:x+rs", {{"M", 256}, {"K", 128}, {"N", 1024}}, {{Collective::ReduceScatter, {0}, 256 * 1024 * 4, 0}}, "S(x)R"},
+      {"K:x",
+       {{"M", 256}, {"K", 128}, {"N", 1024}},
+       {{Collective::AllReduce, {0}, 256 * 1024 * 4, 0}},
+       "RR"},
+      {"K:x+rs",
+       {{"M", 256}, {"K", 128}, {"N", 1024}},
+       {{Collective::ReduceScatter, {0}, 256 * 1024 * 4, 0}},
+       "S(x)R"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
@@ -108,12 +117,15 @@ TEST(Sharding, MatmulOnFourDevices) {
 TEST(Sharding, NotDivisibleIsNotOffered) {
   ir::Kernel k = kernel("matmul");
   MeshShape m = parse_mesh_shape("4");
-  EXPECT_EQ(texts(sharding_choices(k, m, {{"M", 6}, {"K", 512}, {"N", 1024}})),
-            (std::vector<std::string>{"replicate", "K:x", "N:x"}));  // M = 6: no M split, and no +rs (its scatter splits M)
+  EXPECT_EQ(
+      texts(sharding_choices(k, m, {{"M", 6}, {"K", 512}, {"N", 1024}})),
+      (std::vector<std::string>{"replicate", "K:x",
+                                "N:x"}));  // M = 6: no M split, and no +rs (its scatter splits M)
   EXPECT_EQ(texts(sharding_choices(k, m, {{"M", 256}, {"K", 10}, {"N", 1026}})),
             (std::vector<std::string>{"replicate", "M:x"}));
   // reduce-scatter splits the output's first dim further: with M = 2 on 2x2, M:x leaves 1 row
-  std::vector<std::string> small = texts(sharding_choices(k, parse_mesh_shape("2x2"), {{"M", 2}, {"K", 8}, {"N", 8}}));
+  std::vector<std::string> small =
+      texts(sharding_choices(k, parse_mesh_shape("2x2"), {{"M", 2}, {"K", 8}, {"N", 8}}));
   auto has = [&](const char* t) { return std::find(small.begin(), small.end(), t) != small.end(); };
   EXPECT_TRUE(has("M:x,K:y"));
   EXPECT_FALSE(has("M:x,K:y+rs"));
@@ -123,7 +135,8 @@ TEST(Sharding, NotDivisibleIsNotOffered) {
 }
 
 TEST(Sharding, RmsnormMatmulKeepsKWhole) {
-  std::vector<ShardingChoice> cs = sharding_choices(kernel("rmsnorm_matmul"), parse_mesh_shape("4"));
+  std::vector<ShardingChoice> cs =
+      sharding_choices(kernel("rmsnorm_matmul"), parse_mesh_shape("4"));
   EXPECT_EQ(texts(cs), (std::vector<std::string>{"replicate", "M:x", "N:x"}));
   for (const ShardingChoice& c : cs) EXPECT_TRUE(c.axes_of("K").empty());
 }
@@ -155,21 +168,25 @@ TEST(Sharding, TwoAxisMesh) {
 
 TEST(Sharding, MultiOutputAndMlp) {
   sem::DimEnv env{{"M", 128}, {"K", 256}, {"N", 512}};
-  std::vector<CollectiveUse> qkv = find(sharding_choices(kernel("qkv_projection"), parse_mesh_shape("2")), "K:x").collectives(env);
+  std::vector<CollectiveUse> qkv =
+      find(sharding_choices(kernel("qkv_projection"), parse_mesh_shape("2")), "K:x")
+          .collectives(env);
   ASSERT_EQ(qkv.size(), 3u);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(qkv[i].output, i);
     EXPECT_EQ(qkv[i].bytes, 128 * 512 * 4);
   }
   // silu_mlp split over its hidden dim N (tensor parallel MLP): one all-reduce of M x K.
-  std::vector<CollectiveUse> mlp = find(sharding_choices(kernel("silu_mlp"), parse_mesh_shape("2")), "N:x").collectives(env);
+  std::vector<CollectiveUse> mlp =
+      find(sharding_choices(kernel("silu_mlp"), parse_mesh_shape("2")), "N:x").collectives(env);
   ASSERT_EQ(mlp.size(), 1u);
   EXPECT_EQ(mlp[0].kind, Collective::AllReduce);
   EXPECT_EQ(mlp[0].bytes, 128 * 256 * 4);
 }
 
 TEST(Sharding, OneDeviceOnlyReplicates) {
-  EXPECT_EQ(texts(sharding_choices(kernel("matmul"), parse_mesh_shape("1"))), (std::vector<std::string>{"replicate"}));
+  EXPECT_EQ(texts(sharding_choices(kernel("matmul"), parse_mesh_shape("1"))),
+            (std::vector<std::string>{"replicate"}));
   EXPECT_EQ(texts(sharding_choices(kernel("matmul"), parse_mesh_shape("1x2"))),
             (std::vector<std::string>{"replicate", "M:y", "K:y", "K:y+rs", "N:y"}));
 }

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <random>
 #include <set>
 
@@ -17,8 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 
 ir::Module load(const std::string& suite, const std::string& name) {
-  return ir::load_module((fs::path(TS_SOURCE_DIR) / "jobs" / "kernels" / suite / (name + ".py")).string(),
-                         sem::OpTable::builtin());
+  return ir::load_module(
+      (fs::path(TS_SOURCE_DIR) / "jobs" / "kernels" / suite / (name + ".py")).string(),
+      sem::OpTable::builtin());
 }
 
 bool has_variant(const VariantSet& s, const std::string& text) {
@@ -32,7 +33,9 @@ TEST(Propagate, MultiplyPassesMatmulInRmsnormMatmul) {
   VariantSet s = propagate(m.kernels[0]);
   EXPECT_EQ(s.stop, StopReason::Saturated);
   bool found = false;
-  for (const auto& v : s.variants) found = found || v.step.rfind("mul@", 0) == 0 && v.step.find("past matmul@") != std::string::npos;
+  for (const auto& v : s.variants)
+    found =
+        found || v.step.rfind("mul@", 0) == 0 && v.step.find("past matmul@") != std::string::npos;
   EXPECT_TRUE(found) << "no variant moves the multiply past the matmul";
   for (const auto& p : s.proofs)
     if (p.to_variant >= 0) EXPECT_TRUE(p.verdict.proved());
@@ -42,14 +45,17 @@ TEST(Propagate, DivisionPassesMatmulInSoftmaxMatmul) {
   ir::Module m = load("axon", "softmax_matmul");
   VariantSet s = propagate(m.kernels[0]);
   bool found = false;
-  for (const auto& v : s.variants) found = found || v.step.rfind("div@", 0) == 0 && v.step.find("past matmul@") != std::string::npos;
+  for (const auto& v : s.variants)
+    found =
+        found || v.step.rfind("div@", 0) == 0 && v.step.find("past matmul@") != std::string::npos;
   EXPECT_TRUE(found);
 }
 
 TEST(Propagate, GatedMlpHasNoSwap) {
   // Axon Fig. 7: neither silu nor the multiply can move past their successors.
-  ir::Module m = ir::parse_module("def f(x: f32[M, K], w1: f32[K, N], w3: f32[K, N]):\n    return silu(x @ w1) * (x @ w3)\n",
-                                  "k.py", sem::OpTable::builtin());
+  ir::Module m = ir::parse_module(
+      "def f(x: f32[M, K], w1: f32[K, N], w3: f32[K, N]):\n    return silu(x @ w1) * (x @ w3)\n",
+      "k.py", sem::OpTable::builtin());
   VariantSet s = propagate(m.kernels[0]);
   EXPECT_EQ(s.variants.size(), 1u);
   EXPECT_FALSE(s.proofs.empty());
@@ -95,7 +101,8 @@ TEST_P(SuiteVariants, AgreeNumericallyWithTheOriginal) {
     for (std::size_t o = 0; o < got.size(); ++o)
       for (std::size_t e = 0; e < got[o].data.size(); ++e)
         ASSERT_NEAR(got[o].data[e], want[o].data[e], 1e-9 + 1e-9 * std::fabs(want[o].data[e]))
-            << "variant " << i << " (" << s.variants[i].step << ") output " << o << " element " << e;
+            << "variant " << i << " (" << s.variants[i].step << ") output " << o << " element "
+            << e;
   }
 }
 
@@ -105,17 +112,19 @@ std::vector<std::string> suite_kernels() {
     fs::path dir = fs::path(TS_SOURCE_DIR) / "jobs" / "kernels" / suite;
     if (!fs::exists(dir)) continue;
     for (const auto& f : fs::directory_iterator(dir))
-      if (f.path().extension() == ".py") out.push_back(std::string(suite) + "/" + f.path().stem().string());
+      if (f.path().extension() == ".py")
+        out.push_back(std::string(suite) + "/" + f.path().stem().string());
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Suites, SuiteVariants, ::testing::ValuesIn(suite_kernels()), [](const auto& info) {
-  std::string n = info.param;
-  std::replace(n.begin(), n.end(), '/', '_');
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Suites, SuiteVariants, ::testing::ValuesIn(suite_kernels()),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '/', '_');
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace ts::mutate

@@ -1,6 +1,8 @@
 // The NKI importer: kernels of both dialects imported and run on numbers by the functional
 // interpreter against a reference of the same computation; the bytes they move; the errors for
 // unsupported constructs and shape errors, with file:line:col.
+#include "tilesweep/nki_import/importer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,14 +10,15 @@
 #include <functional>
 #include <sstream>
 
-#include "tilesweep/nki_import/importer.h"
 #include "tilesweep/sim/execute.h"
 #include "tilesweep/sim/simulate.h"
 
 namespace ts::nki {
 namespace {
 
-std::string kernel_path(const std::string& name) { return std::string(TS_SOURCE_DIR) + "/tests/nki_import/kernels/" + name; }
+std::string kernel_path(const std::string& name) {
+  return std::string(TS_SOURCE_DIR) + "/tests/nki_import/kernels/" + name;
+}
 
 std::string read(const std::string& path) {
   std::ifstream in(path);
@@ -59,7 +62,8 @@ ir::Tensor softmax_ref(const std::vector<ir::Tensor>& in) {
     double mx = -1e30, sum = 0;
     for (std::int64_t c = 0; c < C; ++c) mx = std::max(mx, in[0].data[r * C + c]);
     for (std::int64_t c = 0; c < C; ++c) sum += std::exp(in[0].data[r * C + c] - mx);
-    for (std::int64_t c = 0; c < C; ++c) out.data[r * C + c] = std::exp(in[0].data[r * C + c] - mx) / sum;
+    for (std::int64_t c = 0; c < C; ++c)
+      out.data[r * C + c] = std::exp(in[0].data[r * C + c] - mx) / sum;
   }
   return out;
 }
@@ -80,13 +84,15 @@ TEST_P(Functional, MatchesReferenceAndMovesTheBytesItLoads) {
   const sim::Target& t = sim::builtin_target("trn1");
   ImportedKernel k = import_kernel(read(kernel_path(c.file)), c.file, "", args, t);
   std::vector<ir::Tensor> inputs;
-  for (std::size_t i = 0; i < args.size(); ++i) inputs.push_back(random_tensor(args[i].shape, static_cast<unsigned>(i + 1)));
+  for (std::size_t i = 0; i < args.size(); ++i)
+    inputs.push_back(random_tensor(args[i].shape, static_cast<unsigned>(i + 1)));
   std::vector<ir::Tensor> out = sim::execute(k.program, inputs);
   ASSERT_EQ(out.size(), 1u);
   ir::Tensor want = c.reference(inputs);
   ASSERT_EQ(out[0].shape, want.shape);
   for (std::size_t i = 0; i < want.data.size(); ++i)
-    ASSERT_NEAR(out[0].data[i], want.data[i], 1e-4 * (1 + std::fabs(want.data[i]))) << c.file << " element " << i;
+    ASSERT_NEAR(out[0].data[i], want.data[i], 1e-4 * (1 + std::fabs(want.data[i])))
+        << c.file << " element " << i;
   sim::SimResult r = sim::simulate(k.program, t);
   ASSERT_TRUE(r.feasible) << r.reason;
   EXPECT_EQ(r.hbm_read_bytes, c.hbm_read_bytes);
@@ -98,10 +104,17 @@ INSTANTIATE_TEST_SUITE_P(
     Kernels, Functional,
     ::testing::Values(
         // 1 x 1 x 2 (m, n, k) tiles of [128,128] + [128,512] fp32
-        FunctionalCase{"matmul_tiled.py", {"lhsT=f32[256,128]", "rhs=f32[256,512]"}, matmul_ref, 2 * (65536 + 262144)},
+        FunctionalCase{"matmul_tiled.py",
+                       {"lhsT=f32[256,128]", "rhs=f32[256,512]"},
+                       matmul_ref,
+                       2 * (65536 + 262144)},
         // lhsT once (128 KiB), rhs once per row block (1 x 512 KiB)
-        FunctionalCase{"matmul_hoisted.py", {"lhsT=f32[256,128]", "rhs=f32[256,512]"}, matmul_ref, 131072 + 524288},
-        FunctionalCase{"add_new_api.py", {"a=f32[256,64]", "b=f32[256,64]"}, add_ref, 2 * 256 * 64 * 4},
+        FunctionalCase{"matmul_hoisted.py",
+                       {"lhsT=f32[256,128]", "rhs=f32[256,512]"},
+                       matmul_ref,
+                       131072 + 524288},
+        FunctionalCase{
+            "add_new_api.py", {"a=f32[256,64]", "b=f32[256,64]"}, add_ref, 2 * 256 * 64 * 4},
         // 300 rows: the mask clips the last 128-row tile to 44 rows
         FunctionalCase{"softmax_masked.py", {"x=f32[300,40]"}, softmax_ref, 300 * 40 * 4}),
     [](const auto& info) { return info.param.file.substr(0, info.param.file.find('.')); });
@@ -114,7 +127,9 @@ struct ErrorCase {
 
 class Errors : public ::testing::TestWithParam<ErrorCase> {};
 
-const char* kHead = "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n";
+const char* kHead =
+    "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as "
+    "nisa\n";
 
 TEST_P(Errors, NameTheConstructAndItsLocation) {
   const ErrorCase& c = GetParam();
@@ -131,33 +146,63 @@ TEST_P(Errors, NameTheConstructAndItsLocation) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, Errors,
     ::testing::Values(
-        ErrorCase{"while_loop", "@nki.jit\ndef k(a):\n    while True:\n        pass\n", {"a=f32[128,4]"},
+        ErrorCase{"while_loop",
+                  "@nki.jit\ndef k(a):\n    while True:\n        pass\n",
+                  {"a=f32[128,4]"},
                   "k.py:6:5: error: 'while' is not supported"},
-        ErrorCase{"unknown_nl", "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    u = nl.cumsum(t)\n", {"a=f32[128,4]"},
+        ErrorCase{"unknown_nl",
+                  "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    u = nl.cumsum(t)\n",
+                  {"a=f32[128,4]"},
                   "k.py:7:9: error: nl.cumsum is not supported"},
-        ErrorCase{"matmul_shape", "@nki.jit\ndef k(a, b):\n    x = nl.load(a)\n    y = nl.load(b)\n    z = nisa.nc_matmul(x, y)\n",
-                  {"a=f32[128,64]", "b=f32[64,512]"}, "k.py:8:9: error: shape error in nc_matmul"},
-        ErrorCase{"out_of_bounds", "@nki.jit\ndef k(a):\n    for i in nl.affine_range(3):\n        t = nl.load(a[i * 128:(i + 1) * 128, :])\n",
-                  {"a=f32[256,4]"}, "k.py:7:13: error: shape error: the index of 'a' dim 0 reaches [0, 383]"},
-        ErrorCase{"partitions", "@nki.jit\ndef k(a):\n    t = nl.ndarray((256, 4), dtype=nl.float32, buffer=nl.sbuf)\n",
-                  {"a=f32[256,4]"}, "k.py:6:9: error: shape error: 'ndarray' has 256 partitions"},
-        ErrorCase{"nonaffine", "@nki.jit\ndef k(a):\n    for i in nl.affine_range(2):\n        t = nl.load(a[i * i, :])\n",
-                  {"a=f32[4,4]"}, "k.py:7:25: error: '*' of a loop variable is not affine"},
-        ErrorCase{"gpsimd_psum_engine", "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    u = nisa.nc_matmul(t, t, engine=1)\n",
-                  {"a=f32[128,4]"}, "k.py:7:37: error: nc_matmul() has no argument 'engine'"},
-        ErrorCase{"matmul_from_psum", "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    p = nisa.nc_matmul(t, t)\n    q = nisa.nc_matmul(p, t)\n",
-                  {"a=f32[128,128]"}, "k.py:8:9: error: nc_matmul's operand 'stationary' cannot be in psum on trn1"},
-        ErrorCase{"missing_arg", "@nki.jit\ndef k(a, b):\n    pass\n", {"a=f32[4,4]"},
+        ErrorCase{"matmul_shape",
+                  "@nki.jit\ndef k(a, b):\n    x = nl.load(a)\n    y = nl.load(b)\n    z = "
+                  "nisa.nc_matmul(x, y)\n",
+                  {"a=f32[128,64]", "b=f32[64,512]"},
+                  "k.py:8:9: error: shape error in nc_matmul"},
+        ErrorCase{"out_of_bounds",
+                  "@nki.jit\ndef k(a):\n    for i in nl.affine_range(3):\n        t = nl.load(a[i "
+                  "* 128:(i + 1) * 128, :])\n",
+                  {"a=f32[256,4]"},
+                  "k.py:7:13: error: shape error: the index of 'a' dim 0 reaches [0, 383]"},
+        ErrorCase{
+            "partitions",
+            "@nki.jit\ndef k(a):\n    t = nl.ndarray((256, 4), dtype=nl.float32, buffer=nl.sbuf)\n",
+            {"a=f32[256,4]"},
+            "k.py:6:9: error: shape error: 'ndarray' has 256 partitions"},
+        ErrorCase{"nonaffine",
+                  "@nki.jit\ndef k(a):\n    for i in nl.affine_range(2):\n        t = nl.load(a[i "
+                  "* i, :])\n",
+                  {"a=f32[4,4]"},
+                  "k.py:7:25: error: '*' of a loop variable is not affine"},
+        ErrorCase{
+            "gpsimd_psum_engine",
+            "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    u = nisa.nc_matmul(t, t, engine=1)\n",
+            {"a=f32[128,4]"},
+            "k.py:7:37: error: nc_matmul() has no argument 'engine'"},
+        ErrorCase{"matmul_from_psum",
+                  "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    p = nisa.nc_matmul(t, t)\n    q = "
+                  "nisa.nc_matmul(p, t)\n",
+                  {"a=f32[128,128]"},
+                  "k.py:8:9: error: nc_matmul's operand 'stationary' cannot be in psum on trn1"},
+        ErrorCase{"missing_arg",
+                  "@nki.jit\ndef k(a, b):\n    pass\n",
+                  {"a=f32[4,4]"},
                   "k.py:5:10: error: kernel parameter 'b' has no value"},
-        ErrorCase{"assert_fails", "@nki.jit\ndef k(a):\n    assert a.shape[0] == 128\n", {"a=f32[4,4]"},
+        ErrorCase{"assert_fails",
+                  "@nki.jit\ndef k(a):\n    assert a.shape[0] == 128\n",
+                  {"a=f32[4,4]"},
                   "k.py:6:5: error: shape error: this assertion"},
         ErrorCase{"two_loop_accumulation",
-                  "@nki.jit\ndef k(a):\n    acc = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.psum)\n"
+                  "@nki.jit\ndef k(a):\n    acc = nl.zeros((128, 128), dtype=nl.float32, "
+                  "buffer=nl.psum)\n"
                   "    for i in nl.affine_range(2):\n        for j in nl.affine_range(2):\n"
                   "            t = nl.load(a[i * 256 + j * 128:i * 256 + j * 128 + 128, :])\n"
                   "            acc += nisa.nc_matmul(t, t)\n",
-                  {"a=f32[512,128]"}, "k.py:10:20: error: += into 'zeros' accumulates across 2 nested loops"},
-        ErrorCase{"unclosed_string", "@nki.jit\ndef k(a):\n    s = 'abc\n", {"a=f32[4,4]"},
+                  {"a=f32[512,128]"},
+                  "k.py:10:20: error: += into 'zeros' accumulates across 2 nested loops"},
+        ErrorCase{"unclosed_string",
+                  "@nki.jit\ndef k(a):\n    s = 'abc\n",
+                  {"a=f32[4,4]"},
                   "k.py:6:9: error: this string is never closed"}),
     [](const auto& info) { return info.param.name; });
 
@@ -177,7 +222,9 @@ TEST(KernelArgs, ParseTensorsAndScalars) {
 }
 
 TEST(JitKernels, ListsTheDecoratedFunctions) {
-  std::string src = std::string(kHead) + "def helper(x):\n    return x\n@nki.jit\ndef a(x):\n    pass\n@nki.jit()\ndef b(x):\n    pass\n";
+  std::string src = std::string(kHead) +
+                    "def helper(x):\n    return x\n@nki.jit\ndef a(x):\n    pass\n@nki.jit()\ndef "
+                    "b(x):\n    pass\n";
   EXPECT_EQ(jit_kernels(src, "k.py"), (std::vector<std::string>{"a", "b"}));
   EXPECT_THROW(import_kernel(src, "k.py", "", {}, sim::builtin_target("trn1")), UserError);
 }

@@ -1,6 +1,9 @@
 // The analysis verbs' logic on synthetic archives: merge rules and provenance, diff order,
 // lookup's exact and nearest rule, the library round trip (and the header-only reader), reports.
+#include "tilesweep/report/report.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,30 +12,30 @@
 #include <stdexcept>
 #include <string>
 
-#include <unistd.h>
-
-#include "tilesweep/base/error.h"
 #include "../../src/report/config_delta.h"
+#include "tilesweep/base/error.h"
 #include "tilesweep/report/lookup.h"
 #include "tilesweep/report/merge.h"
-#include "tilesweep/report/report.h"
 #include "tilesweep/store/library.h"
 #include "tilesweep/store/library_reader.h"
 
 namespace ts::report {
 namespace {
 
-store::BestRecord best(std::string kernel, std::string shape, double latency, std::int64_t index = 0) {
+store::BestRecord best(std::string kernel, std::string shape, double latency,
+                       std::int64_t index = 0) {
   store::BestRecord b;
   b.kernel = std::move(kernel), b.target = "trn1", b.shape = std::move(shape);
-  b.latency_ns = latency, b.roofline_ns = latency / 2, b.heuristic_ns = latency * 3, b.index = index;
-  b.no_algebra_ns = latency * 2, b.no_fusion_ns = latency * 1.5, b.candidates = 10, b.infeasible = 2;
+  b.latency_ns = latency, b.roofline_ns = latency / 2, b.heuristic_ns = latency * 3,
+  b.index = index;
+  b.no_algebra_ns = latency * 2, b.no_fusion_ns = latency * 1.5, b.candidates = 10,
+  b.infeasible = 2;
   b.config = "cfg" + std::to_string(index);
   return b;
 }
 
-LoadedArchive loaded(const std::string& path, const std::string& job, std::vector<store::BestRecord> rows,
-                     const std::string& target_text = "T") {
+LoadedArchive loaded(const std::string& path, const std::string& job,
+                     std::vector<store::BestRecord> rows, const std::string& target_text = "T") {
   store::Archive a;
   a.meta.job_name = job, a.meta.job_hash = job, a.meta.status = "complete";
   a.meta.job_toml = "name = \"" + job + "\"\n[[kernel]]\nfile = \"k/axon/mm.py\"\nlabel = \"mm\"\n";
@@ -42,8 +45,9 @@ LoadedArchive loaded(const std::string& path, const std::string& job, std::vecto
   a.proofs.push_back({"swap", "mm", "a past b", "equivalent", 2.5});
   LoadedArchive l{path, a, {}};
   // One file per process: ctest runs the tests of this binary in parallel processes.
-  std::string tmp =
-      (std::filesystem::temp_directory_path() / ("report_test_" + job + "_" + std::to_string(::getpid()) + ".h5")).string();
+  std::string tmp = (std::filesystem::temp_directory_path() /
+                     ("report_test_" + job + "_" + std::to_string(::getpid()) + ".h5"))
+                        .string();
   store::write_archive(tmp, a);
   l.provenance = store::read_provenance(tmp, l.archive);  // a plain archive: itself as its source
   l.provenance.sources[0].path = path;
@@ -53,7 +57,8 @@ LoadedArchive loaded(const std::string& path, const std::string& job, std::vecto
 
 TEST(Merge, KeepsLowerLatencyTiesToFirstAndProvenance) {
   auto a = loaded("a.h5", "ja", {best("mm", "M=1", 100, 1), best("mm", "M=2", 200, 2)});
-  auto b = loaded("b.h5", "jb", {best("mm", "M=1", 90, 7), best("mm", "M=2", 200, 8), best("mm", "M=4", 5, 9)});
+  auto b = loaded("b.h5", "jb",
+                  {best("mm", "M=1", 90, 7), best("mm", "M=2", 200, 8), best("mm", "M=4", 5, 9)});
   Merged m = merge_archives({a, b}, "0.1");
   ASSERT_EQ(m.archive.best.size(), 3u);
   EXPECT_EQ(m.archive.best[0].index, 7);  // lower latency from b
@@ -73,8 +78,12 @@ TEST(Merge, RefusesDifferentTargetText) {
     merge_archives({a, b}, "0.1");
     FAIL() << "merged";
   } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("error: cannot merge 'a.h5' and 'b.h5': target 'trn1' has a different "
-                                          "description text", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "error: cannot merge 'a.h5' and 'b.h5': target 'trn1' has a different "
+                  "description text",
+                  0),
+              0u)
+        << e.what();
   }
 }
 
@@ -92,9 +101,11 @@ TEST(Merge, MergedArchiveRoundTripsItsProvenance) {
 }
 
 TEST(Diff, SelfIsEmptyAndRegressionsComeFirst) {
-  auto a = loaded("a.h5", "ja", {best("mm", "M=1", 100), best("mm", "M=2", 100), best("mm", "M=4", 100)});
+  auto a = loaded("a.h5", "ja",
+                  {best("mm", "M=1", 100), best("mm", "M=2", 100), best("mm", "M=4", 100)});
   EXPECT_TRUE(diff_best(a.archive, a.archive).empty());
-  auto b = loaded("b.h5", "jb", {best("mm", "M=1", 50), best("mm", "M=2", 120), best("mm", "M=8", 1)});
+  auto b =
+      loaded("b.h5", "jb", {best("mm", "M=1", 50), best("mm", "M=2", 120), best("mm", "M=8", 1)});
   auto d = diff_best(a.archive, b.archive);
   ASSERT_EQ(d.size(), 4u);
   EXPECT_EQ(d[0].kind, BestChange::Kind::Regression);
@@ -108,10 +119,11 @@ TEST(Diff, SelfIsEmptyAndRegressionsComeFirst) {
 // A latency change within the threshold is no regression: listed as a candidate change when the
 // candidate differs, dropped when only the latency moved. A lost program is always a regression.
 TEST(Diff, ThresholdSeparatesNoiseFromRegressions) {
-  auto a = loaded("a.h5", "ja", {best("mm", "M=1", 1000), best("mm", "M=2", 1000, 1), best("mm", "M=4", 1000),
-                                 best("mm", "M=8", 1000)});
-  auto rows = std::vector{best("mm", "M=1", 1000.5), best("mm", "M=2", 1000.4, 2), best("mm", "M=4", 1020),
-                          best("mm", "M=8", 1000)};
+  auto a = loaded("a.h5", "ja",
+                  {best("mm", "M=1", 1000), best("mm", "M=2", 1000, 1), best("mm", "M=4", 1000),
+                   best("mm", "M=8", 1000)});
+  auto rows = std::vector{best("mm", "M=1", 1000.5), best("mm", "M=2", 1000.4, 2),
+                          best("mm", "M=4", 1020), best("mm", "M=8", 1000)};
   rows[3].latency_ns = store::kNotComputed;
   auto b = loaded("b.h5", "jb", rows);
   struct Case {
@@ -119,9 +131,14 @@ TEST(Diff, ThresholdSeparatesNoiseFromRegressions) {
     std::vector<std::pair<std::string, BestChange::Kind>> want;
   };
   using K = BestChange::Kind;
-  for (const Case& c : {Case{0, {{"M=8", K::Regression}, {"M=4", K::Regression}, {"M=1", K::Regression}, {"M=2", K::Regression}}},
-                        Case{0.1, {{"M=8", K::Regression}, {"M=4", K::Regression}, {"M=2", K::Changed}}},
-                        Case{5, {{"M=8", K::Regression}, {"M=2", K::Changed}}}}) {
+  for (const Case& c :
+       {Case{0,
+             {{"M=8", K::Regression},
+              {"M=4", K::Regression},
+              {"M=1", K::Regression},
+              {"M=2", K::Regression}}},
+        Case{0.1, {{"M=8", K::Regression}, {"M=4", K::Regression}, {"M=2", K::Changed}}},
+        Case{5, {{"M=8", K::Regression}, {"M=2", K::Changed}}}}) {
     auto d = diff_best(a.archive, b.archive, c.threshold);
     std::vector<std::pair<std::string, BestChange::Kind>> got;
     for (const auto& x : d) got.emplace_back(x.shape, x.kind);
@@ -136,8 +153,10 @@ TEST(Diff, ShowsOnlyTheChangedKnobs) {
   };
   for (const Case& c : std::vector<Case>{
            {"v0 fused bufs=2 | g0: pt=128 block=1", "v0 fused bufs=2 | g0: pt=128 block=1", ""},
-           {"v0 fused bufs=2 | g0: pt=128 block=1", "v0 fused bufs=3 | g0: pt=64 block=1", "bufs: 2 -> 3; g0.pt: 128 -> 64"},
-           {"v0 fused | mul@2: tensor_tensor(x, y, op='mul')", "v0 fused instruction-fusion | mul@2: tensor_scalar(x, y)",
+           {"v0 fused bufs=2 | g0: pt=128 block=1", "v0 fused bufs=3 | g0: pt=64 block=1",
+            "bufs: 2 -> 3; g0.pt: 128 -> 64"},
+           {"v0 fused | mul@2: tensor_tensor(x, y, op='mul')",
+            "v0 fused instruction-fusion | mul@2: tensor_scalar(x, y)",
             "mul@2: tensor_tensor(x, y, op='mul') -> tensor_scalar(x, y); +instruction-fusion"},
            {"v1 unfused | g0: pt=128 | g1: pt=64", "v1 unfused | g0: pt=128", "-g1.pt=64"},
        })
@@ -146,12 +165,15 @@ TEST(Diff, ShowsOnlyTheChangedKnobs) {
   b.config = "v0 bufs=2", a.config = "v0 bufs=3";
   auto d = diff_best(loaded("a.h5", "ja", {b}).archive, loaded("b.h5", "jb", {a}).archive);
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(describe(d[0]), "regression   mm trn1 M=1 mesh 1: 100.0 ns -> 200.0 ns (+100.0%); candidate 1 -> 2: bufs: 2 -> 3");
+  EXPECT_EQ(describe(d[0]),
+            "regression   mm trn1 M=1 mesh 1: 100.0 ns -> 200.0 ns (+100.0%); candidate 1 -> 2: "
+            "bufs: 2 -> 3");
 }
 
 store::Library library() {
   store::Library lib;
-  for (auto [shape, lat] : {std::pair{"M=256,N=256", 10.0}, {"M=1024,N=256", 20.0}, {"M=256,N=1024", 30.0}}) {
+  for (auto [shape, lat] :
+       {std::pair{"M=256,N=256", 10.0}, {"M=1024,N=256", 20.0}, {"M=256,N=1024", 30.0}}) {
     store::LibraryEntry e;
     e.kernel = "softmax", e.target = "trn1", e.shape = shape, e.latency_ns = lat, e.nki = "# nki\n";
     lib.entries.push_back(e);
@@ -178,7 +200,8 @@ TEST(Lookup, UnknownKernelSuggests) {
     FAIL();
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "error: --kernel: library 'lib.h5' has no entry for kernel 'sofmax'; did you mean 'softmax'?");
+              "error: --kernel: library 'lib.h5' has no entry for kernel 'sofmax'; did you mean "
+              "'softmax'?");
   }
 }
 
@@ -219,17 +242,22 @@ TEST(Report, TablesAndGeomeans) {
   EXPECT_DOUBLE_EQ(r.tables[0].rows[0][1].number, 3.0);
   EXPECT_DOUBLE_EQ(r.tables[0].rows[0][3].number, 3.0);
   EXPECT_NE(format_text(r).find("simulated"), std::string::npos);
-  EXPECT_NE(format_text(r).find("axon"), std::string::npos);  // the suite from the job's kernel path
+  EXPECT_NE(format_text(r).find("axon"),
+            std::string::npos);  // the suite from the job's kernel path
   EXPECT_DOUBLE_EQ(geomean({2, 8}), 4.0);
 }
 
 // Axon's column labels (1K = 1024) when every shape names the same dims; full labels otherwise.
 TEST(Report, SpeedupColumnsAreCompactShapes) {
-  auto grid = build_report(loaded("a.h5", "ja", {best("mm", "M=1024,N=2048", 100), best("mm", "M=16384,N=100", 50)}));
-  EXPECT_EQ(grid.tables[0].columns, (std::vector<std::string>{"kernel", "1Kx2K", "16Kx100", "geomean"}));
+  auto grid = build_report(
+      loaded("a.h5", "ja", {best("mm", "M=1024,N=2048", 100), best("mm", "M=16384,N=100", 50)}));
+  EXPECT_EQ(grid.tables[0].columns,
+            (std::vector<std::string>{"kernel", "1Kx2K", "16Kx100", "geomean"}));
   EXPECT_NE(grid.tables[0].title.find(" M x N;"), std::string::npos);
-  auto mixed = build_report(loaded("a.h5", "ja", {best("mm", "M=1024,N=2048", 100), best("mm", "M=1024", 50)}));
-  EXPECT_EQ(mixed.tables[0].columns, (std::vector<std::string>{"kernel", "M=1024,N=2048", "M=1024", "geomean"}));
+  auto mixed = build_report(
+      loaded("a.h5", "ja", {best("mm", "M=1024,N=2048", 100), best("mm", "M=1024", 50)}));
+  EXPECT_EQ(mixed.tables[0].columns,
+            (std::vector<std::string>{"kernel", "M=1024,N=2048", "M=1024", "geomean"}));
 }
 
 // Axon Table 6: best / ablation latency, min, max, geomean over shapes.
@@ -237,7 +265,8 @@ TEST(Report, AblationRelativeToTheFullSearch) {
   auto rows = std::vector{best("mm", "M=1", 100), best("mm", "M=2", 100)};
   rows[1].no_algebra_ns = 400;  // 0.25x at M=2, 0.5x at M=1
   Report r = build_report(loaded("a.h5", "ja", rows));
-  auto t = std::find_if(r.tables.begin(), r.tables.end(), [](const Table& x) { return x.id == "ablation_relative"; });
+  auto t = std::find_if(r.tables.begin(), r.tables.end(),
+                        [](const Table& x) { return x.id == "ablation_relative"; });
   ASSERT_NE(t, r.tables.end());
   ASSERT_EQ(t->rows.size(), 1u);
   EXPECT_DOUBLE_EQ(t->rows[0][3].number, 0.25);
@@ -246,9 +275,9 @@ TEST(Report, AblationRelativeToTheFullSearch) {
   EXPECT_NEAR(t->rows[0][8].number, 1 / 1.5, 1e-12);
 }
 
-
 const Table& table(const Report& r, const std::string& id) {
-  auto t = std::find_if(r.tables.begin(), r.tables.end(), [&](const Table& x) { return x.id == id; });
+  auto t =
+      std::find_if(r.tables.begin(), r.tables.end(), [&](const Table& x) { return x.id == id; });
   if (t == r.tables.end()) throw std::runtime_error("no table " + id);
   return *t;
 }
@@ -293,7 +322,8 @@ TEST(Report, CsvRowsNameTheirKeys) {
   EXPECT_NE(csv.find("\nspeedup,mm,1,3,mm,trn2,M=1,1\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nlatency,mm,best us,0.05,mm,trn2,M=1,1\n"), std::string::npos) << csv;
   std::string json = format_json(r);
-  EXPECT_NE(json.find("\"target\": \"trn2\", \"column_keys\": [null, {\"shape\": \"M=1\", \"mesh\": \"1\"}, null]"),
+  EXPECT_NE(json.find("\"target\": \"trn2\", \"column_keys\": [null, {\"shape\": \"M=1\", "
+                      "\"mesh\": \"1\"}, null]"),
             std::string::npos)
       << json;
 }

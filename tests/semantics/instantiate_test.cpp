@@ -12,7 +12,8 @@ std::vector<Dim> shape(const std::string& s) {
   while (p < s.size()) {
     std::size_t q = s.find(',', p);
     std::string part = s.substr(p, q == std::string::npos ? std::string::npos : q - p);
-    out.push_back(std::isdigit(static_cast<unsigned char>(part[0])) ? Dim(std::stoll(part)) : Dim::symbol(part));
+    out.push_back(std::isdigit(static_cast<unsigned char>(part[0])) ? Dim(std::stoll(part))
+                                                                    : Dim::symbol(part));
     if (q == std::string::npos) break;
     p = q + 1;
   }
@@ -30,7 +31,8 @@ std::string run(const Case& c) {
   std::vector<std::vector<Dim>> shapes;
   for (const char* s : c.operands) shapes.push_back(shape(s));
   try {
-    OpInstance inst = instantiate(*OpTable::builtin().find(c.op), shapes, c.attrs, SourceLoc{"t.py", 1, 1});
+    OpInstance inst =
+        instantiate(*OpTable::builtin().find(c.op), shapes, c.attrs, SourceLoc{"t.py", 1, 1});
     return format_shape(inst.shape);
   } catch (const UserError& e) {
     return std::string("error: ") + e.message();
@@ -44,42 +46,98 @@ TEST(Instantiate, ShapeInference) {
       {"add", {"M,1", "1,N"}, {}, "[M, N]"},
       {"add", {"", "M,N"}, {}, "[M, N]"},
       {"mul", {"B,1,N", "M,1"}, {}, "[B, M, N]"},
-      {"add", {"M,N", "M,K"}, {}, "error: 'add' operands do not broadcast together: 'a' has shape [M, N] and 'b' has shape [M, K]"},
+      {"add",
+       {"M,N", "M,K"},
+       {},
+       "error: 'add' operands do not broadcast together: 'a' has shape [M, N] and 'b' has shape "
+       "[M, K]"},
       {"matmul", {"M,K", "K,N"}, {}, "[M, N]"},
       {"matmul", {"B,M,K", "K,N"}, {}, "[B, M, N]"},
       {"matmul", {"B,M,K", "B,K,N"}, {}, "[B, M, N]"},
-      {"matmul", {"M,K", "N,K"}, {}, "error: 'matmul' needs matching dims: k of 'a' [M, K] is K, but of 'b' [N, K] is N"},
-      {"matmul", {"M", "M,N"}, {}, "error: 'matmul' cannot take 'a' of shape [M]: expected a shape like [*B, m, k]"},
+      {"matmul",
+       {"M,K", "N,K"},
+       {},
+       "error: 'matmul' needs matching dims: k of 'a' [M, K] is K, but of 'b' [N, K] is N"},
+      {"matmul",
+       {"M", "M,N"},
+       {},
+       "error: 'matmul' cannot take 'a' of shape [M]: expected a shape like [*B, m, k]"},
       {"sum", {"M,N"}, {{"axis", std::int64_t{1}}}, "[M]"},
       {"sum", {"M,N"}, {{"axis", std::int64_t{-1}}, {"keepdims", true}}, "[M, 1]"},
       {"mean", {"B,M,N"}, {{"axis", std::int64_t{1}}}, "[B, N]"},
-      {"sum", {"M,N"}, {{"axis", std::int64_t{2}}}, "error: axis 2 is out of range for 'x' of rank 2 in 'sum' (valid: -2 to 1)"},
+      {"sum",
+       {"M,N"},
+       {{"axis", std::int64_t{2}}},
+       "error: axis 2 is out of range for 'x' of rank 2 in 'sum' (valid: -2 to 1)"},
       {"sum", {"M,N"}, {}, "error: 'sum' needs the argument 'axis'"},
-      {"sum", {"M,N"}, {{"axis", 1.5}}, "error: argument 'axis' of 'sum' must be an integer axis, got 1.5"},
+      {"sum",
+       {"M,N"},
+       {{"axis", 1.5}},
+       "error: argument 'axis' of 'sum' must be an integer axis, got 1.5"},
       {"cumsum", {"M,N"}, {{"axis", std::int64_t{1}}}, "[M, N]"},
       {"transpose", {"M,N,K"}, {}, "[K, N, M]"},
       {"transpose", {"A,B,C"}, {{"axes", std::vector<Dim>{1, 0, 2}}}, "[B, A, C]"},
-      {"transpose", {"A,B"}, {{"axes", std::vector<Dim>{0, 0}}}, "error: axes (0, 0) of 'transpose' repeat axis 0"},
-      {"reshape", {"M,N"}, {{"shape", std::vector<Dim>{Dim::symbol("N"), Dim::symbol("M")}}}, "[N, M]"},
-      {"reshape", {"M,N"}, {{"shape", std::vector<Dim>{Dim::symbol("N")}}}, "error: 'reshape' requires numel(S) == numel(T): M * N == N does not hold"},
+      {"transpose",
+       {"A,B"},
+       {{"axes", std::vector<Dim>{0, 0}}},
+       "error: axes (0, 0) of 'transpose' repeat axis 0"},
+      {"reshape",
+       {"M,N"},
+       {{"shape", std::vector<Dim>{Dim::symbol("N"), Dim::symbol("M")}}},
+       "[N, M]"},
+      {"reshape",
+       {"M,N"},
+       {{"shape", std::vector<Dim>{Dim::symbol("N")}}},
+       "error: 'reshape' requires numel(S) == numel(T): M * N == N does not hold"},
       {"concat", {"M,A", "M,B"}, {{"axis", std::int64_t{1}}}, "[M, A + B]"},
-      {"concat", {"M,A", "N,B"}, {{"axis", std::int64_t{1}}}, "error: 'concat' operands do not match: 'a' has shape [M, A] and 'b' has shape [N, B]"},
-      {"repeat", {"H,N,D"}, {{"repeats", std::int64_t{4}}, {"axis", std::int64_t{0}}}, "[4 * H, N, D]"},
-      {"broadcast_to", {"N"}, {{"shape", std::vector<Dim>{Dim::symbol("M"), Dim::symbol("N")}}}, "[M, N]"},
-      {"broadcast_to", {"K"}, {{"shape", std::vector<Dim>{Dim::symbol("M"), Dim::symbol("N")}}}, "error: 'broadcast_to' cannot broadcast shape [K] to [M, N]"},
-      {"slice", {"M,N"}, {{"begin", std::vector<Dim>{0, 0}}, {"end", std::vector<Dim>{Dim::symbol("M"), floordiv(Dim::symbol("N"), 2)}}, {"step", std::vector<Dim>{1, 1}}}, "[M, N // 2]"},
-      {"slice", {"M,N"}, {{"begin", std::vector<Dim>{1, 0}}, {"end", std::vector<Dim>{Dim::symbol("M"), Dim::symbol("N")}}, {"step", std::vector<Dim>{2, 1}}}, "[M // 2, N]"},
-      {"slice", {"8"}, {{"begin", std::vector<Dim>{2}}, {"end", std::vector<Dim>{9}}, {"step", std::vector<Dim>{1}}}, "error: 'slice' requires *S{end <= S}: 9 <= 8 does not hold"},
+      {"concat",
+       {"M,A", "N,B"},
+       {{"axis", std::int64_t{1}}},
+       "error: 'concat' operands do not match: 'a' has shape [M, A] and 'b' has shape [N, B]"},
+      {"repeat",
+       {"H,N,D"},
+       {{"repeats", std::int64_t{4}}, {"axis", std::int64_t{0}}},
+       "[4 * H, N, D]"},
+      {"broadcast_to",
+       {"N"},
+       {{"shape", std::vector<Dim>{Dim::symbol("M"), Dim::symbol("N")}}},
+       "[M, N]"},
+      {"broadcast_to",
+       {"K"},
+       {{"shape", std::vector<Dim>{Dim::symbol("M"), Dim::symbol("N")}}},
+       "error: 'broadcast_to' cannot broadcast shape [K] to [M, N]"},
+      {"slice",
+       {"M,N"},
+       {{"begin", std::vector<Dim>{0, 0}},
+        {"end", std::vector<Dim>{Dim::symbol("M"), floordiv(Dim::symbol("N"), 2)}},
+        {"step", std::vector<Dim>{1, 1}}},
+       "[M, N // 2]"},
+      {"slice",
+       {"M,N"},
+       {{"begin", std::vector<Dim>{1, 0}},
+        {"end", std::vector<Dim>{Dim::symbol("M"), Dim::symbol("N")}},
+        {"step", std::vector<Dim>{2, 1}}},
+       "[M // 2, N]"},
+      {"slice",
+       {"8"},
+       {{"begin", std::vector<Dim>{2}},
+        {"end", std::vector<Dim>{9}},
+        {"step", std::vector<Dim>{1}}},
+       "error: 'slice' requires *S{end <= S}: 9 <= 8 does not hold"},
       {"scan", {"C,S,M", "C,S,M"}, {{"axis", std::int64_t{2}}}, "[C, S, M]"},
       {"exp", {"M,N", "M,N"}, {}, "error: 'exp' takes 1 tensor operand(s), got 2"},
-      {"sum", {"M,N"}, {{"axis", std::int64_t{0}}, {"axes", std::int64_t{0}}}, "error: 'sum' has no argument 'axes'"},
+      {"sum",
+       {"M,N"},
+       {{"axis", std::int64_t{0}}, {"axes", std::int64_t{0}}},
+       "error: 'sum' has no argument 'axes'"},
   };
   for (const auto& c : cases) EXPECT_EQ(run(c), c.expect) << c.op;
 }
 
 TEST(Instantiate, DivisibilityBecomesPrecondition) {
   Dim n = Dim::symbol("N");
-  OpInstance inst = instantiate(*OpTable::builtin().find("add"), {{n - floordiv(n, 2)}, {floordiv(n, 2)}}, {}, {});
+  OpInstance inst = instantiate(*OpTable::builtin().find("add"),
+                                {{n - floordiv(n, 2)}, {floordiv(n, 2)}}, {}, {});
   ASSERT_EQ(inst.preconditions.size(), 1u);
   EXPECT_EQ(inst.preconditions[0].str(), "N - N // 2 == N // 2");
   EXPECT_TRUE(*inst.preconditions[0].holds({{"N", 8}}));

@@ -55,11 +55,15 @@ TEST(InstrTable, ApplyAndReduceInlineTheNamedOps) {
   InstrTable t;
   t.load(kIsa, "isa.toml", OpTable::builtin());
   Dim P = Dim::symbol("P"), F = Dim::symbol("F");
-  auto act = instantiate(t.find("activation")->op, {{P, F}, {P, 1}}, {{"func", std::string("silu")}, {"scale", 2.0}}, {});
-  EXPECT_EQ(act.body.str(), "(((in0[p, f] * 2) + in1[p, 0]) / (1 + exp(-((in0[p, f] * 2) + in1[p, 0]))))");
+  auto act = instantiate(t.find("activation")->op, {{P, F}, {P, 1}},
+                         {{"func", std::string("silu")}, {"scale", 2.0}}, {});
+  EXPECT_EQ(act.body.str(),
+            "(((in0[p, f] * 2) + in1[p, 0]) / (1 + exp(-((in0[p, f] * 2) + in1[p, 0]))))");
   auto red = instantiate(t.find("tensor_reduce")->op, {{P, F}}, {{"op", std::string("max")}}, {});
   EXPECT_EQ(red.body.str(), "max(f < size(F), in0[p, f])");
-  EXPECT_THROW(instantiate(t.find("activation")->op, {{P, F}, {P, 1}}, {{"func", std::string("gelu")}}, {}), UserError);
+  EXPECT_THROW(
+      instantiate(t.find("activation")->op, {{P, F}, {P, 1}}, {{"func", std::string("gelu")}}, {}),
+      UserError);
 }
 
 TEST(InstrTable, BadEntriesAreClearErrors) {
@@ -72,10 +76,14 @@ TEST(InstrTable, BadEntriesAreClearErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error("[instr.x]\noperands = [\"a\"]\nexpr = \"a\"\nengines = [\"warp\"]\ncost = \"1\"\n"),
-            "isa.toml:4:11: error: unknown engine 'warp' (expected tensor, vector, scalar, gpsimd or dma)");
-  EXPECT_EQ(error("[instr.x]\noperands = [\"a\"]\nshape = { a = \"[p, f]\" }\nout = \"[p, f]\"\nexpr = \"a\"\nengines = [\"vector\"]\nlimits = { q = 4 }\ncost = \"1\"\n"),
-            "isa.toml:7:16: error: instruction 'x': limit given for 'q', which is not a dim of its patterns");
+  EXPECT_EQ(
+      error("[instr.x]\noperands = [\"a\"]\nexpr = \"a\"\nengines = [\"warp\"]\ncost = \"1\"\n"),
+      "isa.toml:4:11: error: unknown engine 'warp' (expected tensor, vector, scalar, gpsimd or "
+      "dma)");
+  EXPECT_EQ(error("[instr.x]\noperands = [\"a\"]\nshape = { a = \"[p, f]\" }\nout = \"[p, "
+                  "f]\"\nexpr = \"a\"\nengines = [\"vector\"]\nlimits = { q = 4 }\ncost = \"1\"\n"),
+            "isa.toml:7:16: error: instruction 'x': limit given for 'q', which is not a dim of its "
+            "patterns");
   EXPECT_EQ(error("[instr.x]\noperands = [\"a\"]\nexpr = \"a\"\nengines = [\"vector\"]\n"),
             "isa.toml:1:1: error: instruction 'x': missing string key 'cost'");
 }

@@ -1,15 +1,17 @@
-#include "tilesweep/semantics/op_spec.h"
-
 #include <gtest/gtest.h>
+
+#include "tilesweep/semantics/op_spec.h"
 
 namespace ts::sem {
 namespace {
 
 TEST(OpTable, BuiltinHasTheLanguageOps) {
   const OpTable& t = OpTable::builtin();
-  for (const char* op : {"matmul", "transpose", "reshape", "concat", "broadcast_to", "repeat", "exp", "log",
-                         "sqrt", "rsqrt", "reciprocal", "square", "abs", "relu", "sigmoid", "silu", "gelu",
-                         "tanh", "maximum", "minimum", "sum", "mean", "max", "min", "cumsum", "scan", "slice"})
+  for (const char* op :
+       {"matmul",  "transpose", "reshape", "concat",     "broadcast_to", "repeat",  "exp",
+        "log",     "sqrt",      "rsqrt",   "reciprocal", "square",       "abs",     "relu",
+        "sigmoid", "silu",      "gelu",    "tanh",       "maximum",      "minimum", "sum",
+        "mean",    "max",       "min",     "cumsum",     "scan",         "slice"})
     EXPECT_NE(t.find(op), nullptr) << op;
   EXPECT_EQ(t.find("matmul")->contract, std::vector<std::string>{"k"});
 }
@@ -37,18 +39,27 @@ TEST(OpTable, BadSpecsAreClearErrors) {
     const char* error;
   } cases[] = {
       {"[op.f]\noperands = [\"x\"]\n", "user.toml:1:1: error: op 'f': missing string key 'expr'"},
-      {"[op.f]\noperands = [\"x\"]\nexpr = \"exp(x\"\n", "user.toml:3:14: error: expected ')' in 'exp(x'"},
-      {"[op.f]\noperands = [\"x\"]\nexpr = \"x\"\ncolour = 1\n", "user.toml:4:10: error: op 'f': unknown key 'colour'"},
+      {"[op.f]\noperands = [\"x\"]\nexpr = \"exp(x\"\n",
+       "user.toml:3:14: error: expected ')' in 'exp(x'"},
+      {"[op.f]\noperands = [\"x\"]\nexpr = \"x\"\ncolour = 1\n",
+       "user.toml:4:10: error: op 'f': unknown key 'colour'"},
       {"[op.f]\noperands = [\"x\"]\nexpr = \"x\"\nrequire = []\n",
        "user.toml:4:11: error: op 'f': unknown key 'require'; did you mean 'requires'?"},
-      {"[op.f]\noperands = [\"x\"]\nattrs = [{ name = \"axis\", type = \"axis\", of = \"x\", defualt = 1 }]\nexpr = \"x\"\n",
-       "user.toml:3:62: error: unknown attribute key 'defualt'; did you mean 'default'? (expected name, type, of, default, choices)"},
-      {"[op.f]\noperands = [\"x\"]\nattrs = [{ name = \"axis\", type = \"axs\", of = \"x\" }]\nexpr = \"x\"\n",
-       "user.toml:3:10: error: unknown attribute type 'axs' (expected bool, int, float, dim, dims, axis, axes, name, func, binop or reduceop)"},
-      {"[op.f]\noperands = [\"a\", \"b\"]\nshape = { a = \"[m, k]\", b = \"[k, n]\" }\nout = \"[m, n]\"\ncontract = [\"m\"]\nexpr = \"a\"\n",
-       "user.toml:1:1: error: op 'f': contract lists 'm', which is not an operand dim missing from the output"},
+      {"[op.f]\noperands = [\"x\"]\nattrs = [{ name = \"axis\", type = \"axis\", of = \"x\", "
+       "defualt = 1 }]\nexpr = \"x\"\n",
+       "user.toml:3:62: error: unknown attribute key 'defualt'; did you mean 'default'? (expected "
+       "name, type, of, default, choices)"},
+      {"[op.f]\noperands = [\"x\"]\nattrs = [{ name = \"axis\", type = \"axs\", of = \"x\" "
+       "}]\nexpr = \"x\"\n",
+       "user.toml:3:10: error: unknown attribute type 'axs' (expected bool, int, float, dim, dims, "
+       "axis, axes, name, func, binop or reduceop)"},
+      {"[op.f]\noperands = [\"a\", \"b\"]\nshape = { a = \"[m, k]\", b = \"[k, n]\" }\nout = \"[m, "
+       "n]\"\ncontract = [\"m\"]\nexpr = \"a\"\n",
+       "user.toml:1:1: error: op 'f': contract lists 'm', which is not an operand dim missing from "
+       "the output"},
       {"x = 1\n", "user.toml:1:5: error: unknown top-level key 'x' (ops go in [op.NAME] tables)"},
-      {"[op.f\n", "user.toml:1:6: error: Error while parsing table header: expected ']', saw '\\n'"},
+      {"[op.f\n",
+       "user.toml:1:6: error: Error while parsing table header: expected ']', saw '\\n'"},
   };
   for (const auto& c : cases) EXPECT_EQ(load_error(c.toml), c.error);
 }

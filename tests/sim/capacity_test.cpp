@@ -22,21 +22,34 @@ TEST(Capacity, ReasonsNameWhatDoesNotFit) {
   const Target& t = builtin_target("trn2");
   const CapacityCase cases[] = {
       {"fits", {128, 2048}, sem::Memory::Sbuf, 4, ""},
-      {"sbuf", {128, 66560}, sem::Memory::Sbuf, 2, "SBUF needs 260 KiB per partition, 208 KiB usable"},
-      {"sbuf at the edge", {128, 53248}, sem::Memory::Sbuf, 1,
+      {"sbuf",
+       {128, 66560},
+       sem::Memory::Sbuf,
+       2,
+       "SBUF needs 260 KiB per partition, 208 KiB usable"},
+      {"sbuf at the edge",
+       {128, 53248},
+       sem::Memory::Sbuf,
+       1,
        "SBUF needs 212992 bytes per partition, 212984 usable"},
-      // A PSUM buffer wider than a bank takes whole banks (accumulators of a row block side by side).
+      // A PSUM buffer wider than a bank takes whole banks (accumulators of a row block side by
+      // side).
       {"psum two banks", {128, 1024}, sem::Memory::Psum, 1, ""},
       {"psum wide", {128, 1024}, sem::Memory::Psum, 5, "PSUM needs 10 banks, 8 available"},
       {"psum banks", {128, 512}, sem::Memory::Psum, 9, "PSUM needs 9 banks, 8 available"},
       {"psum fits", {128, 512}, sem::Memory::Psum, 8, ""},
-      {"partitions", {256, 4}, sem::Memory::Sbuf, 1, "buffer 'acc' spans 256 partitions, SBUF has 128"},
+      {"partitions",
+       {256, 4},
+       sem::Memory::Sbuf,
+       1,
+       "buffer 'acc' spans 256 partitions, SBUF has 128"},
   };
   for (const auto& c : cases) {
     ProgramBuilder b(t);
-    int buf = c.memory == sem::Memory::Psum ? b.psum("acc", c.shape, c.bufs)
-                                             : b.sbuf("acc", c.shape[1] == 53248 ? ir::DType::F32 : ir::DType::BF16,
-                                                      c.shape, c.bufs);
+    int buf = c.memory == sem::Memory::Psum
+                  ? b.psum("acc", c.shape, c.bufs)
+                  : b.sbuf("acc", c.shape[1] == 53248 ? ir::DType::F32 : ir::DType::BF16, c.shape,
+                           c.bufs);
     b.op(0, "memset", sem::Engine::Vector, {}, buf, {{"value", 0}, {"P", 1}, {"F", 1}});
     Capacity cap = check_capacity(b.p, t);
     EXPECT_EQ(cap.reason, c.reason) << c.name;

@@ -23,7 +23,8 @@ struct Builder {
   Program& p = builder.program();
 
   explicit Builder(const std::string& kernel) : builder(kernel) {}
-  int buffer(const std::string& name, sem::Memory m, std::vector<std::int64_t> shape, int param = -1, int output = -1) {
+  int buffer(const std::string& name, sem::Memory m, std::vector<std::int64_t> shape,
+             int param = -1, int output = -1) {
     lower::Buffer b;
     b.name = name;
     b.memory = m;
@@ -32,9 +33,11 @@ struct Builder {
     b.output = output;
     return builder.add_buffer(std::move(b));
   }
-  int loop(int parent, const std::string& var, std::int64_t trips) { return builder.loop(parent, var, trips); }
-  lower::Inst& inst(int block, const std::string& instr, std::vector<int> in, int out, sem::AttrMap attrs = {},
-                    const std::string& note = "") {
+  int loop(int parent, const std::string& var, std::int64_t trips) {
+    return builder.loop(parent, var, trips);
+  }
+  lower::Inst& inst(int block, const std::string& instr, std::vector<int> in, int out,
+                    sem::AttrMap attrs = {}, const std::string& note = "") {
     lower::Inst i;
     i.spec = builtin_target("trn2").isa.find(instr);
     EXPECT_NE(i.spec, nullptr) << instr;
@@ -47,8 +50,8 @@ struct Builder {
   }
   // A DMA between HBM buffer `hbm` and `tile`: `terms[d]` gives the start of dim d.
   lower::Inst& dma(int block, bool store, int hbm, int tile, std::vector<std::int64_t> extent,
-                   std::vector<std::vector<std::pair<int, std::int64_t>>> terms, std::vector<int> tile_dim,
-                   const std::string& instr = "dma_copy") {
+                   std::vector<std::vector<std::pair<int, std::int64_t>>> terms,
+                   std::vector<int> tile_dim, const std::string& instr = "dma_copy") {
     lower::Inst& i = store ? inst(block, instr, {tile}, -1) : inst(block, instr, {}, tile);
     i.dma = true;
     i.store = store;
@@ -70,7 +73,8 @@ void expect_close(const ir::Tensor& out, const ir::Tensor& ref) {
   int bad = 0;
   for (std::size_t i = 0; i < ref.data.size(); ++i) {
     if (std::abs(out.data[i] - ref.data[i]) <= 1e-4 + 1e-4 * std::abs(ref.data[i])) continue;
-    if (++bad <= 5) ADD_FAILURE() << "element " << i << ": " << out.data[i] << " vs " << ref.data[i];
+    if (++bad <= 5)
+      ADD_FAILURE() << "element " << i << ": " << out.data[i] << " vs " << ref.data[i];
   }
   EXPECT_EQ(bad, 0);
 }
@@ -122,7 +126,8 @@ TEST(Execute, TiledMatmulAccumulatesInPsum) {
   b.inst(n, "tensor_copy", {acc}, res);
   b.dma(n, true, out, res, {128, 128}, {{{m, 128}}, {{n, 128}}}, {0, 1});
 
-  ir::Module mod = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/matmul.py", sem::OpTable::builtin());
+  ir::Module mod = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/matmul.py",
+                                   sem::OpTable::builtin());
   std::vector<ir::Tensor> in = {random_tensor({M, K}, 2), random_tensor({K, N}, 3)};
   auto ref = ir::evaluate(mod.kernels[0], {{"M", M}, {"K", K}, {"N", N}}, in, ir::Precision::F64);
   auto got = execute(b.p, in);
@@ -149,7 +154,8 @@ TEST(Execute, BroadcastDmaRepeatsAlongPartitions) {
   auto got = execute(b.p, in);
   ir::Tensor ref({256, 64});
   for (std::int64_t r = 0; r < 256; ++r)
-    for (std::int64_t c = 0; c < 64; ++c) ref.data[r * 64 + c] = in[0].data[r * 64 + c] + in[1].data[c];
+    for (std::int64_t c = 0; c < 64; ++c)
+      ref.data[r * 64 + c] = in[0].data[r * 64 + c] + in[1].data[c];
   expect_close(got[0], ref);
 }
 
@@ -217,8 +223,9 @@ TEST(Execute, ShapeMismatchNamesTheInstruction) {
     execute(b.p, {random_tensor({128, 64}, 8)});
     FAIL() << "expected an InternalError";
   } catch (const InternalError& e) {
-    EXPECT_NE(std::string(e.what()).find("instruction 1 (reciprocal: y = 1 / x) computes a [128, 64] tile, but its "
-                                         "output yt is [128, 32]"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "instruction 1 (reciprocal: y = 1 / x) computes a [128, 64] tile, but its "
+                  "output yt is [128, 32]"),
               std::string::npos)
         << e.what();
   }
@@ -230,7 +237,8 @@ TEST(Execute, ShapeMismatchNamesTheInstruction) {
     execute(b.p, {random_tensor({128, 64}, 8)});
     FAIL() << "expected an InternalError";
   } catch (const InternalError& e) {
-    EXPECT_NE(std::string(e.what()).find("instruction 1 (tensor_tensor: y = 1 / x): its operands do not fit"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "instruction 1 (tensor_tensor: y = 1 / x): its operands do not fit"),
               std::string::npos)
         << e.what();
   }

@@ -10,13 +10,15 @@ namespace {
 // x[P, F] -> nc_transpose_pe -> nc_matmul with y[F, K]: the matmul lowering synthesis finds.
 ir::Kernel matmul_program(const Target& t) {
   ir::Kernel k;
-  for (auto [name, shape] : {std::pair{"x", std::vector<sem::Dim>{sem::Dim::symbol("P"), sem::Dim::symbol("F")}},
-                             std::pair{"y", std::vector<sem::Dim>{sem::Dim::symbol("F"), sem::Dim::symbol("K")}}}) {
+  for (auto [name, shape] :
+       {std::pair{"x", std::vector<sem::Dim>{sem::Dim::symbol("P"), sem::Dim::symbol("F")}},
+        std::pair{"y", std::vector<sem::Dim>{sem::Dim::symbol("F"), sem::Dim::symbol("K")}}}) {
     ir::Node n;
     n.op = "input";
     n.shape = shape;
     n.param = static_cast<int>(k.params.size());
-    k.params.push_back(ir::Param{name, false, ir::DType::F32, shape, std::nullopt, static_cast<int>(k.nodes.size()), {}});
+    k.params.push_back(ir::Param{
+        name, false, ir::DType::F32, shape, std::nullopt, static_cast<int>(k.nodes.size()), {}});
     k.nodes.push_back(n);
   }
   int tr = ir::add_op(k, t.isa.find("nc_transpose_pe")->op, {0}, {}, {});
@@ -41,8 +43,9 @@ TEST(InstrCost, FormulasFromTheIsaAtConcreteTiles) {
 
 TEST(InstrCost, UnknownVariableIsAUserError) {
   sem::InstrTable isa;
-  isa.load("[instr.x]\noperands = [\"a\"]\nexpr = \"a\"\nengines = [\"vector\"]\ncost = \"W * 2\"\n", "isa.toml",
-           sem::OpTable::builtin());
+  isa.load(
+      "[instr.x]\noperands = [\"a\"]\nexpr = \"a\"\nengines = [\"vector\"]\ncost = \"W * 2\"\n",
+      "isa.toml", sem::OpTable::builtin());
   EXPECT_THROW(formula_value(*isa.find("x"), {}), UserError);
 }
 
@@ -57,7 +60,8 @@ TEST(InstrCost, EveryBundledFormulaEvaluates) {
     const Target& t = builtin_target(name);
     for (const auto& instr : t.isa.names()) {
       const sem::InstrSpec& in = *t.isa.find(instr);
-      std::map<std::string, double> vars{{"N", 512}, {"P", 128}, {"MIN_II", 64}, {"fp32", 1}, {"bytes", 262144}};
+      std::map<std::string, double> vars{
+          {"N", 512}, {"P", 128}, {"MIN_II", 64}, {"fp32", 1}, {"bytes", 262144}};
       for (const auto& p : in.op.shapes)
         for (const auto& it : p.items)
           if (!it.group && !it.name.empty()) vars[it.name] = 64;

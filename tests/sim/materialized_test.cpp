@@ -25,14 +25,16 @@ TEST(Materialized, ExtrapolationAgreesAndRooflineHolds) {
       {"silu.py", {{"M", 8192}, {"N", 1024}}},
   };
   for (const auto& c : cases) {
-    ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.file, sem::OpTable::builtin());
+    ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.file,
+                                   sem::OpTable::builtin());
     const ir::Kernel& k = m.kernels.front();
     lower::SynthesisCache cache;
     lower::KernelChoices choices = lower::instruction_choices(k, t.isa, cache);
     lower::CandidateSpace space({{&k, &choices}}, t, c.dims);
     Roofline bound = roofline(k, c.dims, t);
     int simulated = 0;
-    for (std::int64_t i = 0; i < space.size() && simulated < 24; i += std::max<std::int64_t>(1, space.size() / 24)) {
+    for (std::int64_t i = 0; i < space.size() && simulated < 24;
+         i += std::max<std::int64_t>(1, space.size() / 24)) {
       lower::Lowered<lower::Program> lowered = space.materialize(i);
       if (!lowered) continue;
       const lower::Program& p = *lowered;
@@ -40,8 +42,10 @@ TEST(Materialized, ExtrapolationAgreesAndRooflineHolds) {
       SimResult fast = simulate(p, t);
       if (!full.feasible) continue;
       ++simulated;
-      EXPECT_NEAR(fast.latency_ns, full.latency_ns, 0.01 * full.latency_ns) << c.file << " candidate " << i;
-      EXPECT_NEAR(fast.instructions, full.instructions, 1e-9 * full.instructions) << c.file << " candidate " << i;
+      EXPECT_NEAR(fast.latency_ns, full.latency_ns, 0.01 * full.latency_ns)
+          << c.file << " candidate " << i;
+      EXPECT_NEAR(fast.instructions, full.instructions, 1e-9 * full.instructions)
+          << c.file << " candidate " << i;
       EXPECT_GE(full.latency_ns * p.cores, bound.bound_ns) << c.file << " candidate " << i;
     }
     EXPECT_GT(simulated, 0) << c.file;

@@ -27,12 +27,18 @@ class ProgramBuilder {
   }
 
   // A loop of `trips` iterations appended to block `parent`; returns its block id.
-  int loop(int parent, std::int64_t trips, const std::string& var = "i") { return builder_.loop(parent, var, trips); }
+  int loop(int parent, std::int64_t trips, const std::string& var = "i") {
+    return builder_.loop(parent, var, trips);
+  }
 
   // HBM -> SBUF (or SBUF -> HBM for a store) of a whole [rows, cols] tile of a 2-D tensor, the
   // tile at row block `row_loop`'s iteration (-1: row 0).
-  int load(int block, int tile, int tensor, int row_loop = -1) { return dma(block, tile, tensor, row_loop, false); }
-  int store(int block, int tile, int tensor, int row_loop = -1) { return dma(block, tile, tensor, row_loop, true); }
+  int load(int block, int tile, int tensor, int row_loop = -1) {
+    return dma(block, tile, tensor, row_loop, false);
+  }
+  int store(int block, int tile, int tensor, int row_loop = -1) {
+    return dma(block, tile, tensor, row_loop, true);
+  }
 
   int op(int block, const std::string& instr, sem::Engine e, std::vector<int> in, int out,
          lower::CostVars vars = {}, int accumulate_block = -1) {
@@ -53,7 +59,8 @@ class ProgramBuilder {
   lower::Program& p = builder_.program();
 
  private:
-  int add_buffer(const std::string& name, sem::Memory m, ir::DType d, std::vector<std::int64_t> shape, int bufs) {
+  int add_buffer(const std::string& name, sem::Memory m, ir::DType d,
+                 std::vector<std::int64_t> shape, int bufs) {
     lower::Buffer b;
     b.name = name;
     b.memory = m;
@@ -75,8 +82,10 @@ class ProgramBuilder {
     i.engine = sem::Engine::Dma;
     i.dma = true;
     i.store = store;
-    if (store) i.in = {tile};
-    else i.out = tile;
+    if (store)
+      i.in = {tile};
+    else
+      i.out = tile;
     const auto& shape = p.buffers[tile].shape;
     i.hbm.buffer = tensor;
     i.hbm.extent = {shape[0], shape[1]};

@@ -10,7 +10,8 @@ namespace ts::sim {
 namespace {
 
 ir::Kernel kernel(const std::string& file) {
-  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + file, sem::OpTable::builtin());
+  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + file,
+                                 sem::OpTable::builtin());
   return m.kernels.front();
 }
 
@@ -24,8 +25,11 @@ TEST(Roofline, HandComputedTerms) {
   const Target& t = builtin_target("trn2");
   const RooflineCase cases[] = {
       // x[M, K] @ w[K, N], f32: traffic (MK + KN + MN) x 4, flops 2 MNK.
-      {"matmul.py", {{"M", 1024}, {"K", 512}, {"N", 2048}}, (1024.0 * 512 + 512 * 2048 + 1024 * 2048) * 4,
-       2.0 * 1024 * 2048 * 512, 0},
+      {"matmul.py",
+       {{"M", 1024}, {"K", 512}, {"N", 2048}},
+       (1024.0 * 512 + 512 * 2048 + 1024 * 2048) * 4,
+       2.0 * 1024 * 2048 * 512,
+       0},
       // relu(x), f32: traffic 2 MN x 4, one op per element.
       {"relu.py", {{"M", 8192}, {"N", 4096}}, 2.0 * 8192 * 4096 * 4, 0, 8192.0 * 4096},
       // softmax: max and sum reduce N per row (M x N each), sub, exp, div element-wise (3 M N).
@@ -37,14 +41,16 @@ TEST(Roofline, HandComputedTerms) {
     EXPECT_DOUBLE_EQ(r.matmul_flops, c.matmul_flops) << c.file;
     EXPECT_DOUBLE_EQ(r.other_flops, c.other_flops) << c.file;
     EXPECT_NEAR(r.memory_ns, c.traffic / 362.5e9 * 1e9, 1e-9 * r.memory_ns) << c.file;
-    EXPECT_NEAR(r.matmul_ns, c.matmul_flops / 22.625e12 * 1e9, 1e-9 * r.matmul_ns + 1e-12) << c.file;
+    EXPECT_NEAR(r.matmul_ns, c.matmul_flops / 22.625e12 * 1e9, 1e-9 * r.matmul_ns + 1e-12)
+        << c.file;
     EXPECT_NEAR(r.other_ns, c.other_flops / 245.76e9 * 1e9, 1e-9 * r.other_ns + 1e-12) << c.file;
     EXPECT_DOUBLE_EQ(r.bound_ns, std::max({r.memory_ns, r.matmul_ns, r.other_ns})) << c.file;
   }
 }
 
 TEST(Roofline, HelpersAreFractionsOfTheLatency) {
-  Roofline r = roofline(kernel("matmul.py"), {{"M", 1024}, {"K", 1024}, {"N", 1024}}, builtin_target("trn2"));
+  Roofline r = roofline(kernel("matmul.py"), {{"M", 1024}, {"K", 1024}, {"N", 1024}},
+                        builtin_target("trn2"));
   EXPECT_DOUBLE_EQ(r.bound_ns, r.matmul_ns);
   EXPECT_DOUBLE_EQ(r.hfu(2 * r.matmul_ns), 0.5);
   EXPECT_DOUBLE_EQ(r.peak_fraction(r.bound_ns), 1.0);

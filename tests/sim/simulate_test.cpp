@@ -31,8 +31,10 @@ struct MatmulCase {
 };
 
 TEST(Calibration, MatmulIssueInterval) {
-  const MatmulCase cases[] = {{ir::DType::BF16, 512, 512}, {ir::DType::F32, 512, 2048},
-                              {ir::DType::BF16, 128, 128}, {ir::DType::BF16, 32, 64}};
+  const MatmulCase cases[] = {{ir::DType::BF16, 512, 512},
+                              {ir::DType::F32, 512, 2048},
+                              {ir::DType::BF16, 128, 128},
+                              {ir::DType::BF16, 32, 64}};
   for (const auto& c : cases) {
     ProgramBuilder b(trn2());
     int st = b.sbuf("stationary", c.dtype, {128, 128});
@@ -44,7 +46,8 @@ TEST(Calibration, MatmulIssueInterval) {
     auto ev = events(r, mm);
     ASSERT_EQ(ev.size(), 16u);
     double ns = c.cycles / 2.4;
-    for (std::size_t i = 1; i < ev.size(); ++i) EXPECT_NEAR(ev[i].start_ns - ev[i - 1].start_ns, ns, 1e-6) << c.n;
+    for (std::size_t i = 1; i < ev.size(); ++i)
+      EXPECT_NEAR(ev[i].start_ns - ev[i - 1].start_ns, ns, 1e-6) << c.n;
     EXPECT_NEAR(r.latency_ns, 16 * ns, 1e-6);
     EXPECT_NEAR(r.busy(Engine::Tensor), 16 * ns, 1e-6);
     EXPECT_EQ(r.instructions, 16);
@@ -63,8 +66,10 @@ TEST(Calibration, ElementwiseEngines) {
   // Vector: the isa formula (one input N, two inputs 2N, at least MIN_II 64) + 144 fixed (K1);
   // Scalar: the formula alone; GpSimd running a shared instruction: + GPSIMD_START 150.
   const VectorCase cases[] = {
-      {"tensor_scalar", Engine::Vector, 512, 512 + 144, 0.96}, {"tensor_tensor", Engine::Vector, 512, 1024 + 144, 0.96},
-      {"tensor_scalar", Engine::Vector, 16, 64 + 144, 0.96},   {"activation", Engine::Scalar, 512, 512, 1.2},
+      {"tensor_scalar", Engine::Vector, 512, 512 + 144, 0.96},
+      {"tensor_tensor", Engine::Vector, 512, 1024 + 144, 0.96},
+      {"tensor_scalar", Engine::Vector, 16, 64 + 144, 0.96},
+      {"activation", Engine::Scalar, 512, 512, 1.2},
       {"tensor_scalar", Engine::GpSimd, 512, 512 + 150, 1.2},
   };
   for (const auto& c : cases) {
@@ -73,7 +78,8 @@ TEST(Calibration, ElementwiseEngines) {
     int s = b.sbuf("s", ir::DType::F32, {128, 1});
     int y = b.sbuf("y", ir::DType::F32, {128, c.n});
     int loop = b.loop(0, 8);
-    std::vector<int> in = std::string(c.instr) == "tensor_tensor" ? std::vector{x, x} : std::vector{x, s};
+    std::vector<int> in =
+        std::string(c.instr) == "tensor_tensor" ? std::vector{x, x} : std::vector{x, s};
     int op = b.op(loop, c.instr, c.engine, in, y);
     SimResult r = run(b.p);
     auto ev = events(r, op);

@@ -98,12 +98,15 @@ TEST(Target, MistakesNameFileLineAndKey) {
     return std::string("no error");
   };
   EXPECT_EQ(error(kTarget, "clock_hz = 2.8e9", "clock_hz = 2.8e12"),
-            "target.toml:21:12: error: 'engine.tensor.clock_hz' must be between 100000000 and 10000000000, got 2800000000000");
+            "target.toml:21:12: error: 'engine.tensor.clock_hz' must be between 100000000 and "
+            "10000000000, got 2800000000000");
   EXPECT_EQ(error(kTarget, "banks = 8\n", ""), "target.toml:15:1: error: missing key 'psum.banks'");
   EXPECT_EQ(error(kTarget, "topology = \"torus\"", "topology = \"tree\""),
             "target.toml:55:12: error: 'mesh.topology' must be ring, torus or switch, got 'tree'");
-  EXPECT_EQ(error(kTarget, "[roofline]", "[rooflin]"), "target.toml:1:1: error: missing table [roofline]");
-  EXPECT_EQ(error(kTarget, "[4096, 0.9]", "[4096, 1.9]"), "target.toml:48:51: error: a DMA efficiency must be in (0, 1], got 1.9");
+  EXPECT_EQ(error(kTarget, "[roofline]", "[rooflin]"),
+            "target.toml:1:1: error: missing table [roofline]");
+  EXPECT_EQ(error(kTarget, "[4096, 0.9]", "[4096, 1.9]"),
+            "target.toml:48:51: error: a DMA efficiency must be in (0, 1], got 1.9");
 }
 
 }  // namespace
@@ -123,11 +126,13 @@ TEST(BuiltinTargets, AllLoadAndDifferWhereTheHardwareDoes) {
   EXPECT_EQ(t1.isa.find("nc_matmul")->limits.at("n"), 512);
   EXPECT_EQ(t3.isa.find("nc_matmul")->limits.at("n"), 4096);
   EXPECT_GT(t2.sbuf.bytes_per_partition, t1.sbuf.bytes_per_partition);
-  for (const char* instr : {"dma_copy", "tensor_copy", "nc_transpose_pe", "nc_transpose_dve", "nc_matmul", "activation",
-                            "activation_reduce", "reciprocal", "tensor_tensor", "tensor_scalar", "scalar_tensor_tensor",
-                            "tensor_reduce", "tensor_partition_reduce", "tensor_scalar_reduce", "tensor_tensor_scan",
-                            "memset", "iota", "affine_select"})
-    for (const Target* t : {&t1, &t2, &t3}) EXPECT_TRUE(t->has_instr(instr)) << t->name << " " << instr;
+  for (const char* instr :
+       {"dma_copy", "tensor_copy", "nc_transpose_pe", "nc_transpose_dve", "nc_matmul", "activation",
+        "activation_reduce", "reciprocal", "tensor_tensor", "tensor_scalar", "scalar_tensor_tensor",
+        "tensor_reduce", "tensor_partition_reduce", "tensor_scalar_reduce", "tensor_tensor_scan",
+        "memset", "iota", "affine_select"})
+    for (const Target* t : {&t1, &t2, &t3})
+      EXPECT_TRUE(t->has_instr(instr)) << t->name << " " << instr;
 }
 
 TEST(BuiltinTargets, UnknownNameIsAUserError) {

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "sample.h"
-#include "tilesweep/base/error.h"
 #include "temp_dir_test.h"
+#include "tilesweep/base/error.h"
 
 namespace ts::store {
 namespace {
@@ -39,7 +39,7 @@ Archive odd_strings() {
   Archive a = test::sample_archive(20);
   a.candidates[0].config = std::string(70000, 'x') + "end";  // far wider than any other row
   a.candidates[1].kernel = "ünïcødé_kernel_µs";
-  a.candidates[2] = CandidateRecord{};  // all defaults: empty strings, NaN latencies
+  a.candidates[2] = CandidateRecord{};             // all defaults: empty strings, NaN latencies
   a.candidates[3].reason = std::string(300, ' ');  // trailing spaces are kept
   a.proofs[0].text = std::string(100000, 'q');
   a.meta.job_toml = std::string(200000, '#');  // attribute far past HDF5's 64 KiB compact limit
@@ -60,7 +60,10 @@ Archive wide_text() {
 
 TEST_F(ArchiveTest, RoundTrip) {
   const RoundTripCase cases[] = {
-      {"empty tables", [] { return Archive{test::sample_meta(), {}, {}, {}, {}}; }},
+      {"empty tables",
+       [] {
+         return Archive{test::sample_meta(), {}, {}, {}, {}};
+       }},
       {"default meta", [] { return Archive{}; }},
       {"one of each", [] { return test::sample_archive(1); }},
       {"nan and odd strings", odd_strings},
@@ -105,8 +108,12 @@ TEST_F(ArchiveTest, FailedWriteKeepsOldArchive) {
     write_archive(p, bad);
     FAIL() << "a NUL byte was written";
   } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("error: cannot write archive '" + p + "': column 'config' of "
-                                          "/candidates row 4 holds a NUL byte", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("error: cannot write archive '" + p +
+                                              "': column 'config' of "
+                                              "/candidates row 4 holds a NUL byte",
+                                          0),
+              0u)
+        << e.what();
   }
   EXPECT_FALSE(fs::exists(p + ".tmp"));
   EXPECT_EQ(read_archive(p).candidates.size(), 3u);
@@ -131,7 +138,9 @@ void forge(const std::string& p, const std::function<void(hid_t)>& fill) {
   H5Fclose(f);
 }
 
-void make_group(hid_t f, const char* name) { H5Gclose(H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)); }
+void make_group(hid_t f, const char* name) {
+  H5Gclose(H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+}
 
 void drop(const std::string& p, const char* name) {
   hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
@@ -147,17 +156,19 @@ void truncate_to(const std::string& p, double fraction) {
 struct BadCase {
   const char* name;
   std::function<void(const std::string&)> make;  // creates the bad file at the path
-  std::string expect;                             // message prefix after "error: ", <p> = path
+  std::string expect;                            // message prefix after "error: ", <p> = path
 };
 
 TEST_F(ArchiveTest, BadInputs) {
   Archive good = test::sample_archive(2000);
   const BadCase cases[] = {
       {"missing", [](auto&) {}, "cannot open archive '<p>': No such file or directory"},
-      {"folder", [](auto& p) { fs::create_directory(p); }, "cannot open archive '<p>': it is a folder"},
+      {"folder", [](auto& p) { fs::create_directory(p); },
+       "cannot open archive '<p>': it is a folder"},
       {"text file", [](auto& p) { std::ofstream(p) << "name = \"job\"\n"; },
        "not a tilesweep archive: '<p>' is not an HDF5 file"},
-      {"empty file", [](auto& p) { std::ofstream{p}; }, "not a tilesweep archive: '<p>' is not an HDF5 file"},
+      {"empty file", [](auto& p) { std::ofstream{p}; },
+       "not a tilesweep archive: '<p>' is not an HDF5 file"},
       {"no meta", [](auto& p) { forge(p, [](hid_t f) { make_group(f, "data"); }); },
        "not a tilesweep archive: '<p>' has no /meta group"},
       {"meta without format", [](auto& p) { forge(p, [](hid_t f) { make_group(f, "meta"); }); },
@@ -168,19 +179,33 @@ TEST_F(ArchiveTest, BadInputs) {
          a.meta.schema_version = 99;
          write_archive(p, a);
        },
-       "not a tilesweep archive: '<p>' has schema version 99 (this tilesweep reads versions 1 to 2)"},
+       "not a tilesweep archive: '<p>' has schema version 99 (this tilesweep reads versions 1 to "
+       "2)"},
       {"schema before the first",
        [](auto& p) {
          Archive a;
          a.meta.schema_version = 0;
          write_archive(p, a);
        },
-       "not a tilesweep archive: '<p>' has schema version 0 (this tilesweep reads versions 1 to 2)"},
-      {"missing table", [&](auto& p) { write_archive(p, good); drop(p, "progress"); },
+       "not a tilesweep archive: '<p>' has schema version 0 (this tilesweep reads versions 1 to "
+       "2)"},
+      {"missing table",
+       [&](auto& p) {
+         write_archive(p, good);
+         drop(p, "progress");
+       },
        "not a tilesweep archive: '<p>' has no /progress table"},
-      {"truncated to 90%", [&](auto& p) { write_archive(p, good); truncate_to(p, 0.9); },
+      {"truncated to 90%",
+       [&](auto& p) {
+         write_archive(p, good);
+         truncate_to(p, 0.9);
+       },
        "truncated or corrupt HDF5 file: '<p>' (open: "},
-      {"truncated to 10%", [&](auto& p) { write_archive(p, good); truncate_to(p, 0.1); },
+      {"truncated to 10%",
+       [&](auto& p) {
+         write_archive(p, good);
+         truncate_to(p, 0.1);
+       },
        "truncated or corrupt HDF5 file: '<p>' (open: "},
   };
   int n = 0;

@@ -1,6 +1,4 @@
 // base/durable_file.h: the one way tilesweep writes a file (issue 23).
-#include "tilesweep/base/durable_file.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,8 +6,9 @@
 #include <fstream>
 #include <functional>
 
-#include "tilesweep/base/error.h"
 #include "temp_dir_test.h"
+#include "tilesweep/base/durable_file.h"
+#include "tilesweep/base/error.h"
 
 namespace ts {
 namespace {
@@ -18,9 +17,10 @@ namespace fs = std::filesystem;
 
 class DurableTest : public store::test::TempDirTest {
  protected:
-  std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), {})); }
+  std::size_t entries() const {
+    return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), {}));
+  }
 };
-
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -48,8 +48,11 @@ TEST_F(DurableTest, FailuresAreErrorsAndLeaveTheOldFile) {
   EXPECT_EQ(error_of([&] { write_file_durably(missing, "x", "--json file"); }),
             "error: cannot write --json file '" + missing + "': No such file or directory");
   fs::create_directories(path("dir.json"));
-  EXPECT_EQ(error_of([&] { write_file_durably(path("dir.json"), "x", "--json file"); }).rfind(
-                "error: cannot write --json file '" + path("dir.json") + "': cannot rename", 0), 0u);
+  EXPECT_EQ(
+      error_of([&] {
+        write_file_durably(path("dir.json"), "x", "--json file");
+      }).rfind("error: cannot write --json file '" + path("dir.json") + "': cannot rename", 0),
+      0u);
   EXPECT_EQ(store::test::read_bytes(p), "old");
   EXPECT_EQ(entries(), 2u) << "no temporary left behind";
 }
@@ -58,8 +61,9 @@ TEST_F(DurableTest, CheckWritableTestsThePathItself) {
   check_writable(path("a.h5"), "--archive");
   EXPECT_EQ(entries(), 0u);
   std::string missing = path("gone/a.h5");
-  EXPECT_EQ(error_of([&] { check_writable(missing, "--archive"); }),
-            "error: --archive: cannot write in folder '" + path("gone") + "': No such file or directory");
+  EXPECT_EQ(
+      error_of([&] { check_writable(missing, "--archive"); }),
+      "error: --archive: cannot write in folder '" + path("gone") + "': No such file or directory");
   EXPECT_EQ(error_of([&] { check_writable(dir_.string(), "--archive"); }),
             "error: --archive: '" + dir_.string() + "' is a folder; name a file in it");
 }

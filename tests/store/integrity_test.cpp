@@ -9,10 +9,10 @@
 #include <functional>
 
 #include "sample.h"
+#include "temp_dir_test.h"
 #include "tilesweep/base/error.h"
 #include "tilesweep/store/archive.h"
 #include "tilesweep/store/library.h"
-#include "temp_dir_test.h"
 
 namespace ts::store {
 namespace {
@@ -22,7 +22,6 @@ using test::dump;
 using test::dump_all;
 
 class IntegrityTest : public test::TempDirTest {};
-
 
 void write_bytes(const std::string& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
@@ -37,7 +36,8 @@ Archive varied_archive() {
 
 std::string dump_archive(const Archive& a) {
   std::string s = dump(a.meta);
-  for (const auto& v : {dump_all(a.candidates), dump_all(a.best), dump_all(a.proofs), dump_all(a.progress)})
+  for (const auto& v :
+       {dump_all(a.candidates), dump_all(a.best), dump_all(a.proofs), dump_all(a.progress)})
     for (const auto& r : v) s += r + "\n";
   return s;
 }
@@ -45,8 +45,8 @@ std::string dump_archive(const Archive& a) {
 std::string dump_library(const Library& l) {
   std::string s = l.tool_version + "|" + fmt::format("{}", fmt::join(l.archives, ",")) + "\n";
   for (const auto& e : l.entries)
-    s += fmt::format("{} {} {} {} {} {} {} {} {} {} {}\n", e.kernel, e.target, e.shape, e.mesh, e.config, e.index,
-                     e.latency_ns, e.archive, e.job_name, e.nki, e.nki_error);
+    s += fmt::format("{} {} {} {} {} {} {} {} {} {} {}\n", e.kernel, e.target, e.shape, e.mesh,
+                     e.config, e.index, e.latency_ns, e.archive, e.job_name, e.nki, e.nki_error);
   return s;
 }
 
@@ -66,8 +66,10 @@ FlipCounts flip_each(const std::string& good, const std::string& copy, std::size
     bad[at] = static_cast<char>(bad[at] ^ 0x10);
     write_bytes(copy, bad);
     try {
-      if (read_dump(copy) == want) ++n.harmless;
-      else n.silent.push_back(std::to_string(at));
+      if (read_dump(copy) == want)
+        ++n.harmless;
+      else
+        n.silent.push_back(std::to_string(at));
     } catch (const UserError& e) {
       EXPECT_NE(std::string(e.what()).find("'" + copy + "'"), std::string::npos) << e.what();
       ++n.refused;
@@ -79,8 +81,10 @@ FlipCounts flip_each(const std::string& good, const std::string& copy, std::size
 TEST_F(IntegrityTest, FlippedArchiveByteIsRefusedOrHarmless) {
   std::string p = path("a.h5");
   write_archive(p, varied_archive());
-  FlipCounts n = flip_each(p, path("bad.h5"), 23, [](const std::string& f) { return dump_archive(read_archive(f)); });
-  EXPECT_TRUE(n.silent.empty()) << "read differently, no error, after flipping byte(s) " << fmt::format("{}", fmt::join(n.silent, " "));
+  FlipCounts n = flip_each(p, path("bad.h5"), 23,
+                           [](const std::string& f) { return dump_archive(read_archive(f)); });
+  EXPECT_TRUE(n.silent.empty()) << "read differently, no error, after flipping byte(s) "
+                                << fmt::format("{}", fmt::join(n.silent, " "));
   EXPECT_GT(n.refused, 50);
 }
 
@@ -90,15 +94,19 @@ TEST_F(IntegrityTest, FlippedLibraryByteIsRefusedOrHarmless) {
   lib.archives = {"a.h5", "b.h5"};
   for (int i = 0; i < 6; ++i) {
     LibraryEntry e;
-    e.kernel = "softmax", e.target = i % 2 ? "trn1" : "trn2", e.shape = fmt::format("M={}", 128 << i);
+    e.kernel = "softmax", e.target = i % 2 ? "trn1" : "trn2",
+    e.shape = fmt::format("M={}", 128 << i);
     e.config = "strip=128", e.latency_ns = 1000.0 + i, e.archive = "a.h5", e.job_name = "job";
-    e.nki = fmt::format("@nki.jit\ndef softmax_{}(x):\n", i) + std::string(1500, 'n');  // past 1 KiB
+    e.nki =
+        fmt::format("@nki.jit\ndef softmax_{}(x):\n", i) + std::string(1500, 'n');  // past 1 KiB
     lib.entries.push_back(e);
   }
   std::string p = path("lib.h5");
   write_library(p, lib);
-  FlipCounts n = flip_each(p, path("bad.h5"), 17, [](const std::string& f) { return dump_library(read_library(f)); });
-  EXPECT_TRUE(n.silent.empty()) << "read differently, no error, after flipping byte(s) " << fmt::format("{}", fmt::join(n.silent, " "));
+  FlipCounts n = flip_each(p, path("bad.h5"), 17,
+                           [](const std::string& f) { return dump_library(read_library(f)); });
+  EXPECT_TRUE(n.silent.empty()) << "read differently, no error, after flipping byte(s) "
+                                << fmt::format("{}", fmt::join(n.silent, " "));
   EXPECT_GT(n.refused, 50);
 }
 
@@ -135,8 +143,10 @@ TEST_F(IntegrityTest, DamageNamesThePart) {
     read_archive(p);
     FAIL() << "read a changed /best";
   } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()), "error: damaged archive '" + p + "': /best does not match its checksum; it "
-                                     "cannot be trusted: restore it from a copy or run its job again");
+    EXPECT_EQ(std::string(e.what()),
+              "error: damaged archive '" + p +
+                  "': /best does not match its checksum; it "
+                  "cannot be trusted: restore it from a copy or run its job again");
   }
 }
 

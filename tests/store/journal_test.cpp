@@ -4,15 +4,14 @@
 #include <unistd.h>
 
 #include <cstring>
-
 #include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "sample.h"
+#include "temp_dir_test.h"
 #include "tilesweep/base/error.h"
 #include "tilesweep/base/hash.h"
-#include "temp_dir_test.h"
 
 namespace ts::store {
 namespace {
@@ -32,12 +31,16 @@ std::string expect_error(const std::function<void()>& f) {
   return "no error";
 }
 
-TEST(JournalPath, NextToArchive) { EXPECT_EQ(journal_path("results/a.h5"), "results/a.h5.journal"); }
+TEST(JournalPath, NextToArchive) {
+  EXPECT_EQ(journal_path("results/a.h5"), "results/a.h5.journal");
+}
 
 TEST_F(JournalTest, RoundTrip) {
   std::string p = path("j");
-  std::vector<UnitResult> units = {test::sample_unit(7, 3), test::sample_unit(2, 0), test::sample_unit(9, 40)};
-  std::vector<ProofRecord> proofs = {test::sample_proof(0), test::sample_proof(1), test::sample_proof(2)};
+  std::vector<UnitResult> units = {test::sample_unit(7, 3), test::sample_unit(2, 0),
+                                   test::sample_unit(9, 40)};
+  std::vector<ProofRecord> proofs = {test::sample_proof(0), test::sample_proof(1),
+                                     test::sample_proof(2)};
   units[0].candidates[1].reason = std::string(100000, 'r');
   units[0].candidates[2].config = std::string("nul\0inside", 10);  // the journal keeps any bytes
   {
@@ -67,7 +70,8 @@ TEST_F(JournalTest, RoundTrip) {
 // file then reads exactly as if each had been appended on its own.
 TEST_F(JournalTest, StagedUnitsAreWrittenAtCommit) {
   std::string staged = path("staged"), appended = path("appended");
-  std::vector<UnitResult> units = {test::sample_unit(4, 2), test::sample_unit(1, 0), test::sample_unit(8, 5)};
+  std::vector<UnitResult> units = {test::sample_unit(4, 2), test::sample_unit(1, 0),
+                                   test::sample_unit(8, 5)};
   Journal j = Journal::open(staged, "job");
   auto header_only = fs::file_size(staged);
   j.commit();  // nothing staged: nothing written
@@ -104,8 +108,11 @@ std::vector<std::int64_t> write_units(const std::string& p, int n) {
 TEST_F(JournalTest, TornTailKeepsCompleteFrames) {
   std::string p = path("j");
   auto ends = write_units(p, 12);
-  std::vector<std::int64_t> cuts = {0, 1, 3, 4, 23, 24, ends[0] - 1, ends[0], ends[0] + 1, ends[1] - 1, ends[1],
-                                    ends[1] + 1, ends[5] - 1, ends[5], ends[5] + 7, ends.back() - 1, ends.back()};
+  std::vector<std::int64_t> cuts = {0,           1,           3,           4,
+                                    23,          24,          ends[0] - 1, ends[0],
+                                    ends[0] + 1, ends[1] - 1, ends[1],     ends[1] + 1,
+                                    ends[5] - 1, ends[5],     ends[5] + 7, ends.back() - 1,
+                                    ends.back()};
   std::mt19937_64 rng(12345);
   for (int i = 0; i < 40; ++i) cuts.push_back(static_cast<std::int64_t>(rng() % (ends.back() + 1)));
   for (std::int64_t cut : cuts) {
@@ -130,7 +137,8 @@ TEST_F(JournalTest, TornTailKeepsCompleteFrames) {
 }
 
 TEST_F(JournalTest, ReopenAfterTearAppendsAfterValidFrames) {
-  const std::int64_t cuts_into[] = {0, 1, 2, 3, 6};  // frame whose middle the file ends in (0, 1: headers)
+  const std::int64_t cuts_into[] = {0, 1, 2, 3,
+                                    6};  // frame whose middle the file ends in (0, 1: headers)
   for (std::int64_t frame : cuts_into) {
     SCOPED_TRACE(fmt::format("torn frame {}", frame));
     std::string p = path(fmt::format("j{}", frame));
@@ -158,13 +166,14 @@ TEST_F(JournalTest, ReopenAfterTearAppendsAfterValidFrames) {
 TEST_F(JournalTest, DamagedFrameDropsOnlyItself) {
   struct Case {
     const char* name;
-    int frame;       // 0, 1: header copies; 2..: units 0..
-    int offset;      // byte within the frame (0..3 magic, 4..7 kind, 8..15 length, 16..23 checksum)
+    int frame;   // 0, 1: header copies; 2..: units 0..
+    int offset;  // byte within the frame (0..3 magic, 4..7 kind, 8..15 length, 16..23 checksum)
     int damaged_units;
   };
-  const Case cases[] = {{"unit payload", 4, 30, 1},  {"unit magic", 4, 1, 1},      {"unit kind", 4, 5, 1},
-                        {"unit length", 4, 9, 1},    {"unit checksum", 4, 20, 1},  {"first header", 0, 30, 0},
-                        {"second header", 1, 26, 0}, {"last unit", 9, 40, 1},      {"first unit", 2, 3, 1}};
+  const Case cases[] = {
+      {"unit payload", 4, 30, 1},  {"unit magic", 4, 1, 1},     {"unit kind", 4, 5, 1},
+      {"unit length", 4, 9, 1},    {"unit checksum", 4, 20, 1}, {"first header", 0, 30, 0},
+      {"second header", 1, 26, 0}, {"last unit", 9, 40, 1},     {"first unit", 2, 3, 1}};
   for (const Case& k : cases) {
     SCOPED_TRACE(k.name);
     std::string p = path(k.name);
@@ -189,8 +198,10 @@ TEST_F(JournalTest, DamagedFrameDropsOnlyItself) {
     EXPECT_EQ(c.dropped_bytes, ends[k.frame] - start);
     EXPECT_EQ(c.torn_bytes, 0);
     EXPECT_EQ(c.damage, fmt::format("bytes {}..{} (1 frame)", start, ends[k.frame]));
-    EXPECT_NE(recovery_note(p, c).find(fmt::format("kept {} unit(s); dropped 1 damaged frame", want.size())),
-              std::string::npos) << recovery_note(p, c);
+    EXPECT_NE(recovery_note(p, c).find(
+                  fmt::format("kept {} unit(s); dropped 1 damaged frame", want.size())),
+              std::string::npos)
+        << recovery_note(p, c);
     {
       Journal j = Journal::open(p, "job");
       JournalContents r = j.take_recovered();
@@ -217,11 +228,13 @@ TEST_F(JournalTest, LostHeaderIsRefusedOldFormatIsRead) {
       f.put('\x01');
     }
   }
-  std::string lost = "error: journal '" + p + "' is damaged: its header (which names the job) is lost, so the 3 "
+  std::string lost = "error: journal '" + p +
+                     "' is damaged: its header (which names the job) is lost, so the 3 "
                      "frame(s) after it cannot be trusted; delete it to start the run over";
   EXPECT_EQ(expect_error([&] { read_journal(p, "job"); }), lost);
   EXPECT_EQ(expect_error([&] { Journal::open(p, "job"); }), lost);
-  EXPECT_EQ(fs::file_size(p), static_cast<std::uintmax_t>(ends.back())) << "a refused open leaves the file alone";
+  EXPECT_EQ(fs::file_size(p), static_cast<std::uintmax_t>(ends.back()))
+      << "a refused open leaves the file alone";
 
   // Format 1: the same frames with one header whose version field says 1.
   std::string q = path("v1");
@@ -235,7 +248,8 @@ TEST_F(JournalTest, LostHeaderIsRefusedOldFormatIsRead) {
   header[24] = 1;  // the payload's first field: the journal format version
   std::uint64_t sum = hash_bytes(header.substr(24), hash_bytes(header.substr(0, 16)));
   std::memcpy(header.data() + 16, &sum, 8);
-  std::ofstream(q, std::ios::binary | std::ios::trunc) << header << bytes.substr(static_cast<std::size_t>(ends[1]));
+  std::ofstream(q, std::ios::binary | std::ios::trunc)
+      << header << bytes.substr(static_cast<std::size_t>(ends[1]));
   JournalContents c = read_journal(q, "job");
   EXPECT_EQ(c.units.size(), 3u);
   EXPECT_EQ(c.dropped_bytes, 0);
@@ -259,13 +273,15 @@ TEST_F(JournalTest, DuplicateUnitsKeepFirst) {
   EXPECT_EQ(dump(c.units[0]), dump(first));
   EXPECT_EQ(c.units[1].progress.unit, 2);
   EXPECT_EQ(c.duplicate_units, 1);
-  EXPECT_EQ(dump_all(c.proofs), dump_all(std::vector{test::sample_proof(0), test::sample_proof(1)}));
+  EXPECT_EQ(dump_all(c.proofs),
+            dump_all(std::vector{test::sample_proof(0), test::sample_proof(1)}));
 }
 
 TEST_F(JournalTest, Refusals) {
   std::string p = path("j");
   { Journal::open(p, "job-a").append(test::sample_unit(1, 1)); }
-  std::string other = "error: journal '" + p + "' belongs to a different job (job hash job-a, this job job-b); "
+  std::string other = "error: journal '" + p +
+                      "' belongs to a different job (job hash job-a, this job job-b); "
                       "use a new archive path or delete it";
   EXPECT_EQ(expect_error([&] { Journal::open(p, "job-b"); }), other);
   EXPECT_EQ(expect_error([&] { read_journal(p, "job-b"); }), other);
@@ -275,17 +291,21 @@ TEST_F(JournalTest, Refusals) {
   EXPECT_EQ(expect_error([&] { Journal::open(p, "job-a"); }),
             "error: journal '" + p + "' is in use by another tilesweep process");
 
-  std::string text = path("text"), tiny = path("tiny"), torn = path("torn"), missing = path("missing");
+  std::string text = path("text"), tiny = path("tiny"), torn = path("torn"),
+              missing = path("missing");
   std::ofstream(text) << "this is a job file, not a journal; long enough for a frame head";
   std::ofstream(tiny) << "ab";
   std::ofstream(torn) << "TS";  // a header frame cut after two bytes
-  EXPECT_EQ(expect_error([&] { read_journal(text); }),
-            "error: '" + text + "' is not a tilesweep journal: it does not start with a journal frame");
-  EXPECT_EQ(expect_error([&] { Journal::open(text, "job"); }),
-            "error: '" + text + "' is not a tilesweep journal: it does not start with a journal frame");
+  EXPECT_EQ(
+      expect_error([&] { read_journal(text); }),
+      "error: '" + text + "' is not a tilesweep journal: it does not start with a journal frame");
+  EXPECT_EQ(
+      expect_error([&] { Journal::open(text, "job"); }),
+      "error: '" + text + "' is not a tilesweep journal: it does not start with a journal frame");
   EXPECT_EQ(fs::file_size(text), 63u) << "a refused open must leave the file alone";
-  EXPECT_EQ(expect_error([&] { read_journal(tiny); }),
-            "error: '" + tiny + "' is not a tilesweep journal: it does not start with a journal frame");
+  EXPECT_EQ(
+      expect_error([&] { read_journal(tiny); }),
+      "error: '" + tiny + "' is not a tilesweep journal: it does not start with a journal frame");
   EXPECT_EQ(read_journal(torn).dropped_bytes, 2);
   EXPECT_EQ(expect_error([&] { read_journal(missing); }),
             "error: cannot open journal '" + missing + "': No such file or directory");

@@ -75,8 +75,8 @@ BestRecord sample_best(std::int64_t i) {
 ProofRecord sample_proof(std::int64_t i) {
   static const char* verdicts[] = {"equivalent", "not equivalent", "unknown"};
   static const char* kinds[] = {"swap", "synthesis", "fusion"};
-  return {kinds[i % 3], kKernels[i % 3], fmt::format("matmul(rmsnorm(x), w) -> rmsnorm(x) @ w #{}", i),
-          verdicts[i % 3], 0.5 * i};
+  return {kinds[i % 3], kKernels[i % 3],
+          fmt::format("matmul(rmsnorm(x), w) -> rmsnorm(x) @ w #{}", i), verdicts[i % 3], 0.5 * i};
 }
 
 ProgressRecord sample_progress(std::int64_t i) {
@@ -102,7 +102,8 @@ Meta sample_meta() {
   m.job_toml = "name = \"axon-suite\"\ntargets = [\"trn1\", \"trn2\"]\n";
   m.job_hash = "9f2c1e0d3b4a5968";
   m.targets = {{"trn1", "name = \"trn1\"\n[chip]\nneuron_cores = 2\n"}, {"trn2", ""}};
-  m.kernel_sources = {{"kernels/axon/rmsnorm_matmul.py", "def f(x: f32[M, N]) -> f32[M, N]:\n    return x\n"}};
+  m.kernel_sources = {
+      {"kernels/axon/rmsnorm_matmul.py", "def f(x: f32[M, N]) -> f32[M, N]:\n    return x\n"}};
   m.ranks = 4;
   m.threads = 16;
   m.start_time = "2025-01-02T03:04:05Z";
@@ -124,23 +125,25 @@ Archive sample_archive(std::int64_t candidates) {
 
 UnitResult sample_unit(std::int64_t unit, std::int64_t candidates) {
   UnitResult u{sample_progress(unit), {}};
-  for (std::int64_t i = 0; i < candidates; ++i) u.candidates.push_back(sample_candidate(unit * 1000 + i));
+  for (std::int64_t i = 0; i < candidates; ++i)
+    u.candidates.push_back(sample_candidate(unit * 1000 + i));
   return u;
 }
 
 std::string dump(const CandidateRecord& r) {
   return fmt::format(
-      "{}|{}|{}|{}|{}|v{}|c{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|chk{}|r{}|i{}|u{}", r.kernel, r.target,
-      r.shape, r.mesh, r.sharding, r.variant, r.choice, r.config, r.feasible, r.reason, r.latency_ns,
-      r.compute_ns, r.roofline_ns, r.busy_ns, r.hbm_read_bytes, r.hbm_write_bytes, r.sbuf_peak_bytes,
-      r.psum_peak_bytes, r.spill_bytes, r.collective_ns, r.check, r.rank, r.index, r.unit);
+      "{}|{}|{}|{}|{}|v{}|c{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|chk{}|r{}|i{}|u{}", r.kernel,
+      r.target, r.shape, r.mesh, r.sharding, r.variant, r.choice, r.config, r.feasible, r.reason,
+      r.latency_ns, r.compute_ns, r.roofline_ns, r.busy_ns, r.hbm_read_bytes, r.hbm_write_bytes,
+      r.sbuf_peak_bytes, r.psum_peak_bytes, r.spill_bytes, r.collective_ns, r.check, r.rank,
+      r.index, r.unit);
 }
 
 std::string dump(const BestRecord& r) {
-  return fmt::format("{}|{}|{}|{}|{}|v{}|c{}|i{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.kernel, r.target,
-                     r.shape, r.mesh, r.sharding, r.variant, r.choice, r.index, r.config, r.latency_ns,
-                     r.compute_ns, r.collective_ns, r.roofline_ns, r.busy_ns, r.heuristic_ns, r.no_algebra_ns, r.no_fusion_ns,
-                     r.candidates, r.infeasible);
+  return fmt::format("{}|{}|{}|{}|{}|v{}|c{}|i{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.kernel,
+                     r.target, r.shape, r.mesh, r.sharding, r.variant, r.choice, r.index, r.config,
+                     r.latency_ns, r.compute_ns, r.collective_ns, r.roofline_ns, r.busy_ns,
+                     r.heuristic_ns, r.no_algebra_ns, r.no_fusion_ns, r.candidates, r.infeasible);
 }
 
 std::string dump(const ProofRecord& r) {
@@ -148,8 +151,8 @@ std::string dump(const ProofRecord& r) {
 }
 
 std::string dump(const ProgressRecord& r) {
-  return fmt::format("u{}|{}|{}|{}|{}|{}|{}|{}|r{}|{}|{}", r.unit, r.kernel, r.target, r.shape, r.mesh,
-                     r.sharding, r.first, r.count, r.rank, r.seconds, r.candidates);
+  return fmt::format("u{}|{}|{}|{}|{}|{}|{}|{}|r{}|{}|{}", r.unit, r.kernel, r.target, r.shape,
+                     r.mesh, r.sharding, r.first, r.count, r.rank, r.seconds, r.candidates);
 }
 
 std::string dump(const Meta& m) {

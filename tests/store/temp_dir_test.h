@@ -1,5 +1,5 @@
-// Test helpers for files: a gtest fixture with a fresh folder per test (named after the suite, the test and the process,
-// so the parallel ctest processes never share one), removed afterwards.
+// Test helpers for files: a gtest fixture with a fresh folder per test (named after the suite, the
+// test and the process, so the parallel ctest processes never share one), removed afterwards.
 #pragma once
 
 #include <fmt/format.h>

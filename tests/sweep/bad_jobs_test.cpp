@@ -33,7 +33,8 @@ TEST_P(BadJobs, FailAtTheRightPlaceWithTheMessage) {
   ASSERT_EQ(first.rfind(tag, 0), 0u) << "first line must be '# expect: ...'";
   std::string expect = first.substr(tag.size());
   int line = 0, col = 0;
-  ASSERT_EQ(std::sscanf(expect.c_str(), ":%d:%d:", &line, &col), 2) << "expect must start with :LINE:COL:";
+  ASSERT_EQ(std::sscanf(expect.c_str(), ":%d:%d:", &line, &col), 2)
+      << "expect must start with :LINE:COL:";
   try {
     load_job(path);
     FAIL() << "loaded without error; expected " << expect;
@@ -43,7 +44,8 @@ TEST_P(BadJobs, FailAtTheRightPlaceWithTheMessage) {
     EXPECT_EQ(e.loc().line, line);
     EXPECT_EQ(e.loc().col, col);
     ASSERT_EQ(what.rfind(path, 0), 0u) << what;
-    EXPECT_EQ(what.substr(path.size()).rfind(expect, 0), 0u) << "message: " << what << "\nexpected: " << expect;
+    EXPECT_EQ(what.substr(path.size()).rfind(expect, 0), 0u)
+        << "message: " << what << "\nexpected: " << expect;
   }
 }
 

@@ -20,7 +20,8 @@ class JobTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           fmt::format("ts_job_{}_{}", ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
+           fmt::format("ts_job_{}_{}",
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -34,7 +35,8 @@ class JobTest : public ::testing::Test {
   }
   // A job with one kernel entry (`kernel` is the body of the [[kernel]] table).
   Job job(const std::string& kernel, const std::string& rest = "") {
-    std::string path = write("job.toml", "name = \"j\"\ntargets = [\"trn2\"]\n[[kernel]]\n" + kernel + "\n" + rest);
+    std::string path = write(
+        "job.toml", "name = \"j\"\ntargets = [\"trn2\"]\n[[kernel]]\n" + kernel + "\n" + rest);
     return load_job(path);
   }
   std::vector<std::string> shapes(const JobKernel& k) {
@@ -62,7 +64,8 @@ TEST_F(JobTest, GridExpandsInKernelDimOrderFirstDimOutermost) {
     Strings expect;
   };
   const Case cases[] = {
-      {"{ N = [1, 2], M = 3, K = [4, 5] }", {"M=3,K=4,N=1", "M=3,K=4,N=2", "M=3,K=5,N=1", "M=3,K=5,N=2"}},
+      {"{ N = [1, 2], M = 3, K = [4, 5] }",
+       {"M=3,K=4,N=1", "M=3,K=4,N=2", "M=3,K=5,N=1", "M=3,K=5,N=2"}},
       {"{ M = [2, 1], K = 7, N = 9 }", {"M=2,K=7,N=9", "M=1,K=7,N=9"}},
       {"{ M = 8, K = [16], N = 32 }", {"M=8,K=16,N=32"}},
       {"[{ N = 3, K = 2, M = 1 }, { M = 4, K = 5, N = 6 }]", {"M=1,K=2,N=3", "M=4,K=5,N=6"}},
@@ -101,9 +104,11 @@ TEST_F(JobTest, Defaults) {
 }
 
 TEST_F(JobTest, EveryKeySet) {
-  Job j = job("file = \"" + kMatmul + "\"\nname = \"matmul\"\nlabel = \"axon/matmul\"\ndtype = \"bf16\"\n"
-              "shapes = { M = 1, K = 2, N = 3 }",
-              "[search]\nmax_block = 64\nisa_depth = 3\nkeep = \"all\"\nablations = false\nmax_lowerings = 5\n"
+  Job j = job("file = \"" + kMatmul +
+                  "\"\nname = \"matmul\"\nlabel = \"axon/matmul\"\ndtype = \"bf16\"\n"
+                  "shapes = { M = 1, K = 2, N = 3 }",
+              "[search]\nmax_block = 64\nisa_depth = 3\nkeep = \"all\"\nablations = "
+              "false\nmax_lowerings = 5\n"
               "bufs = [2, 4]\ncheck_samples = 10\nunit_size = 1000\nmax_section_candidates = 5000\n"
               "[mesh]\nshapes = [\"1\", \"4\", \"2x2\", \"4x4\", \"2x2x2\"]\ntopology = \"ring\"\n"
               "[output]\narchive = \"out/a.h5\"\n");
@@ -133,16 +138,18 @@ TEST_F(JobTest, EveryKeySet) {
 }
 
 TEST_F(JobTest, KeepTopN) {
-  Job j = job("file = \"" + kMatmul + "\"\nshapes = { M = 1, K = 2, N = 3 }", "[search]\nkeep = \"top:5\"\n");
+  Job j = job("file = \"" + kMatmul + "\"\nshapes = { M = 1, K = 2, N = 3 }",
+              "[search]\nkeep = \"top:5\"\n");
   EXPECT_EQ(j.search.keep_top, 5);
   EXPECT_EQ(keep_text(j.search), "top:5");
 }
 
 TEST_F(JobTest, PathsAreRelativeToTheJobFile) {
   write("kernels/k.py", "def k(x: f32[R, C]) -> f32[R, C]:\n    return relu(x)\n");
-  std::string path = write("jobs/sub/job.toml",
-                           "name = \"rel\"\ntargets = [\"trn1\"]\n[[kernel]]\nfile = \"../../kernels/k.py\"\n"
-                           "shapes = { R = [4, 8], C = 16 }\n[output]\narchive = \"out/deep/rel.h5\"\n");
+  std::string path =
+      write("jobs/sub/job.toml",
+            "name = \"rel\"\ntargets = [\"trn1\"]\n[[kernel]]\nfile = \"../../kernels/k.py\"\n"
+            "shapes = { R = [4, 8], C = 16 }\n[output]\narchive = \"out/deep/rel.h5\"\n");
   Job j = load_job(path);
   EXPECT_EQ(j.kernels[0].file, (dir_ / "kernels/k.py").string());
   EXPECT_EQ(j.archive, (dir_ / "jobs/sub/out/deep/rel.h5").string());
@@ -152,12 +159,15 @@ TEST_F(JobTest, PathsAreRelativeToTheJobFile) {
 }
 
 TEST_F(JobTest, FileWithSeveralKernelsNeedsAName) {
-  write("two.py", "def a(x: f32[M]) -> f32[M]:\n    return x\n\ndef b(y: f32[N]) -> f32[N]:\n    return -y\n");
+  write(
+      "two.py",
+      "def a(x: f32[M]) -> f32[M]:\n    return x\n\ndef b(y: f32[N]) -> f32[N]:\n    return -y\n");
   Job j = job("file = \"two.py\"\nname = \"b\"\nshapes = { N = 5 }");
   EXPECT_EQ(j.kernels[0].name, "b");
   EXPECT_EQ(shapes(j.kernels[0]), Strings{"N=5"});
   EXPECT_EQ(error("file = \"two.py\"\nshapes = { N = 5 }"),
-            (dir_ / "job.toml").string() + ":3:1: error: 'two.py' defines 2 kernels (a, b); choose one with name = \"a\"");
+            (dir_ / "job.toml").string() +
+                ":3:1: error: 'two.py' defines 2 kernels (a, b); choose one with name = \"a\"");
 }
 
 TEST_F(JobTest, KernelWithoutDimsHasOneEmptyShape) {
@@ -199,9 +209,11 @@ TEST_F(JobTest, HashCoversTheJobAndItsKernels) {
 TEST_F(JobTest, GridSizeIsLimited) {
   std::string sizes;
   for (int i = 1; i <= 300; ++i) sizes += fmt::format("{}{}", i > 1 ? ", " : "", i);
-  std::string e = error("file = \"" + kMatmul + "\"\nshapes = { M = [" + sizes + "], K = [" + sizes + "], N = 1 }");
+  std::string e = error("file = \"" + kMatmul + "\"\nshapes = { M = [" + sizes + "], K = [" +
+                        sizes + "], N = 1 }");
   EXPECT_EQ(e, (dir_ / "job.toml").string() +
-                   ":5:10: error: the grid has more than 65536 shapes; sweep fewer sizes or split the kernel into "
+                   ":5:10: error: the grid has more than 65536 shapes; sweep fewer sizes or split "
+                   "the kernel into "
                    "several [[kernel]] entries");
 }
 

@@ -1,11 +1,12 @@
 // A plan built from another plan's verdicts asks the solver nothing and prepares the same
 // spaces: what lets rank 0 prove once and hand the proofs to the other ranks.
-#include <gtest/gtest.h>
+#include "tilesweep/sweep/plan.h"
 
-#include <fstream>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <condition_variable>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -16,9 +17,8 @@
 #include "tilesweep/mesh/topology.h"
 #include "tilesweep/sim/roofline.h"
 #include "tilesweep/sweep/job.h"
-#include "tilesweep/sweep/plan.h"
-#include "tilesweep/sweep/synthesis_file.h"
 #include "tilesweep/sweep/run_identity.h"
+#include "tilesweep/sweep/synthesis_file.h"
 
 namespace ts::sweep {
 namespace {
@@ -81,7 +81,8 @@ TEST(Plan, SynthesisRecordsReplaceTheSearch) {
   EXPECT_EQ(again.synthesis_searches(), 0u);
   EXPECT_EQ(plan_digest(again), plan_digest(first));
   ASSERT_EQ(again.proofs().size(), first.proofs().size());
-  for (std::size_t i = 0; i < first.proofs().size(); ++i) EXPECT_EQ(again.proofs()[i].text, first.proofs()[i].text) << i;
+  for (std::size_t i = 0; i < first.proofs().size(); ++i)
+    EXPECT_EQ(again.proofs()[i].text, first.proofs()[i].text) << i;
   ASSERT_FALSE(told.empty());
   EXPECT_NE(told.front().find("synthesis records"), std::string::npos) << told.front();
 }
@@ -171,7 +172,8 @@ shapes = ["1", "2"]
   // Every space has its units, in plan order.
   std::vector<std::int64_t> per(plan.spaces().size(), 0);
   for (const auto& u : plan.units()) per[u.space] += u.count;
-  for (std::size_t s = 0; s < per.size(); ++s) EXPECT_EQ(per[s], plan.spaces()[s].space->size()) << s;
+  for (std::size_t s = 0; s < per.size(); ++s)
+    EXPECT_EQ(per[s], plan.spaces()[s].space->size()) << s;
 }
 
 // Two ranks' proof share, played by two plans on two threads meeting at each exchange: every
@@ -198,16 +200,20 @@ TEST(Plan, ProofShareSplitsProofsAndSearches) {
   };
   std::unique_ptr<Plan> halves[2];
   std::thread other([&] {
-    halves[1] = std::make_unique<Plan>(job, PlanInputs{.share = {1, 2, [&](const std::string& m) { return exchange(1, m); }}});
+    halves[1] = std::make_unique<Plan>(
+        job, PlanInputs{.share = {1, 2, [&](const std::string& m) { return exchange(1, m); }}});
   });
-  halves[0] = std::make_unique<Plan>(job, PlanInputs{.share = {0, 2, [&](const std::string& m) { return exchange(0, m); }}});
+  halves[0] = std::make_unique<Plan>(
+      job, PlanInputs{.share = {0, 2, [&](const std::string& m) { return exchange(0, m); }}});
   other.join();
   auto lowerings = [](const Plan& p) {
     std::vector<std::string> out;
-    for (const auto& r : p.proofs()) out.push_back(r.kind + " " + r.kernel + " " + r.text + " " + r.verdict);
+    for (const auto& r : p.proofs())
+      out.push_back(r.kind + " " + r.kernel + " " + r.text + " " + r.verdict);
     return out;
   };
-  EXPECT_EQ(halves[0]->synthesis_searches() + halves[1]->synthesis_searches(), all.synthesis_searches());
+  EXPECT_EQ(halves[0]->synthesis_searches() + halves[1]->synthesis_searches(),
+            all.synthesis_searches());
   for (const auto& half : halves) {
     EXPECT_GT(half->synthesis_searches(), 0u);
     EXPECT_GT(half->solver_queries(), 0u);
@@ -217,7 +223,8 @@ TEST(Plan, ProofShareSplitsProofsAndSearches) {
     for (std::size_t i = 0; i < all.spaces().size(); ++i) {
       ASSERT_EQ(half->spaces()[i].space->size(), all.spaces()[i].space->size()) << i;
       for (std::int64_t c = 0; c < all.spaces()[i].space->size(); c += 7)
-        ASSERT_EQ(half->spaces()[i].space->describe(c), all.spaces()[i].space->describe(c)) << i << " " << c;
+        ASSERT_EQ(half->spaces()[i].space->describe(c), all.spaces()[i].space->describe(c))
+            << i << " " << c;
     }
   }
 }

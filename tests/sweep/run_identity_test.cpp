@@ -1,15 +1,16 @@
 // A journal is tied to its job and its plan: --resume refuses another job's journal, a journal
 // recorded against another plan of the same job, and one that does not say which plan it had.
+#include "tilesweep/sweep/run_identity.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "tilesweep/base/error.h"
 #include "tilesweep/store/journal.h"
-#include "tilesweep/sweep/run_identity.h"
 
 namespace ts::sweep {
 namespace {
@@ -25,7 +26,8 @@ class JournalIdentity : public ::testing::TestWithParam<Case> {};
 
 TEST_P(JournalIdentity, IsCheckedAgainstTheRun) {
   const Case& c = GetParam();
-  const std::string path = ::testing::TempDir() + "/identity-" + std::to_string(::getpid()) + ".journal";
+  const std::string path =
+      ::testing::TempDir() + "/identity-" + std::to_string(::getpid()) + ".journal";
   std::filesystem::remove(path);
   if (c.header.empty()) {
     std::ofstream(path).flush();
@@ -39,8 +41,10 @@ TEST_P(JournalIdentity, IsCheckedAgainstTheRun) {
     got = e.what();
   }
   std::filesystem::remove(path);
-  if (c.error.empty()) EXPECT_EQ(got, "") << c.name;
-  else EXPECT_NE(got.find(c.error), std::string::npos) << c.name << ": " << got;
+  if (c.error.empty())
+    EXPECT_EQ(got, "") << c.name;
+  else
+    EXPECT_NE(got.find(c.error), std::string::npos) << c.name << ": " << got;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -50,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"empty journal", "", "aaaa", "1111", ""},
         Case{"another plan", run_identity("aaaa", "1111"), "aaaa", "2222",
              "was recorded against another plan of this job (plan digest 1111, this run's 2222)"},
-        Case{"another job", run_identity("bbbb", "1111"), "aaaa", "1111", "belongs to a different job"},
+        Case{"another job", run_identity("bbbb", "1111"), "aaaa", "1111",
+             "belongs to a different job"},
         Case{"no plan recorded", "aaaa", "aaaa", "1111", "did not record its plan"}),
     [](const auto& info) {
       std::string n = info.param.name;
@@ -58,7 +63,9 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
-TEST(RunIdentity, JoinsJobHashAndPlanDigest) { EXPECT_EQ(run_identity("aaaa", "1111"), "aaaa.1111"); }
+TEST(RunIdentity, JoinsJobHashAndPlanDigest) {
+  EXPECT_EQ(run_identity("aaaa", "1111"), "aaaa.1111");
+}
 
 }  // namespace
 }  // namespace ts::sweep

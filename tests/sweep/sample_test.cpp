@@ -1,10 +1,10 @@
 // The sampled view of a candidate space: whole sections below the budget, one seeded candidate
 // per stratum above it, increasing with the position and the same for the same seed.
+#include "tilesweep/sweep/sample.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
-
-#include "tilesweep/sweep/sample.h"
 
 namespace ts::sweep {
 namespace {

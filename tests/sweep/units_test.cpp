@@ -1,8 +1,9 @@
 // Work units and the wire format between ranks.
+#include "tilesweep/sweep/units.h"
+
 #include <gtest/gtest.h>
 
 #include "tilesweep/base/error.h"
-#include "tilesweep/sweep/units.h"
 #include "tilesweep/sweep/wire.h"
 
 namespace ts::sweep {

@@ -1,8 +1,7 @@
 #include "tilesweep/verify/prove.h"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
@@ -21,7 +20,8 @@ Verdict prove_src(const std::string& a, const std::string& b, VerdictCache* cach
 }
 
 std::string why(const Verdict& v) {
-  return std::string(verdict_name(v.kind)) + ": " + v.reason + (v.counterexample ? " " + v.counterexample->str() : "");
+  return std::string(verdict_name(v.kind)) + ": " + v.reason +
+         (v.counterexample ? " " + v.counterexample->str() : "");
 }
 
 TEST(Prove, ThreeWayVerdicts) {
@@ -43,7 +43,8 @@ TEST(Prove, ThreeWayVerdicts) {
        "def f(a: f32[N], b: f32[N]):\n    return exp(a) * exp(b)\n", VerdictKind::Equivalent},
       // True over the reals (tanh is odd), but tanh is uninterpreted: the solver's model is not
       // a real counterexample.
-      {"def f(a: f32[N]):\n    return tanh(-a)\n", "def f(a: f32[N]):\n    return -tanh(a)\n", VerdictKind::Unknown},
+      {"def f(a: f32[N]):\n    return tanh(-a)\n", "def f(a: f32[N]):\n    return -tanh(a)\n",
+       VerdictKind::Unknown},
   };
   for (const auto& c : cases) {
     Verdict v = prove_src(c.a, c.b);
@@ -62,7 +63,8 @@ TEST(Prove, CounterexampleIsConcrete) {
 }
 
 TEST(Prove, DifferentShapesAreNotEquivalent) {
-  Verdict v = prove_src("def f(x: f32[M, N]):\n    return x\n", "def f(x: f32[M, N]):\n    return x[:, 1:]\n");
+  Verdict v = prove_src("def f(x: f32[M, N]):\n    return x\n",
+                        "def f(x: f32[M, N]):\n    return x[:, 1:]\n");
   ASSERT_EQ(v.kind, VerdictKind::NotEquivalent);
   EXPECT_NE(v.reason.find("shape"), std::string::npos);
 }
@@ -70,22 +72,27 @@ TEST(Prove, DifferentShapesAreNotEquivalent) {
 // Regression: a rewrite well-shaped only for some dims (here it needs N == N // 2, i.e. no
 // valid N at all) was "equivalent" vacuously, because both kernels' preconditions were assumed.
 TEST(Prove, BothKernelsMustAcceptTheSameDims) {
-  Verdict v = prove_src("def f(x: f32[M, N], c: f32[M, N // 2]):\n    return x[:, : N // 2] * c\n",
-                        "def f(x: f32[M, N], c: f32[M, N // 2]):\n    return (x * c)[:, : N // 2]\n");
+  Verdict v =
+      prove_src("def f(x: f32[M, N], c: f32[M, N // 2]):\n    return x[:, : N // 2] * c\n",
+                "def f(x: f32[M, N], c: f32[M, N // 2]):\n    return (x * c)[:, : N // 2]\n");
   ASSERT_EQ(v.kind, VerdictKind::NotEquivalent);
   EXPECT_NE(v.reason.find("accept different dims"), std::string::npos) << v.reason;
 }
 
 TEST(Prove, DifferentParametersAreAUserError) {
-  EXPECT_THROW(prove_src("def f(x: f32[M, N]):\n    return x\n", "def f(x: f32[N, M]):\n    return x.T.T\n"), UserError);
+  EXPECT_THROW(
+      prove_src("def f(x: f32[M, N]):\n    return x\n", "def f(x: f32[N, M]):\n    return x.T.T\n"),
+      UserError);
 }
 
 TEST(VerdictCache, SameQueryUpToRenamingIsSolvedOnce) {
   VerdictCache cache;
-  Verdict first = prove_src("def f(x: f32[M, K], w: f32[K, N], s: f32[M, 1]):\n    return (x * s) @ w\n",
-                            "def f(x: f32[M, K], w: f32[K, N], s: f32[M, 1]):\n    return (x @ w) * s\n", &cache);
-  Verdict again = prove_src("def g(a: f32[P, Q], b: f32[Q, R], c: f32[P, 1]):\n    t = a * c\n    return t @ b\n",
-                            "def g(a: f32[P, Q], b: f32[Q, R], c: f32[P, 1]):\n    return (a @ b) * c\n", &cache);
+  Verdict first = prove_src(
+      "def f(x: f32[M, K], w: f32[K, N], s: f32[M, 1]):\n    return (x * s) @ w\n",
+      "def f(x: f32[M, K], w: f32[K, N], s: f32[M, 1]):\n    return (x @ w) * s\n", &cache);
+  Verdict again = prove_src(
+      "def g(a: f32[P, Q], b: f32[Q, R], c: f32[P, 1]):\n    t = a * c\n    return t @ b\n",
+      "def g(a: f32[P, Q], b: f32[Q, R], c: f32[P, 1]):\n    return (a @ b) * c\n", &cache);
   EXPECT_TRUE(first.proved());
   EXPECT_FALSE(first.cached);
   EXPECT_TRUE(again.proved());
@@ -116,8 +123,8 @@ struct Pair {
   const char* what;
   const char* a;
   const char* b;
-  VerdictKind want;          // the right answer
-  bool unknown_ok = false;   // Unknown is acceptable too (never Equivalent for unequal kernels)
+  VerdictKind want;         // the right answer
+  bool unknown_ok = false;  // Unknown is acceptable too (never Equivalent for unequal kernels)
 };
 
 void expect_all(const std::vector<Pair>& pairs) {
@@ -167,11 +174,13 @@ TEST(Issue18, AnEmptyDomainProvesNothing) {
 // 3. A return annotation that disagrees with the inferred shape narrowed the domain silently.
 TEST(Issue18, AReturnAnnotationThatDisagreesIsAnError) {
   try {
-    ir::parse_module("def k(x: f32[M, N]) -> f32[M, N // 2]:\n    return x[:, ::2]\n", "a.py", sem::OpTable::builtin());
+    ir::parse_module("def k(x: f32[M, N]) -> f32[M, N // 2]:\n    return x[:, ::2]\n", "a.py",
+                     sem::OpTable::builtin());
     ADD_FAILURE() << "no error";
   } catch (const UserError& e) {
     EXPECT_EQ(e.loc().line, 1);
-    EXPECT_NE(e.message().find("annotation declares f32[M, N // 2]"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("annotation declares f32[M, N // 2]"), std::string::npos)
+        << e.message();
   }
   // Where the kernel's own preconditions imply the declared shape (the halves of a 2x2 max pool
   // must match, so M and N are even), it stands.
@@ -182,20 +191,24 @@ TEST(Issue18, AReturnAnnotationThatDisagreesIsAnError) {
   Verdict same = prove_equivalent(pool.kernels[0], pool.kernels[0]);
   EXPECT_EQ(same.kind, VerdictKind::Equivalent) << why(same);
   // The inferred width is (N + 1) // 2: the kernels differ at odd N.
-  Verdict v = prove_src("def k(x: f32[M, N]) -> f32[M, (N + 1) // 2]:\n    return x[:, ::2]\n",
-                        "def k(x: f32[M, N]) -> f32[M, (N + 1) // 2]:\n    return x[:, : (N + 1) // 2]\n");
+  Verdict v =
+      prove_src("def k(x: f32[M, N]) -> f32[M, (N + 1) // 2]:\n    return x[:, ::2]\n",
+                "def k(x: f32[M, N]) -> f32[M, (N + 1) // 2]:\n    return x[:, : (N + 1) // 2]\n");
   EXPECT_EQ(v.kind, VerdictKind::NotEquivalent) << why(v);
 }
 
 // 4. Equal kernels whose float64 evaluation differs by rounding (6e-7): never a counterexample.
 TEST(Issue18, RoundingIsNotACounterexample) {
   expect_all({
-      {"max shifted by 1e10", "def k(x: f32[M, N]):\n    return max(2.0 * x + 1e10, axis=1) - 1e10\n",
+      {"max shifted by 1e10",
+       "def k(x: f32[M, N]):\n    return max(2.0 * x + 1e10, axis=1) - 1e10\n",
        "def k(x: f32[M, N]):\n    return 2.0 * max(x, axis=1)\n", VerdictKind::Equivalent},
-      {"sum shifted by 1e10 (tanh keeps it unproved)", "def k(x: f32[M, N]):\n    return tanh(x) + 1e10 - 1e10\n",
+      {"sum shifted by 1e10 (tanh keeps it unproved)",
+       "def k(x: f32[M, N]):\n    return tanh(x) + 1e10 - 1e10\n",
        "def k(x: f32[M, N]):\n    return tanh(x)\n", VerdictKind::Equivalent},
       // Unequal, by far more than rounding: still refuted.
-      {"max of 2x vs 3 max x", "def k(x: f32[M, N]):\n    return max(2.0 * x + 1e10, axis=1) - 1e10\n",
+      {"max of 2x vs 3 max x",
+       "def k(x: f32[M, N]):\n    return max(2.0 * x + 1e10, axis=1) - 1e10\n",
        "def k(x: f32[M, N]):\n    return 3.0 * max(x, axis=1)\n", VerdictKind::NotEquivalent},
   });
 }
@@ -203,8 +216,11 @@ TEST(Issue18, RoundingIsNotACounterexample) {
 // 5. The cache key: dims renamed by position (a dim named like an op), ops by their semantics.
 TEST(Issue18, CacheKeysFollowTheQueryNotItsSpelling) {
   VerdictCache cache;
-  EXPECT_TRUE(prove_src("def k(x: f32[add]):\n    return x + x\n", "def k(x: f32[add]):\n    return 2.0 * x\n", &cache).proved());
-  Verdict v = prove_src("def k(x: f32[sub]):\n    return x - x\n", "def k(x: f32[sub]):\n    return 2.0 * x\n", &cache);
+  EXPECT_TRUE(prove_src("def k(x: f32[add]):\n    return x + x\n",
+                        "def k(x: f32[add]):\n    return 2.0 * x\n", &cache)
+                  .proved());
+  Verdict v = prove_src("def k(x: f32[sub]):\n    return x - x\n",
+                        "def k(x: f32[sub]):\n    return 2.0 * x\n", &cache);
   EXPECT_FALSE(v.cached);
   EXPECT_EQ(v.kind, VerdictKind::NotEquivalent) << why(v);
 
@@ -233,22 +249,28 @@ TEST(Issue18, CacheFilesOfAnotherVersionAreIgnored) {
 // 6. Division by zero (and log, sqrt outside their domain) leaves an element undefined.
 TEST(Issue18, UndefinedElementsAreNotEqualToDefinedOnes) {
   expect_all({
-      {"0 * (1/0)", "def k(x: f32[M, N]):\n    return sum(x - mean(x, axis=1, keepdims=True), axis=1) / sum(square(x), axis=1)\n",
+      {"0 * (1/0)",
+       "def k(x: f32[M, N]):\n    return sum(x - mean(x, axis=1, keepdims=True), axis=1) / "
+       "sum(square(x), axis=1)\n",
        "def k(x: f32[M, N]):\n    return 0.0 * sum(x, axis=1)\n", VerdictKind::NotEquivalent, true},
-      {"x / y * 0", "def k(x: f32[N], y: f32[N]):\n    return x / y * 0.0\n", "def k(x: f32[N], y: f32[N]):\n    return 0.0 * x\n",
+      {"x / y * 0", "def k(x: f32[N], y: f32[N]):\n    return x / y * 0.0\n",
+       "def k(x: f32[N], y: f32[N]):\n    return 0.0 * x\n", VerdictKind::NotEquivalent, true},
+      {"log(x) - log(x)", "def k(x: f32[N]):\n    return log(x) - log(x)\n",
+       "def k(x: f32[N]):\n    return 0.0 * x\n", VerdictKind::NotEquivalent, true},
+      {"sqrt(x) * 0", "def k(x: f32[N]):\n    return sqrt(x) * 0.0\n",
+       "def k(x: f32[N]):\n    return 0.0 * x\n", VerdictKind::NotEquivalent, true},
+      {"divide inside a sum",
+       "def k(x: f32[M, N], y: f32[M, N]):\n    return sum(x / y - x / y, axis=1)\n",
+       "def k(x: f32[M, N], y: f32[M, N]):\n    return 0.0 * sum(x, axis=1)\n",
        VerdictKind::NotEquivalent, true},
-      {"log(x) - log(x)", "def k(x: f32[N]):\n    return log(x) - log(x)\n", "def k(x: f32[N]):\n    return 0.0 * x\n",
-       VerdictKind::NotEquivalent, true},
-      {"sqrt(x) * 0", "def k(x: f32[N]):\n    return sqrt(x) * 0.0\n", "def k(x: f32[N]):\n    return 0.0 * x\n",
-       VerdictKind::NotEquivalent, true},
-      {"divide inside a sum", "def k(x: f32[M, N], y: f32[M, N]):\n    return sum(x / y - x / y, axis=1)\n",
-       "def k(x: f32[M, N], y: f32[M, N]):\n    return 0.0 * sum(x, axis=1)\n", VerdictKind::NotEquivalent, true},
       // Both sides divide by the same y: undefined at the same elements, equal elsewhere.
       {"x / y * z", "def k(x: f32[N], y: f32[N], z: f32[N]):\n    return x / y * z\n",
        "def k(x: f32[N], y: f32[N], z: f32[N]):\n    return x * z / y\n", VerdictKind::Equivalent},
       // A divisor that is provably non-zero: the sum of exps.
-      {"softmax rows", "def k(x: f32[M, N]):\n    e = exp(x)\n    return e / sum(e, axis=1, keepdims=True)\n",
-       "def k(x: f32[M, N]):\n    e = exp(x - max(x, axis=1, keepdims=True))\n    return e / sum(e, axis=1, keepdims=True)\n",
+      {"softmax rows",
+       "def k(x: f32[M, N]):\n    e = exp(x)\n    return e / sum(e, axis=1, keepdims=True)\n",
+       "def k(x: f32[M, N]):\n    e = exp(x - max(x, axis=1, keepdims=True))\n    return e / "
+       "sum(e, axis=1, keepdims=True)\n",
        VerdictKind::Equivalent},
   });
 }
@@ -268,7 +290,9 @@ TEST(Issue18, OutOfRangeLiteralsAndDimsAreErrorsWithALocation) {
       ir::parse_module(c.text, "a.py", sem::OpTable::builtin());
       ADD_FAILURE() << "no error for " << c.text;
     } catch (const UserError& e) {
-      EXPECT_EQ(e.loc().line, 1 + (std::string(c.text).find("return x[") != std::string::npos || std::string(c.text).find("1e400") != std::string::npos)) << e.what();
+      EXPECT_EQ(e.loc().line, 1 + (std::string(c.text).find("return x[") != std::string::npos ||
+                                   std::string(c.text).find("1e400") != std::string::npos))
+          << e.what();
       EXPECT_GT(e.loc().col, 0) << e.what();
       EXPECT_NE(e.message().find(c.says), std::string::npos) << e.what();
     }
@@ -280,9 +304,11 @@ TEST(Issue18, ParametersAreMatchedByName) {
   by_name.match_by_name = true;
   const char* a = "def k(x: f32[N], y: f32[N]):\n    return x - y\n";
   const char* b = "def k(y: f32[N], x: f32[N]):\n    return x - y\n";
-  EXPECT_EQ(prove_src(a, b, nullptr, sem::OpTable::builtin(), by_name).kind, VerdictKind::Equivalent);
+  EXPECT_EQ(prove_src(a, b, nullptr, sem::OpTable::builtin(), by_name).kind,
+            VerdictKind::Equivalent);
   EXPECT_EQ(prove_src(a, b).kind, VerdictKind::NotEquivalent);  // by position (the library default)
-  EXPECT_THROW(prove_src(a, "def k(x: f32[N], z: f32[N]):\n    return x - z\n", nullptr, sem::OpTable::builtin(), by_name),
+  EXPECT_THROW(prove_src(a, "def k(x: f32[N], z: f32[N]):\n    return x - z\n", nullptr,
+                         sem::OpTable::builtin(), by_name),
                UserError);
   // The cache keeps the two matchings apart.
   VerdictCache cache;

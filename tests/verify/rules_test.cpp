@@ -81,8 +81,9 @@ TEST_P(TrueRules, Proved) {
   const Rule& r = find("true_identities.py", GetParam());
   ASSERT_TRUE(r.lhs && r.rhs) << "rule needs both _lhs and _rhs";
   Verdict v = prove_equivalent(*r.lhs, *r.rhs, options());
-  EXPECT_EQ(v.kind, VerdictKind::Equivalent) << verdict_name(v.kind) << ": " << v.reason
-                                             << (v.counterexample ? " " + v.counterexample->str() : "");
+  EXPECT_EQ(v.kind, VerdictKind::Equivalent)
+      << verdict_name(v.kind) << ": " << v.reason
+      << (v.counterexample ? " " + v.counterexample->str() : "");
 }
 
 TEST_P(FalseRules, NeverProved) {
@@ -104,7 +105,8 @@ TEST_P(UnknownRules, AnsweredUnknownWithAReason) {
   EXPECT_FALSE(v.reason.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Identities, UnknownRules, ::testing::ValuesIn(names("unknown_identities.py")),
+INSTANTIATE_TEST_SUITE_P(Identities, UnknownRules,
+                         ::testing::ValuesIn(names("unknown_identities.py")),
                          [](const auto& info) { return info.param; });
 INSTANTIATE_TEST_SUITE_P(Identities, TrueRules, ::testing::ValuesIn(names("true_identities.py")),
                          [](const auto& info) { return info.param; });

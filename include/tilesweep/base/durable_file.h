@@ -12,7 +12,8 @@ namespace ts {
 
 // Writes `bytes` as the whole new content of `path`, durably. Throws UserError
 // "error: cannot write <what> '<path>': <why>" (the temporary is removed).
-void write_file_durably(const std::string& path, std::string_view bytes, std::string_view what = "file");
+void write_file_durably(const std::string& path, std::string_view bytes,
+                        std::string_view what = "file");
 
 // Moves a finished temporary `tmp` (same folder) to `path` durably: syncs tmp, renames it, syncs
 // the folder. Returns "" on success, else what failed (tmp is then removed).

@@ -21,7 +21,8 @@ struct SourceLoc {
 
 class UserError : public std::runtime_error {
  public:
-  explicit UserError(std::string message) : std::runtime_error(message), message_(std::move(message)) {}
+  explicit UserError(std::string message)
+      : std::runtime_error(message), message_(std::move(message)) {}
   UserError(SourceLoc loc, std::string message);
 
   const SourceLoc& loc() const { return loc_; }
@@ -50,9 +51,9 @@ template <typename... Args>
 }  // namespace ts
 
 // Checks an internal invariant; failure is a tilesweep bug, reported as InternalError.
-#define TS_CHECK(cond, ...)                                                                 \
-  do {                                                                                      \
-    if (!(cond))                                                                            \
-      throw ::ts::InternalError(fmt::format("{}:{}: check '{}' failed: {}", __FILE__,       \
-                                            __LINE__, #cond, fmt::format(__VA_ARGS__)));    \
+#define TS_CHECK(cond, ...)                                                                     \
+  do {                                                                                          \
+    if (!(cond))                                                                                \
+      throw ::ts::InternalError(fmt::format("{}:{}: check '{}' failed: {}", __FILE__, __LINE__, \
+                                            #cond, fmt::format(__VA_ARGS__)));                  \
   } while (0)

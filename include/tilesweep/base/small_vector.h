@@ -29,10 +29,7 @@ class SmallVector {
   SmallVector(std::initializer_list<T> items) { append(items.begin(), items.end()); }
   SmallVector(std::size_t n, const T& value) { assign(n, value); }
   template <class It>
-    requires(!std::is_integral_v<It>)
-  SmallVector(It first, It last) {
-    append(first, last);
-  }
+  requires(!std::is_integral_v<It>) SmallVector(It first, It last) { append(first, last); }
   template <class U, class A>
   SmallVector(const std::vector<U, A>& v) {  // NOLINT: converts like a std::vector would be copied
     reserve(v.size());

@@ -36,22 +36,27 @@ class TomlReader {
 
   // Every key of `t` must be one of `keys`: else "unknown key 'k' in WHERE; did you mean 'x'?"
   // (or the list of its keys). `where` names the table: "the job", "[search]".
-  void check_keys(const toml::table& t, const std::vector<std::string>& keys, std::string_view where) const;
+  void check_keys(const toml::table& t, const std::vector<std::string>& keys,
+                  std::string_view where) const;
 
   // The sub-table `key` of `t`, or null when absent; an error when it is no table.
   const toml::table* table(const toml::table& t, std::string_view key) const;
   // The table at dotted `path` ("engine.tensor") of `doc`: "missing table [path]" when absent.
   const toml::table& section(const toml::table& doc, std::string_view path) const;
   // Key `key` of `t`: "missing key 'NAME'" (at the table) when absent.
-  const toml::node& required(const toml::table& t, std::string_view key, std::string_view name) const;
+  const toml::node& required(const toml::table& t, std::string_view key,
+                             std::string_view name) const;
 
   // Typed values; `name` names the value in messages ("seed", "chip.neuron_cores").
   std::string string(const toml::node& n, std::string_view name) const;
-  std::int64_t integer(const toml::node& n, std::string_view name, std::int64_t lo, std::int64_t hi = kNoLimit) const;
-  double number(const toml::node& n, std::string_view name, double lo, double hi) const;  // integer or float
+  std::int64_t integer(const toml::node& n, std::string_view name, std::int64_t lo,
+                       std::int64_t hi = kNoLimit) const;
+  double number(const toml::node& n, std::string_view name, double lo,
+                double hi) const;  // integer or float
   bool boolean(const toml::node& n, std::string_view name) const;
   // A non-empty list; `example` shows what one looks like ("[\"trn2\"]").
-  const toml::array& list(const toml::node& n, std::string_view name, std::string_view example) const;
+  const toml::array& list(const toml::node& n, std::string_view name,
+                          std::string_view example) const;
 
  private:
   std::string file_;

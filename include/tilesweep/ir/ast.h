@@ -24,7 +24,18 @@ struct AstKeyword {
 };
 
 struct AstExpr {
-  enum Kind { Name, Int, Float, String, Unary, Binary, Call, Attribute, Subscript, Tuple } kind = Name;
+  enum Kind {
+    Name,
+    Int,
+    Float,
+    String,
+    Unary,
+    Binary,
+    Call,
+    Attribute,
+    Subscript,
+    Tuple
+  } kind = Name;
   SourceLoc loc;
   std::string name;  // Name; Attribute (member); Unary/Binary operator text
   long long int_value = 0;

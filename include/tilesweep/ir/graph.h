@@ -21,11 +21,11 @@ struct Node {
   sem::AttrMap attrs;
   std::vector<Dim> shape;
   DType dtype = DType::F32;
-  bool weak = false;                  // a literal: takes the dtype of what it meets
-  sem::TermGraph body;                // the element expression (empty for inputs)
-  int param = -1;                     // inputs: index into Kernel::params
-  std::string label;                  // the user's name for the value, if any
-  int origin = -1;                    // the node of the parsed kernel this one derives from
+  bool weak = false;    // a literal: takes the dtype of what it meets
+  sem::TermGraph body;  // the element expression (empty for inputs)
+  int param = -1;       // inputs: index into Kernel::params
+  std::string label;    // the user's name for the value, if any
+  int origin = -1;      // the node of the parsed kernel this one derives from
   SourceLoc loc;
 };
 
@@ -33,7 +33,7 @@ struct Param {
   std::string name;
   bool scalar = false;
   DType dtype = DType::F32;
-  std::vector<Dim> shape;             // empty for a scalar
+  std::vector<Dim> shape;  // empty for a scalar
   std::optional<double> default_value;
   int node = -1;
   SourceLoc loc;
@@ -43,9 +43,9 @@ struct Kernel {
   std::string name;
   SourceLoc loc;
   std::vector<Param> params;
-  std::vector<Node> nodes;            // topological order: inputs before users
+  std::vector<Node> nodes;  // topological order: inputs before users
   std::vector<int> outputs;
-  std::vector<std::string> dims;      // symbolic dims in order of first appearance
+  std::vector<std::string> dims;                 // symbolic dims in order of first appearance
   std::vector<sem::Precondition> preconditions;  // conditions on the dims for the shapes to work
 
   const Node& node(int id) const { return nodes[id]; }

@@ -23,16 +23,16 @@
 namespace ts::lower {
 
 struct SpaceOptions {
-  int max_block = 8;               // row tiles per strip, up to
-  int max_lowerings = 3;           // distinct instruction sequences kept per op, cheapest first
+  int max_block = 8;      // row tiles per strip, up to
+  int max_lowerings = 3;  // distinct instruction sequences kept per op, cheapest first
   double max_instruction_choices = 64;  // lowering combinations per section, at most
   std::vector<int> bufs = {1, 2, 3};
-  bool fusion = true;              // offer fused groups (the unfused form is always offered)
+  bool fusion = true;  // offer fused groups (the unfused form is always offered)
   // Engine choice: false, one policy for the whole candidate (every instruction on its first
   // engine, or every one on its second where it has one); true, that choice per op for its
   // instructions, and the policy for the copies around the ops (a superset of the policy's).
   bool engines_per_op = false;
-  int cores = 1;                   // NeuronCores per candidate
+  int cores = 1;  // NeuronCores per candidate
 };
 
 // One variant of the kernel with its instruction choices.
@@ -45,19 +45,20 @@ struct Candidate {
   int variant = 0;
   bool fused = false;
   int section = 0;
-  std::vector<int> lowering;         // per compute op (in KernelChoices order)
-  int engines = 0;                   // 0: each instruction's first engine; 1: its second where it has one
-  std::vector<int> op_engines;       // per compute op (engines_per_op; `engines` then the copies'), else empty
-  int bufs = 2;                      // multi-buffering depth of every strip buffer
-  bool instruction_fusion = false;   // fusable (element-wise, reduction) pairs as one instruction
-  std::vector<GroupTiling> tiling;   // per group
+  std::vector<int> lowering;  // per compute op (in KernelChoices order)
+  int engines = 0;            // 0: each instruction's first engine; 1: its second where it has one
+  std::vector<int>
+      op_engines;  // per compute op (engines_per_op; `engines` then the copies'), else empty
+  int bufs = 2;    // multi-buffering depth of every strip buffer
+  bool instruction_fusion = false;  // fusable (element-wise, reduction) pairs as one instruction
+  std::vector<GroupTiling> tiling;  // per group
 };
 
 struct SpaceCounts {
   std::int64_t variants = 0, lowered_variants = 0;
-  double instruction_choices = 0;    // summed over sections: lowering x engine combinations
-  double tile_configs = 0;           // summed over sections: before capacity pruning
-  std::int64_t candidates = 0;       // after pruning: size()
+  double instruction_choices = 0;        // summed over sections: lowering x engine combinations
+  double tile_configs = 0;               // summed over sections: before capacity pruning
+  std::int64_t candidates = 0;           // after pruning: size()
   std::vector<std::string> unsupported;  // why a variant or fusion form has no program
 };
 
@@ -70,12 +71,13 @@ class CandidateSpace {
   const SpaceCounts& counts() const { return counts_; }
   Candidate decode(std::int64_t index) const;
   void decode(std::int64_t index, Candidate& into) const;  // reusing `into`'s storage
-  std::string describe(std::int64_t index) const;  // the candidate's configuration in words
+  std::string describe(std::int64_t index) const;          // the candidate's configuration in words
   // The program of candidate `index` (its `config` left empty: describe() fills it when needed),
   // or NoProgram (with the reason) when this combination has none at the shape.
   Lowered<Program> materialize(std::int64_t index) const;
   Lowered<Program> materialize(const Candidate& c) const;
-  Lowered<Program> materialize(const Candidate& c, const ProgramPlan& plan) const;  // from plan(c), perhaps edited
+  Lowered<Program> materialize(const Candidate& c,
+                               const ProgramPlan& plan) const;  // from plan(c), perhaps edited
   // What materialize(c) builds the program from; the second form overwrites `into` in place.
   ProgramPlan plan(const Candidate& c) const;
   void plan(const Candidate& c, ProgramPlan& into) const;
@@ -105,14 +107,18 @@ class CandidateSpace {
   struct EngineAxes;
   struct SpaceSection;
   std::optional<OpLowerings> op_lowerings(int variant);
-  std::optional<SpaceSection> section(int variant, int form, const OpLowerings& ops, std::vector<std::vector<int>>& unfused);
+  std::optional<SpaceSection> section(int variant, int form, const OpLowerings& ops,
+                                      std::vector<std::vector<int>>& unfused);
   bool apply_swaps(SpaceSection& s, const KernelChoices& kc) const;
-  std::optional<NoProgram> drop_unplaceable(SpaceSection& s, const ir::Kernel& k, ProgramPlan& plan) const;
+  std::optional<NoProgram> drop_unplaceable(SpaceSection& s, const ir::Kernel& k,
+                                            ProgramPlan& plan) const;
   void cap_lowerings(SpaceSection& s) const;
-  Lowered<std::vector<std::vector<GroupTiling>>> feasible_tilings(const ir::Kernel& k, bool fused, const ProgramPlan& plan,
-                                                                  const std::vector<std::vector<GroupTiling>>& all) const;
+  Lowered<std::vector<std::vector<GroupTiling>>> feasible_tilings(
+      const ir::Kernel& k, bool fused, const ProgramPlan& plan,
+      const std::vector<std::vector<GroupTiling>>& all) const;
   InstructionPairs instruction_pairs(const SpaceSection& s, const KernelChoices& kc) const;
-  Lowered<EngineAxes> engine_axes(const SpaceSection& s, const ir::Kernel& k, const ProgramPlan& plan) const;
+  Lowered<EngineAxes> engine_axes(const SpaceSection& s, const ir::Kernel& k,
+                                  const ProgramPlan& plan) const;
   std::optional<SpaceSection> no_section(int variant, const SpaceSection& s, const NoProgram& why);
   static std::int64_t tiling_radix(const SpaceSection& s);
   static std::int64_t choice_radix(const SpaceSection& s);

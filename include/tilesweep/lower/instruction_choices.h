@@ -21,19 +21,20 @@ namespace ts::lower {
 // and get() then rebuilds those results (replay_synthesis) instead of searching.
 class SynthesisCache {
  public:
-  const SynthesisResult& get(const TileOp& op, const sem::InstrTable& isa, const SynthesisOptions& options,
-                             verify::VerdictCache* verdicts);
+  const SynthesisResult& get(const TileOp& op, const sem::InstrTable& isa,
+                             const SynthesisOptions& options, verify::VerdictCache* verdicts);
   std::size_t size() const;
   std::size_t hits() const;
   std::size_t searches() const;  // results found by searching, not by the cache or a record
 
-  std::string text() const;  // one line per result searched here: "<key hash> <record>"
+  std::string text() const;          // one line per result searched here: "<key hash> <record>"
   std::string records_text() const;  // the same for every record known: searched or absorbed
   std::size_t records() const;       // records absorbed
   void absorb(const std::string& text);
 
   // What a result is cached under: equal keys, equal results.
-  static std::string key(const TileOp& op, const sem::InstrTable& isa, const SynthesisOptions& options);
+  static std::string key(const TileOp& op, const sem::InstrTable& isa,
+                         const SynthesisOptions& options);
 
  private:
   mutable std::mutex mu_;
@@ -45,10 +46,10 @@ class SynthesisCache {
 
 struct OpChoices {
   int node = -1;
-  std::string label;                  // "matmul@3"
-  std::string tile;                   // the tile op, e.g. "matmul(x, y)" over its tile shapes
+  std::string label;  // "matmul@3"
+  std::string tile;   // the tile op, e.g. "matmul(x, y)" over its tile shapes
   const SynthesisResult* synthesis = nullptr;  // null for layout ops and constants
-  std::string note;                   // why there is no synthesis
+  std::string note;                            // why there is no synthesis
 };
 
 // Instruction fusion (Axon §4.5): an element-wise op and the reduction that is its only user,
@@ -57,7 +58,7 @@ struct OpChoices {
 // (mean(square(x)) = activation_reduce(x, func='square') / F): SynthesisOptions::single_pass.
 struct PairChoice {
   int producer = -1, consumer = -1;
-  std::string label;                  // "square@2+mean@2"
+  std::string label;                           // "square@2+mean@2"
   const SynthesisResult* synthesis = nullptr;  // proved single instructions
 };
 
@@ -68,27 +69,27 @@ struct PairChoice {
 struct FusedProducer {
   int node = -1;
   SynthesisResult fused;
-  std::vector<ir::Kernel> pre;               // per lowering
-  std::vector<const ir::Kernel*> root;       // per lowering, from the instruction fusion's synthesis
+  std::vector<ir::Kernel> pre;          // per lowering
+  std::vector<const ir::Kernel*> root;  // per lowering, from the instruction fusion's synthesis
 };
 
 // The second propagation round where it applies: every chain op proved to commute with
 // transpose, the consumer's lowerings with its left operand transposed, the producers fused.
 struct SwapChoice {
   SwapSite site;
-  std::string label;                  // "matmul@1 reads mul@1 transposed"
-  const SynthesisResult* use = nullptr;                   // matmul(transpose(x), y)
-  std::vector<verify::Verdict> commutes;                  // per chain op
-  std::vector<std::string> fusions;                       // "transpose(nc_matmul(a, b)) = nc_matmul(b, a)"
+  std::string label;                      // "matmul@1 reads mul@1 transposed"
+  const SynthesisResult* use = nullptr;   // matmul(transpose(x), y)
+  std::vector<verify::Verdict> commutes;  // per chain op
+  std::vector<std::string> fusions;       // "transpose(nc_matmul(a, b)) = nc_matmul(b, a)"
   std::vector<std::shared_ptr<const FusedProducer>> producers;  // per site producer
 };
 
 struct KernelChoices {
-  std::vector<OpChoices> ops;         // compute ops in topological order
-  std::vector<PairChoice> pairs;      // fusable pairs that have a proved single instruction
-  std::vector<SwapChoice> swaps;      // where the transposes of a matmul's operand move up and vanish
-  double combinations = 1;            // product of lowering counts over synthesized ops
-  int unlowered = 0;                  // compute ops with no proved lowering
+  std::vector<OpChoices> ops;     // compute ops in topological order
+  std::vector<PairChoice> pairs;  // fusable pairs that have a proved single instruction
+  std::vector<SwapChoice> swaps;  // where the transposes of a matmul's operand move up and vanish
+  double combinations = 1;        // product of lowering counts over synthesized ops
+  int unlowered = 0;              // compute ops with no proved lowering
 };
 
 // One synthesis instruction_choices() asks for: a compute op's tile op (producer -1; no `op`
@@ -105,9 +106,11 @@ struct SynthesisQuery {
 };
 
 // The queries of instruction_choices(k, ..., options), in its order.
-std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const SynthesisOptions& options = {});
+std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k,
+                                              const SynthesisOptions& options = {});
 
-KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa, SynthesisCache& cache,
-                                  const SynthesisOptions& options = {}, verify::VerdictCache* verdicts = nullptr);
+KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa,
+                                  SynthesisCache& cache, const SynthesisOptions& options = {},
+                                  verify::VerdictCache* verdicts = nullptr);
 
 }  // namespace ts::lower

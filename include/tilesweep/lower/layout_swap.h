@@ -27,7 +27,8 @@ struct SwapSite {
   std::vector<int> producers;  // node order
   std::vector<int> chain;      // node order
 
-  std::vector<int> transposed() const;  // producers and chain: the values computed transposed, sorted
+  std::vector<int> transposed()
+      const;  // producers and chain: the values computed transposed, sorted
 };
 
 std::vector<SwapSite> swap_sites(const ir::Kernel& k);
@@ -49,7 +50,7 @@ std::pair<ir::Kernel, ir::Kernel> commute_kernels(const ir::Kernel& k, int node)
 // alone (e.g. nc_transpose_pe(x)), hoisted out of the matmul's N loop. nullopt when the root
 // does not read y as it is, or reads x untouched.
 struct SplitLowering {
-  ir::Kernel pre;                          // one parameter, x
+  ir::Kernel pre;  // one parameter, x
   const sem::InstrSpec* root = nullptr;
 };
 std::optional<SplitLowering> split_at_root(const ir::Kernel& lowering, const sem::InstrTable& isa);

@@ -22,8 +22,8 @@ struct NoProgram {
 template <class T>
 class Lowered {
  public:
-  Lowered(T value) : v_(std::move(value)) {}         // NOLINT: implicit, like std::expected
-  Lowered(NoProgram why) : v_(std::move(why)) {}     // NOLINT
+  Lowered(T value) : v_(std::move(value)) {}      // NOLINT: implicit, like std::expected
+  Lowered(NoProgram why) : v_(std::move(why)) {}  // NOLINT
   explicit operator bool() const { return v_.index() == 0; }
   // The value; only where there is one (checked by operator bool), like std::optional's.
   T& operator*() { return *std::get_if<0>(&v_); }

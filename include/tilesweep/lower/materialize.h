@@ -10,8 +10,8 @@
 // K tiles of 128, reusing each loaded right-hand-side tile for the `block` row tiles of the
 // strip and accumulating in PSUM. Values used outside the group go to HBM.
 //
-// A swap site's values (ProgramPlan::transposed) are computed on transposed tiles: the strip's x^T is
-// built once per K tile (the producers' `pre`), each producer writes [128 of N, strip rows]
+// A swap site's values (ProgramPlan::transposed) are computed on transposed tiles: the strip's x^T
+// is built once per K tile (the producers' `pre`), each producer writes [128 of N, strip rows]
 // chunks with the fused root instruction, the chain works chunk by chunk, and the consumer
 // reads the chunks as its K tiles, no transpose left.
 #pragma once
@@ -29,10 +29,11 @@
 namespace ts::lower {
 
 struct GroupTiling {
-  std::int64_t pt = 128;    // rows per tile (partitions)
-  std::int64_t block = 1;   // row tiles per strip
-  std::int64_t free = 0;    // matmul N tile, or the free tile of an element-wise group (0: whole rows)
-  int bufs = 2;             // multi-buffering depth of the strip's buffers
+  std::int64_t pt = 128;   // rows per tile (partitions)
+  std::int64_t block = 1;  // row tiles per strip
+  std::int64_t free =
+      0;         // matmul N tile, or the free tile of an element-wise group (0: whole rows)
+  int bufs = 2;  // multi-buffering depth of the strip's buffers
   // Spill: a matmul's result that later ops of the nest read goes to HBM and is loaded back,
   // instead of staying on chip for the whole strip ([pt, block x N] of SBUF). Offered only where
   // the nest does not fit without it.
@@ -56,7 +57,8 @@ struct OpPick {
 // section's lowering programs (OpPick::lowering, pre) prepared for emission.
 struct Prefix;
 // NoProgram for a layout op or an output no DMA access pattern expresses.
-Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims,
+                                                   const sim::Target& t,
                                                    const std::vector<std::vector<int>>& groups,
                                                    std::vector<const ir::Kernel*> lowerings = {});
 
@@ -64,16 +66,17 @@ struct ProgramPlan {
   std::vector<std::vector<int>> groups;  // fusion_groups()
   std::vector<GroupTiling> tiling;       // per group
   std::map<int, OpPick> picks;           // per compute node
-  std::map<int, int> absorbed;           // element-wise producer -> the reduction whose pick lowers both
-  std::vector<int> transposed;           // nodes computed on transposed tiles (SwapSite::transposed), sorted
+  std::map<int, int> absorbed;  // element-wise producer -> the reduction whose pick lowers both
+  std::vector<int> transposed;  // nodes computed on transposed tiles (SwapSite::transposed), sorted
   int cores = 1;
-  const Prefix* prefix = nullptr;        // make_prefix(k, dims, t, groups), or null to compute it here
-  bool notes = true;                     // Inst::note filled in (for people: printing, NKI comments)
+  const Prefix* prefix = nullptr;  // make_prefix(k, dims, t, groups), or null to compute it here
+  bool notes = true;               // Inst::note filled in (for people: printing, NKI comments)
 };
 
 // NoProgram (with the reason) when a layout op or an op form has no program yet; throws
 // UserError when the dims do not satisfy the kernel. The program passes validate().
-Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan);
+Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+                             const ProgramPlan& plan);
 
 // The engines and multi-buffering depths of `p` (materialized from a plan that differs from
 // `plan` at most in the picks' engines and the tilings' `bufs`) re-evaluated for `plan`: the
@@ -86,6 +89,7 @@ struct GroupExtent {
   bool has_matmul = false, elementwise = true;
   std::vector<std::int64_t> matmul_n;  // N of each matmul in the group
 };
-GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group, const sem::DimEnv& dims);
+GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group,
+                         const sem::DimEnv& dims);
 
 }  // namespace ts::lower

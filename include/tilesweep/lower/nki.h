@@ -55,9 +55,11 @@ std::vector<NkiParam> nki_params(const ir::Kernel& k);
 // tensor_tensor add. Every line is commented with Inst::note. Deterministic. UserError for an
 // instruction without a template for `api`, or a construct with no documented form (a
 // transposing store); InternalError for a malformed program (see validate()) or too few params.
-std::string emit_nki(const Program& p, const std::vector<NkiParam>& params, NkiApi api = NkiApi::Current);
+std::string emit_nki(const Program& p, const std::vector<NkiParam>& params,
+                     NkiApi api = NkiApi::Current);
 
 // The same with every parameter a tensor.
-std::string emit_nki(const Program& p, const std::vector<std::string>& param_names, NkiApi api = NkiApi::Current);
+std::string emit_nki(const Program& p, const std::vector<std::string>& param_names,
+                     NkiApi api = NkiApi::Current);
 
 }  // namespace ts::lower

@@ -15,9 +15,9 @@
 
 #include "tilesweep/base/small_vector.h"
 #include "tilesweep/ir/dtype.h"
-#include "tilesweep/target/cost_vars.h"
 #include "tilesweep/semantics/attr.h"
 #include "tilesweep/semantics/instr_spec.h"
+#include "tilesweep/target/cost_vars.h"
 
 namespace ts::lower {
 
@@ -32,13 +32,14 @@ struct Buffer {
   ir::DType dtype = ir::DType::F32;
   // HBM: the whole tensor. SBUF/PSUM: one tile, [partitions, free] (partitions first).
   std::vector<std::int64_t> shape;
-  int bufs = 1;       // on-chip: copies rotated across writes (multi-buffering)
+  int bufs = 1;  // on-chip: copies rotated across writes (multi-buffering)
   // On-chip: > 0 when `bufs` is the candidate's multi-buffering depth of its nest, capped at
   // this; 0 when fixed (constants, a strip-long value). What lower::rebind re-evaluates.
   int bufs_cap = 0;
-  int param = -1;     // HBM: the kernel parameter it holds
-  int output = -1;    // HBM: the kernel output it holds
-  int alias = -1;     // HBM: shares the storage of this buffer, read row-major in its own shape (reshape)
+  int param = -1;   // HBM: the kernel parameter it holds
+  int output = -1;  // HBM: the kernel output it holds
+  int alias =
+      -1;  // HBM: shares the storage of this buffer, read row-major in its own shape (reshape)
   bool constant = false;  // on-chip: written once before any loop (an immediate tile)
   bool spill = false;     // HBM: scratch that a spilled on-chip value goes through
   // On-chip: the top-level loop nest (fused group) whose buffers it belongs to; nests run one
@@ -82,17 +83,17 @@ struct Window {
 };
 
 struct Inst {
-  const sem::InstrSpec* spec = nullptr;  // the ISA instruction (dma_copy, nc_matmul, ...)
+  const sem::InstrSpec* spec = nullptr;      // the ISA instruction (dma_copy, nc_matmul, ...)
   sem::Engine engine = sem::Engine::Vector;  // one of spec->engines
   // The op whose pick chose `engine` (its instructions' choice, or with `engine_copies` its
   // copies'); -1: the instruction's first engine. What lower::rebind re-evaluates.
   int engine_node = -1;
   bool engine_copies = false;
-  SmallVector<int, 3> in;                // on-chip operand buffers, in the instruction's operand order
-  int out = -1;                          // the on-chip buffer written
-  SmallVector<Window, 3> in_window;      // per `in` operand (empty = whole buffers)
+  SmallVector<int, 3> in;            // on-chip operand buffers, in the instruction's operand order
+  int out = -1;                      // the on-chip buffer written
+  SmallVector<Window, 3> in_window;  // per `in` operand (empty = whole buffers)
   Window out_window;
-  sem::AttrMap attrs;                    // the instruction's attributes (func, op0, scale, ...)
+  sem::AttrMap attrs;  // the instruction's attributes (func, op0, scale, ...)
   // DMA only: the HBM side; `store` = SBUF -> HBM (then `in` holds the SBUF tile, `out` = -1).
   // The on-chip side is the window (in_window[0] for a store, out_window for a load).
   bool dma = false, store = false;
@@ -104,16 +105,16 @@ struct Inst {
   // instruction's limits (each copy at the limit size, the variables are per copy).
   CostVars vars;
   int repeat = 1;
-  std::string note;                      // what the instruction computes, e.g. "rms = rsqrt(..)"
+  std::string note;  // what the instruction computes, e.g. "rms = rsqrt(..)"
 };
 
 struct Item {
-  int inst = -1;   // exactly one of inst / block is set
+  int inst = -1;  // exactly one of inst / block is set
   int block = -1;
 };
 
 struct Block {
-  std::string var;          // loop variable ("" for the top level)
+  std::string var;  // loop variable ("" for the top level)
   std::int64_t trips = 1;
   int parent = -1;
   std::vector<Item> items;

@@ -41,8 +41,8 @@ class ProgramBuilder {
 
   // A loop of `trips` iterations at the end of block `parent`; returns its block id.
   int loop(int parent, std::string var, std::int64_t trips) {
-    TS_CHECK(parent >= 0 && parent < static_cast<int>(program_.blocks.size()), "loop in block {} of {}", parent,
-             program_.blocks.size());
+    TS_CHECK(parent >= 0 && parent < static_cast<int>(program_.blocks.size()),
+             "loop in block {} of {}", parent, program_.blocks.size());
     Block b;
     b.var = std::move(var);
     b.trips = trips;
@@ -69,7 +69,9 @@ class ProgramBuilder {
   }
 
   const Program& program() const { return program_; }
-  Program& program() { return program_; }  // for edits of what was built (a fusion, a test's corner case)
+  Program& program() {
+    return program_;
+  }  // for edits of what was built (a fusion, a test's corner case)
   const Buffer& buffer(int id) const { return program_.buffers[static_cast<std::size_t>(id)]; }
   Buffer& buffer(int id) { return program_.buffers[static_cast<std::size_t>(id)]; }
 
@@ -82,12 +84,14 @@ class ProgramBuilder {
  private:
   int place_at(int block, const Inst& in, bool first) {
     TS_CHECK(&in == &program_.insts.back(), "an instruction is placed after another was made");
-    TS_CHECK(block >= 0 && block < static_cast<int>(program_.blocks.size()), "instruction in block {} of {}", block,
-             program_.blocks.size());
+    TS_CHECK(block >= 0 && block < static_cast<int>(program_.blocks.size()),
+             "instruction in block {} of {}", block, program_.blocks.size());
     int id = static_cast<int>(program_.insts.size()) - 1;
     auto& items = program_.blocks[static_cast<std::size_t>(block)].items;
-    if (first) items.insert(items.begin(), Item{id, -1});
-    else items.push_back(Item{id, -1});
+    if (first)
+      items.insert(items.begin(), Item{id, -1});
+    else
+      items.push_back(Item{id, -1});
     return id;
   }
 

@@ -16,13 +16,13 @@
 namespace ts::lower {
 
 struct SynthesisOptions {
-  int max_depth = 2;               // instructions per sketch (isa_depth)
-  int max_candidates = 20000;      // complete, well-shaped candidates examined
+  int max_depth = 2;           // instructions per sketch (isa_depth)
+  int max_candidates = 20000;  // complete, well-shaped candidates examined
   // Sketch steps explored: the budget that bounds the search. Every budget here counts work,
   // never wall time, so every rank of a sweep (and every run) finds the same lowerings whatever
   // the machine's load; the proofs' budget is ProveOptions' (the solver's).
   std::int64_t max_steps = 150000;
-  bool all_depths = false;         // keep searching deeper after the first depth with a lowering
+  bool all_depths = false;  // keep searching deeper after the first depth with a lowering
   // Instruction fusion: the sketch reads the op's input tile once. Only the first instruction
   // reads values of that shape; later ones (two operands at most) fix up what it reduced.
   bool single_pass = false;
@@ -31,15 +31,15 @@ struct SynthesisOptions {
 
 // One instruction of a sketch: what the search added, enough to rebuild the program.
 struct SketchStep {
-  std::string instr;               // ISA instruction name
-  std::vector<int> inputs;         // node ids in the sketch before compaction (leaves first)
-  int attrs = 0;                   // which of the instruction's attribute fillings
+  std::string instr;        // ISA instruction name
+  std::vector<int> inputs;  // node ids in the sketch before compaction (leaves first)
+  int attrs = 0;            // which of the instruction's attribute fillings
 };
 
 struct Lowering {
-  ir::Kernel program;              // instruction nodes over the op's parameters
-  std::vector<SketchStep> steps;   // how the search built it
-  std::string text;                // e.g. "nc_matmul(nc_transpose_pe(x), y)"
+  ir::Kernel program;             // instruction nodes over the op's parameters
+  std::vector<SketchStep> steps;  // how the search built it
+  std::string text;               // e.g. "nc_matmul(nc_transpose_pe(x), y)"
   int depth = 0;
   verify::Verdict proof;
 };
@@ -53,13 +53,14 @@ struct SynthesisResult {
   int filtered = 0;                 // rejected by the numeric check
   int proved = 0, refuted = 0, unknown = 0;
   double proof_ms = 0;
-  std::int64_t steps = 0;           // sketch steps explored
+  std::int64_t steps = 0;  // sketch steps explored
   SynthesisStop stop = SynthesisStop::Exhausted;
 };
 
 // `op` is a kernel with one op node over its parameters (a tile-level op: 2-D operands).
 // Thread-safe for distinct calls; with a cache, repeated proofs are answered once.
-SynthesisResult synthesize(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& options = {},
+SynthesisResult synthesize(const ir::Kernel& op, const sem::InstrTable& isa,
+                           const SynthesisOptions& options = {},
                            verify::VerdictCache* cache = nullptr);
 
 // A result as one line of text, and the result rebuilt from such a line for the same op and
@@ -67,7 +68,8 @@ SynthesisResult synthesize(const ir::Kernel& op, const sem::InstrTable& isa, con
 // the ranks of a sweep hand each other what they synthesized. A line that does not fit the
 // op and ISA is an InternalError.
 std::string synthesis_record(const SynthesisResult& r);
-SynthesisResult replay_synthesis(const ir::Kernel& op, const sem::InstrTable& isa, const std::string& record);
+SynthesisResult replay_synthesis(const ir::Kernel& op, const sem::InstrTable& isa,
+                                 const std::string& record);
 
 // The primitive operations (functions, reductions, arithmetic) an element expression uses:
 // what the pool filter compares.

@@ -23,8 +23,8 @@ OpClass classify(const ir::Node& n);
 bool is_constant(const ir::Kernel& k, int node);
 
 struct TileOp {
-  ir::Kernel kernel;      // one op over 2-D (or smaller) tile parameters
-  std::string key;        // canonical text: equal keys have the same lowerings
+  ir::Kernel kernel;  // one op over 2-D (or smaller) tile parameters
+  std::string key;    // canonical text: equal keys have the same lowerings
 };
 
 // nullopt (with `why`) when the node is not a compute op or its reduction axis is a batch dim.

@@ -9,7 +9,8 @@
 namespace ts::lower {
 
 struct Unsupported : std::runtime_error {
-  explicit Unsupported(const std::string& what, int node = -1) : std::runtime_error(what), node(node) {}
+  explicit Unsupported(const std::string& what, int node = -1)
+      : std::runtime_error(what), node(node) {}
   int node;  // the kernel node whose lowering does not fit, when it is one op's
 };
 

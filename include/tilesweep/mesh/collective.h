@@ -47,6 +47,7 @@ struct CollectiveCost {
 // The cheapest algorithm for the collective (ties: the first in the order above). r = 1 costs 0.
 CollectiveCost collective_cost(Collective c, double bytes, const Group& g, const Topology& t);
 // Every algorithm that applies, in the order above (r = 1: the one "none" entry).
-std::vector<CollectiveCost> collective_costs(Collective c, double bytes, const Group& g, const Topology& t);
+std::vector<CollectiveCost> collective_costs(Collective c, double bytes, const Group& g,
+                                             const Topology& t);
 
 }  // namespace ts::mesh

@@ -29,7 +29,7 @@ struct DimInfo {
   DimRole role = DimRole::Fixed;
   std::vector<int> reduced_at;  // Contracted: the (output) nodes reducing it, ascending
   sem::Reducer reducer = sem::Reducer::Sum;  // Contracted: how the partial results combine
-  std::string reason;           // Fixed: why, for reports
+  std::string reason;                        // Fixed: why, for reports
 };
 
 // One entry per Kernel::dims, in that order. Complexity: linear in the size of the bodies.

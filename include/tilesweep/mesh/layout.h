@@ -37,7 +37,8 @@ struct Layout {
 
 // Parses the text form for a tensor on `mesh`; an unknown axis, an axis used twice, an offset
 // out of range or a malformed part is a UserError at `loc`. `rank` (when >= 0) must match.
-Layout parse_layout(std::string_view text, const MeshShape& mesh, int rank = -1, const SourceLoc& loc = {});
+Layout parse_layout(std::string_view text, const MeshShape& mesh, int rank = -1,
+                    const SourceLoc& loc = {});
 std::string format_layout(const Layout& layout);
 
 // The per-device (local) shape of a tensor of `global` shape: each dim divided by its split;

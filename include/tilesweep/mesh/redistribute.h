@@ -21,6 +21,7 @@ struct Redistribution {
 // In the order reduce-scatter, all-reduce, all-to-all, all-gather (reductions first: they shrink
 // or keep the data). UserError when no collective does it: different ranks or offsets, or a
 // sharded or replicated tensor turned into partial sums of a sharded one.
-std::vector<Redistribution> redistribute(const Layout& from, const Layout& to, const MeshShape& mesh);
+std::vector<Redistribution> redistribute(const Layout& from, const Layout& to,
+                                         const MeshShape& mesh);
 
 }  // namespace ts::mesh

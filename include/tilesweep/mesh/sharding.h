@@ -45,7 +45,7 @@ struct ShardingChoice {
   MeshShape mesh;
   std::vector<DimShard> shards;  // kernel dim order
   bool reduce_scatter = false;
-  std::vector<Output> outputs;   // one per Kernel::outputs
+  std::vector<Output> outputs;                   // one per Kernel::outputs
   std::vector<sem::Precondition> preconditions;  // the kernel's, checked on the local dims
 
   // The dims each device computes with: every split dim divided by its axes' sizes. nullopt

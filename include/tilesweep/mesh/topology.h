@@ -33,9 +33,9 @@ TopologyKind parse_topology(std::string_view text, const SourceLoc& loc = {});
 // The path between two devices.
 struct Path {
   LinkClass link = LinkClass::NeuronLink;
-  int hops = 0;             // 0 for a device to itself
+  int hops = 0;  // 0 for a device to itself
   double latency_ns = 0;
-  double bytes_per_s = 0;   // one link (lane) of this path
+  double bytes_per_s = 0;  // one link (lane) of this path
 };
 
 struct Topology {
@@ -67,6 +67,7 @@ struct Topology {
 
 // The topology of `target`'s mesh; `kind` overrides the target's (a job's [mesh] topology);
 // devices_per_chip > 1 makes the mesh devices NeuronCores (must divide the chip's cores).
-Topology topology_for(const sim::Target& target, std::optional<TopologyKind> kind = {}, int devices_per_chip = 1);
+Topology topology_for(const sim::Target& target, std::optional<TopologyKind> kind = {},
+                      int devices_per_chip = 1);
 
 }  // namespace ts::mesh

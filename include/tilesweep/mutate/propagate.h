@@ -15,25 +15,25 @@
 namespace ts::mutate {
 
 struct PropagateOptions {
-  int max_variants = 64;     // variants kept, the original included
-  int max_checks = 2000;     // equivalence queries issued
+  int max_variants = 64;  // variants kept, the original included
+  int max_checks = 2000;  // equivalence queries issued
   verify::ProveOptions prove;
 };
 
 // One equivalence query: op1 pushed past op2 with `clone_degree` of op1's inputs through op2.
 struct SwapProof {
   int from_variant = 0;
-  int to_variant = -1;        // -1 when not proved
-  std::string op1, op2;       // op names with the user's line numbers, e.g. "mul@3"
+  int to_variant = -1;   // -1 when not proved
+  std::string op1, op2;  // op names with the user's line numbers, e.g. "mul@3"
   int clone_degree = 0;
   verify::Verdict verdict;
 };
 
 struct Variant {
   ir::Kernel kernel;
-  std::uint64_t hash = 0;     // structural hash (variants are distinct by it)
-  int parent = -1;            // the variant it was derived from; -1 for the original
-  std::string step;           // how: "mul@3 past matmul@3 (clone degree 1)"
+  std::uint64_t hash = 0;  // structural hash (variants are distinct by it)
+  int parent = -1;         // the variant it was derived from; -1 for the original
+  std::string step;        // how: "mul@3 past matmul@3 (clone degree 1)"
 };
 
 enum class StopReason { Saturated, VariantLimit, CheckLimit };

@@ -15,15 +15,23 @@ struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
 enum class ExprKind {
-  Name, Int, Float, Str, True, False, None, Ellipsis,
+  Name,
+  Int,
+  Float,
+  Str,
+  True,
+  False,
+  None,
+  Ellipsis,
   Attr,       // items[0].text
   Call,       // items[0](args)
   Subscript,  // items[0][items[1]]
   Slice,      // items = {start, stop, step}, each possibly null
-  Tuple, List,
-  Binary,     // items[0] text items[1]: + - * / // % ** & | ^ < <= > >= == !=, and, or
-  Unary,      // text items[0]: - + ~ not
-  IfElse,     // items = {value_if_true, condition, value_if_false}
+  Tuple,
+  List,
+  Binary,  // items[0] text items[1]: + - * / // % ** & | ^ < <= > >= == !=, and, or
+  Unary,   // text items[0]: - + ~ not
+  IfElse,  // items = {value_if_true, condition, value_if_false}
 };
 
 struct Arg {
@@ -54,9 +62,10 @@ struct Stmt {
   StmtKind kind = StmtKind::Pass;
   SourceLoc loc;
   std::vector<ExprPtr> targets;  // Assign (chained targets), AugAssign / For: one
-  ExprPtr value;                 // Expr, Assign, AugAssign, Return, Assert (condition), If (condition), For (iterable)
-  std::string op;                // AugAssign: "+=", ...
-  Block body, orelse;            // For, If (elif is an If alone in orelse), Def
+  ExprPtr
+      value;  // Expr, Assign, AugAssign, Return, Assert (condition), If (condition), For (iterable)
+  std::string op;      // AugAssign: "+=", ...
+  Block body, orelse;  // For, If (elif is an If alone in orelse), Def
   // Def: the function's name, parameters and decorators. Import: `name` the module path,
   // `alias` the name bound (for `from M import X as Y`: name = "M.X").
   std::string name, alias;

@@ -19,8 +19,8 @@ namespace ts::nki {
 struct KernelArg {
   std::string name;
   bool scalar = false;
-  double value = 0;            // scalar
-  bool integer = false;        // scalar written without a point or exponent
+  double value = 0;      // scalar
+  bool integer = false;  // scalar written without a point or exponent
   ir::DType dtype = ir::DType::F32;
   std::vector<std::int64_t> shape;
 };
@@ -30,8 +30,8 @@ KernelArg parse_kernel_arg(const std::string& text);
 
 struct ImportedKernel {
   lower::Program program;
-  std::vector<std::string> inputs;  // tensor parameters, in the order sim::execute takes them
-  std::vector<std::string> outputs; // returned arrays, in sim::execute's output order
+  std::vector<std::string> inputs;   // tensor parameters, in the order sim::execute takes them
+  std::vector<std::string> outputs;  // returned arrays, in sim::execute's output order
 };
 
 // The functions of `source` decorated with nki.jit (either dialect), in file order.
@@ -40,7 +40,8 @@ std::vector<std::string> jit_kernels(std::string_view source, const std::string&
 // Translates kernel `kernel` of `source` (empty: the file's single @nki.jit function) at the
 // given arguments for target `t`. UserError with file:line:col for an unsupported construct or
 // a shape error in the kernel; UserError naming --arg for a missing or unknown argument.
-ImportedKernel import_kernel(std::string_view source, const std::string& file, const std::string& kernel,
-                             const std::vector<KernelArg>& args, const sim::Target& t);
+ImportedKernel import_kernel(std::string_view source, const std::string& file,
+                             const std::string& kernel, const std::vector<KernelArg>& args,
+                             const sim::Target& t);
 
 }  // namespace ts::nki

@@ -41,13 +41,30 @@ struct Cond {
 };
 
 struct Value {
-  enum class Kind { None, Bool, Int, Float, Str, Tuple, Module, DType, Index, Slice, Ellipsis, Array, View, Mask,
-                    ParDim, Func, Range };
+  enum class Kind {
+    None,
+    Bool,
+    Int,
+    Float,
+    Str,
+    Tuple,
+    Module,
+    DType,
+    Index,
+    Slice,
+    Ellipsis,
+    Array,
+    View,
+    Mask,
+    ParDim,
+    Func,
+    Range
+  };
   Kind kind = Kind::None;
-  Affine a;                  // Int (loop-dependent or not), ParDim; Range: start
-  double f = 0;              // Float
-  bool b = false;            // Bool
-  std::string s;             // Str; Module: canonical path ("language.exp"); Func: name; Range: kind
+  Affine a;        // Int (loop-dependent or not), ParDim; Range: start
+  double f = 0;    // Float
+  bool b = false;  // Bool
+  std::string s;   // Str; Module: canonical path ("language.exp"); Func: name; Range: kind
   std::vector<Value> items;  // Tuple; View: the index items; Slice: start, stop, step (None or Int)
   Index idx;                 // Index
   int array = -1;            // Array, View
@@ -95,7 +112,9 @@ struct Value {
   }
   bool is_const_int() const { return kind == Kind::Int && a.constant(); }
   bool is_number() const { return kind == Kind::Bool || is_const_int() || kind == Kind::Float; }
-  double number() const { return kind == Kind::Float ? f : kind == Kind::Bool ? (b ? 1 : 0) : static_cast<double>(a.c); }
+  double number() const {
+    return kind == Kind::Float ? f : kind == Kind::Bool ? (b ? 1 : 0) : static_cast<double>(a.c);
+  }
   bool tensor() const { return kind == Kind::Array || kind == Kind::View; }
 };
 

@@ -29,7 +29,8 @@ struct JobView {
 
 // Parses `job_toml`; `where` names it in errors (UserError on malformed TOML). Labels left
 // implicit are resolved by parsing the kernel's source (the file's only kernel).
-JobView parse_job_view(const std::string& job_toml, const std::map<std::string, std::string>& kernel_sources,
+JobView parse_job_view(const std::string& job_toml,
+                       const std::map<std::string, std::string>& kernel_sources,
                        const std::string& where);
 
 // "axon" / "nkibench" when the path has such a folder, else "other".

@@ -22,8 +22,9 @@ struct LookupAnswer {
 
 // Throws UserError (naming `library_path`) for a kernel or target without entries (with a
 // did-you-mean), or when no entry of the kernel has the asked dim names.
-LookupAnswer lookup(const store::Library& library, const std::string& library_path, const std::string& kernel,
-                    const std::string& target, const sem::DimEnv& dims, const std::string& mesh = "1");
+LookupAnswer lookup(const store::Library& library, const std::string& library_path,
+                    const std::string& kernel, const std::string& target, const sem::DimEnv& dims,
+                    const std::string& mesh = "1");
 
 // "M=4096,N=2048" as written in records -> dims. Throws UserError when malformed.
 sem::DimEnv parse_record_shape(const std::string& shape);

@@ -39,7 +39,8 @@ struct BestChange {
 // in `b`; within a kind by key. Empty when the /best tables agree. A latency change of at most
 // `threshold_pct` percent is no regression or improvement: it is listed as a candidate change
 // when the candidate differs, and not at all when only the latency moved.
-std::vector<BestChange> diff_best(const store::Archive& a, const store::Archive& b, double threshold_pct = 0);
+std::vector<BestChange> diff_best(const store::Archive& a, const store::Archive& b,
+                                  double threshold_pct = 0);
 
 // One line, with only the knobs that changed: "regression   softmax trn1 M=256,N=256 mesh 1:
 // 1200.0 ns -> 1300.0 ns (+8.3%); candidate 3 -> 7: g0.pt: 128 -> 64".

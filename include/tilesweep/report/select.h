@@ -42,8 +42,8 @@ class NkiEmitter {
   NkiEmitter(const NkiEmitter&) = delete;
   NkiEmitter& operator=(const NkiEmitter&) = delete;
 
-  NkiResult emit(const store::Meta& meta, const store::SourceRecord& source, const store::BestRecord& best,
-                 lower::NkiApi api = lower::NkiApi::Current);
+  NkiResult emit(const store::Meta& meta, const store::SourceRecord& source,
+                 const store::BestRecord& best, lower::NkiApi api = lower::NkiApi::Current);
 
   // The recorded candidate re-lowered at another single-device shape `dims`: the same variant,
   // fusion form, lowerings, engines, buffering, instruction fusion and tiles, re-checked for
@@ -54,8 +54,9 @@ class NkiEmitter {
     std::string source, error;
     double latency_ns = 0;
   };
-  Reinstance reinstantiate(const store::Meta& meta, const store::SourceRecord& source, const store::BestRecord& best,
-                           const sem::DimEnv& dims, lower::NkiApi api = lower::NkiApi::Current);
+  Reinstance reinstantiate(const store::Meta& meta, const store::SourceRecord& source,
+                           const store::BestRecord& best, const sem::DimEnv& dims,
+                           lower::NkiApi api = lower::NkiApi::Current);
 
  private:
   struct Impl;

@@ -22,10 +22,10 @@ const char* engine_name(Engine e);
 const char* memory_name(Memory m);
 
 struct InstrSpec {
-  OpSpec op;                                            // semantics (its name is the instruction's)
+  OpSpec op;  // semantics (its name is the instruction's)
   std::vector<Engine> engines;
-  std::map<std::string, std::vector<Memory>> memory;    // per operand, and "out"
-  std::map<std::string, std::int64_t> limits;           // max size per pattern dim
+  std::map<std::string, std::vector<Memory>> memory;  // per operand, and "out"
+  std::map<std::string, std::int64_t> limits;         // max size per pattern dim
   // The same facts by position, derived at load (candidates are built from them by the
   // million; no name lookups there): each operand's memories (empty: any) and the output's,
   // and the limit of each item of each operand's pattern and of the output's (0: none).
@@ -33,8 +33,8 @@ struct InstrSpec {
   std::vector<Memory> out_memory;
   std::vector<std::vector<std::int64_t>> operand_limits;
   std::vector<std::int64_t> out_limits;
-  ExprPtr cost;                                         // engine cycles
-  std::string source;                                   // where the facts come from
+  ExprPtr cost;        // engine cycles
+  std::string source;  // where the facts come from
   // The NKI call that runs it (optional; placeholder syntax in the isa.toml headers): `nki` in
   // the legacy value-returning neuronxcc.nki API (Neuron SDK <= 2.26), `nki_current` in the
   // nki API of 2.27+ (every call takes dst= and returns nothing). And the NKI spelling of each
@@ -48,7 +48,8 @@ struct InstrSpec {
 // Expands an `nki` template: each `{name}` becomes value(name), `{{` and `}}` are literal braces.
 // A malformed template (an unclosed brace, a name that is not an identifier) returns "" and sets
 // `error` to what is wrong.
-std::string expand_nki(std::string_view tmpl, const std::function<std::string(const std::string&)>& value,
+std::string expand_nki(std::string_view tmpl,
+                       const std::function<std::string(const std::string&)>& value,
                        std::string* error);
 
 // Thread-safe for concurrent reads.

@@ -18,10 +18,10 @@ namespace ts::sem {
 struct AttrSpec {
   std::string name;
   AttrType type = AttrType::Int;
-  std::string of;                       // Axis/Axes: the operand whose rank they index
+  std::string of;  // Axis/Axes: the operand whose rank they index
   std::optional<AttrValue> default_value;
-  bool default_reversed = false;        // Axes: default is the reversed axes
-  std::vector<std::string> choices;     // Name: the allowed names
+  bool default_reversed = false;     // Axes: default is the reversed axes
+  std::vector<std::string> choices;  // Name: the allowed names
 };
 
 struct OpSpec {
@@ -29,14 +29,14 @@ struct OpSpec {
   std::string doc;
   std::vector<std::string> operands;
   std::vector<AttrSpec> attrs;
-  std::vector<std::string> args;         // positional order of operands and attributes
-  std::vector<Pattern> shapes;           // one per operand
-  std::vector<std::string> broadcast;    // groups that broadcast NumPy-style across operands
+  std::vector<std::string> args;       // positional order of operands and attributes
+  std::vector<Pattern> shapes;         // one per operand
+  std::vector<std::string> broadcast;  // groups that broadcast NumPy-style across operands
   Pattern out;
-  std::vector<std::string> contract;     // dims summed/reduced away (not in the output)
-  std::vector<Item> requirements;           // extra shape preconditions
+  std::vector<std::string> contract;  // dims summed/reduced away (not in the output)
+  std::vector<Item> requirements;     // extra shape preconditions
   ExprPtr expr;
-  bool fold = false;                     // a binary op that also takes a tuple, folded left
+  bool fold = false;  // a binary op that also takes a tuple, folded left
   SourceLoc loc;
 
   const AttrSpec* attr(std::string_view n) const;

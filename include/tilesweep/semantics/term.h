@@ -14,9 +14,22 @@
 namespace ts::sem {
 
 enum class TermOp : std::uint8_t {
-  Const, Index, Size,
-  Neg, Add, Sub, Mul, Div, FloorDiv, Mod,
-  Lt, Le, Gt, Ge, Eq, Ne,
+  Const,
+  Index,
+  Size,
+  Neg,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
   Select,  // args: condition, then, else
   Call,    // a primitive function
   Reduce,  // var ranges over [0, args[0]); args[1] is the body
@@ -41,7 +54,7 @@ struct TermNode {
 struct TermGraph {
   std::vector<TermNode> nodes;  // children before parents
   int root = -1;
-  int rank = 0;                 // output index variables are 0..rank-1
+  int rank = 0;  // output index variables are 0..rank-1
   std::vector<std::string> var_names;
 
   int add(TermNode n) {

@@ -12,7 +12,8 @@
 namespace ts::sim {
 
 struct Capacity {
-  std::int64_t sbuf_bytes = 0;  // per partition: sum over SBUF buffers of bytes_per_partition x bufs
+  std::int64_t sbuf_bytes =
+      0;  // per partition: sum over SBUF buffers of bytes_per_partition x bufs
   std::int64_t psum_bytes = 0;  // per partition, likewise for PSUM
   int psum_banks = 0;           // banks: each PSUM tile takes whole banks, x bufs
   std::string reason;           // empty when it fits, else e.g.

@@ -15,14 +15,18 @@ struct Roofline {
   double matmul_flops = 0;   // 2 x output elements x contracted extent, of contractions
   double other_flops = 0;    // output elements (x reduced extent for reductions), other compute
   double memory_ns = 0, matmul_ns = 0, other_ns = 0;
-  double bound_ns = 0;       // the largest of the three
+  double bound_ns = 0;  // the largest of the three
 
   // Hardware FLOP utilisation of the Tensor engine at this latency: matmul time at peak over it.
   double hfu(double latency_ns) const { return latency_ns > 0 ? matmul_ns / latency_ns : 0; }
   // Achieved traffic over the HBM roofline bandwidth: memory time over the latency.
-  double traffic_efficiency(double latency_ns) const { return latency_ns > 0 ? memory_ns / latency_ns : 0; }
+  double traffic_efficiency(double latency_ns) const {
+    return latency_ns > 0 ? memory_ns / latency_ns : 0;
+  }
   // The fraction of the roofline reached (AccelOpt's "percent of peak"), 1 at the bound.
-  double peak_fraction(double latency_ns) const { return latency_ns > 0 ? bound_ns / latency_ns : 0; }
+  double peak_fraction(double latency_ns) const {
+    return latency_ns > 0 ? bound_ns / latency_ns : 0;
+  }
 };
 
 // A contraction (matmul-like: its contracted dims appear in two operands) counts at the

@@ -32,9 +32,10 @@
 namespace ts::sim {
 
 struct SimOptions {
-  bool extrapolate = true;  // skip the rest of a loop once it is periodic (exact for a periodic regime)
-  int hbm_cores = 0;        // cores sharing the chip's HBM bandwidth; 0: the program's cores
-  bool trace = false;       // record every simulated instruction (extrapolated ones are not listed)
+  bool extrapolate =
+      true;            // skip the rest of a loop once it is periodic (exact for a periodic regime)
+  int hbm_cores = 0;   // cores sharing the chip's HBM bandwidth; 0: the program's cores
+  bool trace = false;  // record every simulated instruction (extrapolated ones are not listed)
   // Instruction executions simulated before giving up: bounds a candidate's cost (0.1-0.4 us
   // each, so under half a second) when its loops reach no steady state, as with a prime dim
   // that only 1-element tiles divide. Over it, the result is infeasible with the reason. It
@@ -51,13 +52,13 @@ struct TraceEvent {
 
 struct SimResult {
   bool feasible = true;
-  std::string reason;          // why infeasible (capacity), empty otherwise
-  double latency_ns = 0;       // end of the last instruction of one core's share
+  std::string reason;     // why infeasible (capacity), empty otherwise
+  double latency_ns = 0;  // end of the last instruction of one core's share
   // Busy time per engine, indexed by sem::Engine (Tensor, Vector, Scalar, GpSimd, Dma). DMA:
   // engine-time over the core's DMA engines (equals elapsed time when all are busy).
   std::array<double, 5> busy_ns{};
   double hbm_read_bytes = 0, hbm_write_bytes = 0;  // one core's share
-  double spill_bytes = 0;  // of those, to and from spill tensors (lower::Buffer::spill)
+  double spill_bytes = 0;            // of those, to and from spill tensors (lower::Buffer::spill)
   std::int64_t sbuf_peak_bytes = 0;  // per partition: sum over SBUF buffers of bytes x bufs
   std::int64_t psum_peak_bytes = 0;  // per partition, likewise
   double instructions = 0;           // hardware instructions issued (repeat copies counted)

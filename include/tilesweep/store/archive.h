@@ -53,7 +53,8 @@ void write_archive(const std::string& path, const Archive& archive);
 //                                                                 cannot read
 //   "error: truncated or corrupt HDF5 file: '<path>' (<hdf5>)"   HDF5 cannot read it
 //   "error: damaged archive '<path>': <part>: ..."               a checksum fails (HDF5's or ours),
-//                                                                naming /meta, its attribute or the table
+//                                                                naming /meta, its attribute or the
+//                                                                table
 Archive read_archive(const std::string& path);
 
 // Reads /meta only (cheap: no table is touched). Same errors as read_archive.

@@ -38,18 +38,18 @@ struct UnitResult {
 };
 
 struct JournalContents {
-  std::string job_hash;                // "" when not even the header frame is complete
-  std::vector<UnitResult> units;       // file order, first frame per unit id
-  std::vector<ProofRecord> proofs;     // file order, deduplicated
-  std::int64_t frames = 0;             // complete frames read, header copies included
-  std::int64_t valid_bytes = 0;        // end of the last complete frame
-  std::int64_t dropped_bytes = 0;      // bytes in no complete frame (torn tail and damage), ignored
-  std::int64_t duplicate_units = 0;    // unit frames dropped as repeats
-  std::int64_t torn_bytes = 0;         // of dropped_bytes: a last frame cut short by a crash
-  std::int64_t damaged_frames = 0;     // frames dropped as damaged (not the torn tail)
-  std::int64_t damaged_units = 0;      // of which unit results (or frames whose kind is unreadable)
-  std::string damage;                  // where and why, e.g. "bytes 4096..4711 (1 frame)"; "" if none
-  std::string damaged_copy;            // Journal::open: where the damaged file was kept ("" if not)
+  std::string job_hash;              // "" when not even the header frame is complete
+  std::vector<UnitResult> units;     // file order, first frame per unit id
+  std::vector<ProofRecord> proofs;   // file order, deduplicated
+  std::int64_t frames = 0;           // complete frames read, header copies included
+  std::int64_t valid_bytes = 0;      // end of the last complete frame
+  std::int64_t dropped_bytes = 0;    // bytes in no complete frame (torn tail and damage), ignored
+  std::int64_t duplicate_units = 0;  // unit frames dropped as repeats
+  std::int64_t torn_bytes = 0;       // of dropped_bytes: a last frame cut short by a crash
+  std::int64_t damaged_frames = 0;   // frames dropped as damaged (not the torn tail)
+  std::int64_t damaged_units = 0;    // of which unit results (or frames whose kind is unreadable)
+  std::string damage;                // where and why, e.g. "bytes 4096..4711 (1 frame)"; "" if none
+  std::string damaged_copy;          // Journal::open: where the damaged file was kept ("" if not)
 };
 
 // What a resume should tell the user about the journal it read: the units kept, the frames
@@ -59,12 +59,12 @@ std::string recovery_note(const std::string& path, const JournalContents& conten
 // `archive_path + ".journal"`.
 std::string journal_path(const std::string& archive_path);
 
-// Reads every complete frame of a journal; a torn tail or damaged frames are counted (dropped_bytes,
-// torn_bytes, damaged_*), not an error. When `job_hash` is non-empty, a journal of another job is
-// refused. Throws UserError for an unreadable file, a file that is not a tilesweep journal, a
-// journal of another job ("... belongs to a different job; use a new archive path or delete it")
-// or of another schema, and one whose every header copy is damaged while units follow (it cannot
-// tell which job they belong to).
+// Reads every complete frame of a journal; a torn tail or damaged frames are counted
+// (dropped_bytes, torn_bytes, damaged_*), not an error. When `job_hash` is non-empty, a journal of
+// another job is refused. Throws UserError for an unreadable file, a file that is not a tilesweep
+// journal, a journal of another job ("... belongs to a different job; use a new archive path or
+// delete it") or of another schema, and one whose every header copy is damaged while units follow
+// (it cannot tell which job they belong to).
 JournalContents read_journal(const std::string& path, std::string_view job_hash = {});
 
 class Journal {

@@ -25,7 +25,8 @@ struct LibraryEntry {
   std::string target;
   std::string shape;
   std::string mesh = "1";
-  std::string sharding;  // how the entry splits the kernel over the mesh ("" on one device); config is per device
+  std::string sharding;  // how the entry splits the kernel over the mesh ("" on one device); config
+                         // is per device
   std::int32_t variant = 0;
   std::int64_t choice = 0;
   std::int64_t index = 0;
@@ -34,7 +35,7 @@ struct LibraryEntry {
   double roofline_ns = kNotComputed;
   double roofline_pct = kNotComputed;  // 100 * roofline_ns / latency_ns
   double heuristic_ns = kNotComputed;
-  std::string archive;       // the archive the entry came from (a merged archive's source)
+  std::string archive;  // the archive the entry came from (a merged archive's source)
   std::string job_name;
   std::string tool_version;  // tilesweep that wrote that archive
   std::string nki;           // NKI source ("" when it could not be emitted)
@@ -48,13 +49,14 @@ struct Library {
   std::int64_t schema_version = kLibrarySchemaVersion;
 };
 
-// Atomic and durable like write_archive. Throws UserError ("error: cannot write library '<path>': ...").
+// Atomic and durable like write_archive. Throws UserError ("error: cannot write library '<path>':
+// ...").
 void write_library(const std::string& path, const Library& library);
 
 // Throws UserError: "error: cannot open library '<path>': ...", "error: not a tilesweep shape
 // library: '<path>' ..." (not HDF5, no /meta format, other schema version, no /entries),
-// "error: truncated or corrupt HDF5 file: '<path>' (...)", "error: damaged library '<path>': <part>: ..."
-// (a checksum fails: the NKI source it would print cannot be trusted).
+// "error: truncated or corrupt HDF5 file: '<path>' (...)", "error: damaged library '<path>':
+// <part>: ..." (a checksum fails: the NKI source it would print cannot be trusted).
 Library read_library(const std::string& path);
 
 }  // namespace ts::store

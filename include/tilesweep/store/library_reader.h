@@ -27,7 +27,8 @@ namespace ts::library_reader {
 
 struct Entry {
   std::string kernel, target, shape, mesh, config, archive, nki, nki_error;
-  std::string sharding;  // how the kernel is split over the mesh ("" on one device; config is per device)
+  std::string
+      sharding;  // how the kernel is split over the mesh ("" on one device; config is per device)
   std::int64_t index = 0;
   double latency_ns = 0, roofline_ns = 0;
   std::map<std::string, std::int64_t> dims;  // parsed from shape
@@ -62,17 +63,23 @@ class Library {
     const Entry* best = nullptr;
     double best_d = 0, best_v = 0;
     for (const Entry& e : entries_) {
-      if (e.kernel != kernel || e.target != target || e.mesh != mesh || e.dims.size() != dims.size()) continue;
+      if (e.kernel != kernel || e.target != target || e.mesh != mesh ||
+          e.dims.size() != dims.size())
+        continue;
       double d = 0, v = 1;
       bool same_names = true;
       for (const auto& [name, size] : dims) {
         auto it = e.dims.find(name);
-        if (it == e.dims.end()) { same_names = false; break; }
+        if (it == e.dims.end()) {
+          same_names = false;
+          break;
+        }
         d += std::abs(std::log2(double(it->second) / double(size)));
         v *= double(it->second);
       }
       if (!same_names) continue;
-      if (!best || d < best_d - 1e-12 || (std::abs(d - best_d) <= 1e-12 && v > best_v)) best = &e, best_d = d, best_v = v;
+      if (!best || d < best_d - 1e-12 || (std::abs(d - best_d) <= 1e-12 && v > best_v))
+        best = &e, best_d = d, best_v = v;
     }
     if (exact) *exact = best && best->dims == dims;
     return best;
@@ -97,18 +104,27 @@ class Library {
 
   // Text columns are fixed-length or variable-length strings; read each as stored. An optional
   // column (one a library of an older schema lacks) reads as "" when missing.
-  std::vector<std::string> texts(hid_t ds, const char* name, std::size_t n, bool optional = false) const {
+  std::vector<std::string> texts(hid_t ds, const char* name, std::size_t n,
+                                 bool optional = false) const {
     hid_t ftype = H5Dget_type(ds);
     int idx = H5Tget_member_index(ftype, name);
-    if (idx < 0 && optional) { H5Tclose(ftype); H5Eclear2(H5E_DEFAULT); return std::vector<std::string>(n); }
-    if (idx < 0) { H5Tclose(ftype); fail(std::string("/entries has no column '") + name + "'"); }
+    if (idx < 0 && optional) {
+      H5Tclose(ftype);
+      H5Eclear2(H5E_DEFAULT);
+      return std::vector<std::string>(n);
+    }
+    if (idx < 0) {
+      H5Tclose(ftype);
+      fail(std::string("/entries has no column '") + name + "'");
+    }
     hid_t mtype = H5Tget_member_type(ftype, static_cast<unsigned>(idx));
     bool var = H5Tis_variable_str(mtype) > 0;
     std::size_t width = var ? sizeof(char*) : H5Tget_size(mtype);
     H5Tclose(mtype), H5Tclose(ftype);
     hid_t s = H5Tcopy(H5T_C_S1);
     H5Tset_size(s, var ? H5T_VARIABLE : width);
-    H5Tset_strpad(s, H5T_STR_NULLPAD);  // as stored: NULLTERM would cut a full-width value's last byte
+    H5Tset_strpad(s,
+                  H5T_STR_NULLPAD);  // as stored: NULLTERM would cut a full-width value's last byte
     H5Tset_cset(s, H5T_CSET_UTF8);
     hid_t t = H5Tcreate(H5T_COMPOUND, width);
     H5Tinsert(t, name, 0, s);
@@ -140,20 +156,23 @@ class Library {
     hsize_t n = 0;
     H5Sget_simple_extent_dims(space, &n, nullptr);
     H5Sclose(space);
-    auto kernel = texts(ds, "kernel", n), target = texts(ds, "target", n), shape = texts(ds, "shape", n);
-    auto mesh = texts(ds, "mesh", n), config = texts(ds, "config", n), archive = texts(ds, "archive", n);
+    auto kernel = texts(ds, "kernel", n), target = texts(ds, "target", n),
+         shape = texts(ds, "shape", n);
+    auto mesh = texts(ds, "mesh", n), config = texts(ds, "config", n),
+         archive = texts(ds, "archive", n);
     auto nki = texts(ds, "nki", n), nki_error = texts(ds, "nki_error", n);
     auto sharding = texts(ds, "sharding", n, true);  // schema 2
     auto index = numbers<std::int64_t>(ds, "index", H5T_NATIVE_INT64, n);
     auto latency = numbers<double>(ds, "latency_ns", H5T_NATIVE_DOUBLE, n);
     auto roofline = numbers<double>(ds, "roofline_ns", H5T_NATIVE_DOUBLE, n);
     for (std::size_t i = 0; i < n; ++i) {
-      Entry e{kernel[i], target[i], shape[i], mesh[i], config[i], archive[i], nki[i], nki_error[i],
-              sharding[i], index[i], latency[i], roofline[i], {}};
+      Entry e{kernel[i],    target[i],   shape[i], mesh[i],    config[i],   archive[i], nki[i],
+              nki_error[i], sharding[i], index[i], latency[i], roofline[i], {}};
       std::stringstream ss(e.shape);
       std::string item;
       while (std::getline(ss, item, ','))
-        if (auto eq = item.find('='); eq != std::string::npos) e.dims[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
+        if (auto eq = item.find('='); eq != std::string::npos)
+          e.dims[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
       entries_.push_back(std::move(e));
     }
   }

@@ -33,12 +33,13 @@ struct CandidateRecord {
   std::string target;
   std::string shape;       // "M=4096,K=1024,N=2048" ("" for a kernel without dims)
   std::string mesh = "1";  // device mesh, "1" for one device, else "2x2", ...
-  std::string sharding;    // how the kernel is split over the mesh ("" on one device), mesh/sharding.h
+  std::string
+      sharding;  // how the kernel is split over the mesh ("" on one device), mesh/sharding.h
   std::int32_t variant = 0;  // algebraic variant id
   std::int64_t choice = 0;   // instruction-choice id
   std::string config;        // tile config (strip/block/tile per stage), fusion, engines, bufs
   bool feasible = false;
-  std::string reason;  // why infeasible ("" when feasible)
+  std::string reason;                // why infeasible ("" when feasible)
   double latency_ns = kNotComputed;  // on the mesh: compute_ns plus the collectives
   double compute_ns = kNotComputed;  // simulated latency of one device at its local shape
   double roofline_ns = kNotComputed;
@@ -80,7 +81,7 @@ struct BestRecord {
 
 // One solver query: a row of /proofs.
 struct ProofRecord {
-  std::string kind;     // "swap" | "synthesis" | "fusion"
+  std::string kind;  // "swap" | "synthesis" | "fusion"
   std::string kernel;
   std::string text;     // the ops / query proved
   std::string verdict;  // "equivalent" | "not equivalent" | "unknown"
@@ -116,7 +117,7 @@ struct Meta {
   std::string start_time;  // ISO 8601
   std::string end_time;
   std::map<std::string, double> phase_seconds;  // wall seconds per phase
-  std::string status = "partial";  // "complete" | "partial"
+  std::string status = "partial";               // "complete" | "partial"
   // Written as given (so tests can forge another version); read_archive refuses any value but
   // kSchemaVersion.
   std::int64_t schema_version = kSchemaVersion;

@@ -20,10 +20,11 @@ struct CheckCounts {
 
 // Seeded random inputs of `k` at `dims`, uniform in [0.1, 1) so that sqrt, log and rsqrt stay
 // real (a scalar parameter with a default takes it): what the checks run candidates on.
-std::vector<ir::Tensor> check_inputs(const ir::Kernel& k, const sem::DimEnv& dims, std::uint64_t seed);
+std::vector<ir::Tensor> check_inputs(const ir::Kernel& k, const sem::DimEnv& dims,
+                                     std::uint64_t seed);
 
 // Sets `check` to 1 (pass) or 0 (mismatch) on the rows checked; the others keep -1.
-CheckCounts check_candidates(const Plan& plan, std::vector<store::CandidateRecord>& rows, std::int64_t samples,
-                             std::uint64_t seed);
+CheckCounts check_candidates(const Plan& plan, std::vector<store::CandidateRecord>& rows,
+                             std::int64_t samples, std::uint64_t seed);
 
 }  // namespace ts::sweep

@@ -98,7 +98,7 @@ std::string keep_text(const Search& search);
 
 struct MeshShape {
   std::vector<int> sizes;  // devices per mesh axis, slowest first
-  std::string text;       // canonical "2x2"
+  std::string text;        // canonical "2x2"
   int devices() const;
 };
 
@@ -134,7 +134,8 @@ enum class OutputCheck {
 // Reads the kernel files and, with OutputCheck::Probe, creates the archive's folder if it is
 // missing (probing that it is writable with a temporary file, removed again). Throws UserError
 // on any mistake.
-Job parse_job(const std::string& text, const std::string& path, OutputCheck output = OutputCheck::Probe);
+Job parse_job(const std::string& text, const std::string& path,
+              OutputCheck output = OutputCheck::Probe);
 
 // Reads the file (read_text_file's checks) and parses it.
 Job load_job(const std::string& path, OutputCheck output = OutputCheck::Probe);

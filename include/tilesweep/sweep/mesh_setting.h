@@ -27,7 +27,8 @@ struct MeshSetting {
   sem::DimEnv local;       // the dims each device computes with (the shape itself on one device)
   std::vector<mesh::CollectiveCost> collectives;  // in the choice's order
   double collective_ns = 0;                       // their sum
-  sim::Roofline roofline;  // the whole kernel at the global shape, every bound divided by the devices
+  sim::Roofline
+      roofline;  // the whole kernel at the global shape, every bound divided by the devices
 
   // The mesh latency of a candidate whose simulated local latency is `compute_ns` (>= 0).
   double latency(double compute_ns) const;
@@ -36,8 +37,8 @@ struct MeshSetting {
 // The settings of `kernel` at `global` on `mesh`: on one device one setting (no sharding, the
 // plain roofline); otherwise one per mesh::sharding_choices(kernel, mesh, global), in that order
 // ("replicate" first, so never empty). `topology` overrides the target's own (a job's [mesh]).
-std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global, const sim::Target& target,
-                                       const mesh::MeshShape& mesh,
+std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global,
+                                       const sim::Target& target, const mesh::MeshShape& mesh,
                                        std::optional<mesh::TopologyKind> topology = std::nullopt);
 
 }  // namespace ts::sweep

@@ -36,13 +36,16 @@ struct SpaceEntry {
   int kernel = 0, target = 0, shape = 0, mesh = 0;  // indices into the job (mesh: Plan::meshes())
   int key = 0;  // index of its (kernel, target, shape, mesh): the /best row it competes for
   std::string label, target_name, shape_name;  // shape_name: the global shape
-  sem::DimEnv dims;     // the local dims the space is built at (the shape itself on one device)
-  MeshSetting setting;  // mesh text, sharding, collectives, roofline of the whole kernel over the devices
+  sem::DimEnv dims;  // the local dims the space is built at (the shape itself on one device)
+  MeshSetting
+      setting;  // mesh text, sharding, collectives, roofline of the whole kernel over the devices
   const sim::Target* machine = nullptr;
   const PreparedKernel* prepared = nullptr;
-  double roofline_ns = 0;  // setting.roofline.bound_ns: of the original kernel (variant 0), global shape
+  double roofline_ns =
+      0;  // setting.roofline.bound_ns: of the original kernel (variant 0), global shape
   std::unique_ptr<lower::CandidateSpace> space;
-  SpaceSample sample;  // the candidates scored: all, or a sample of large sections; units cut its positions
+  SpaceSample
+      sample;  // the candidates scored: all, or a sample of large sections; units cut its positions
 
   // The mesh latency of a candidate of this space whose simulated (local) latency is compute_ns.
   double latency(double compute_ns) const { return setting.latency(compute_ns); }
@@ -61,8 +64,8 @@ struct ProofShare {
 
 // What a Plan may start from besides the job; all optional.
 struct PlanInputs {
-  std::string verdict_file;       // the proof cache file, read if present; save_verdicts() writes it
-  std::string shared_verdicts;    // another Plan's verdicts_text(): not proved again here
+  std::string verdict_file;     // the proof cache file, read if present; save_verdicts() writes it
+  std::string shared_verdicts;  // another Plan's verdicts_text(): not proved again here
   std::string synthesis_records;  // an earlier Plan's synthesis_records(): rebuilt, not searched
   ProofShare share;
   // Told what the prepare is doing as it goes (one line each: the caches at hand, each kernel's
@@ -81,9 +84,11 @@ class Plan {
   const std::vector<SpaceEntry>& spaces() const { return spaces_; }
   // The meshes scored: the job's [mesh] shapes in order, or "1" alone.
   const std::vector<mesh::MeshShape>& meshes() const { return meshes_; }
-  int keys() const { return keys_; }  // (kernel, target, shape, mesh) keys: 1 + the last space's key
+  int keys() const {
+    return keys_;
+  }  // (kernel, target, shape, mesh) keys: 1 + the last space's key
   const std::vector<WorkUnit>& units() const { return units_; }
-  std::int64_t candidates() const;  // scored, over all spaces (the samples' sizes)
+  std::int64_t candidates() const;        // scored, over all spaces (the samples' sizes)
   std::int64_t space_candidates() const;  // in all spaces, sampled or not
   double prepare_seconds() const { return prepare_seconds_; }
   void save_verdicts() const { verdicts_.save(); }
@@ -92,8 +97,12 @@ class Plan {
   // Every synthesis record this plan knows (searched here or received), for a later run's
   // PlanInputs::synthesis_records (`run` keeps them in `<archive>.synthesis`).
   std::string synthesis_records() const { return synthesis_.records_text(); }
-  std::size_t solver_queries() const { return verdicts_.misses(); }  // proofs not found in the caches
-  std::size_t synthesis_searches() const { return synthesis_.searches(); }  // not rebuilt from a share
+  std::size_t solver_queries() const {
+    return verdicts_.misses();
+  }  // proofs not found in the caches
+  std::size_t synthesis_searches() const {
+    return synthesis_.searches();
+  }  // not rebuilt from a share
 
   // Every swap query of every kernel (once per kernel: swaps do not depend on the target) and
   // every synthesized tile op per target, sorted by (kind, kernel, text).
@@ -106,8 +115,8 @@ class Plan {
   const Job& job_;
   verify::VerdictCache verdicts_;
   lower::SynthesisCache synthesis_;
-  std::vector<ir::Module> modules_;          // per job kernel
-  std::deque<PreparedKernel> prepared_;      // per (kernel, target), kernel-major; never moved
+  std::vector<ir::Module> modules_;      // per job kernel
+  std::deque<PreparedKernel> prepared_;  // per (kernel, target), kernel-major; never moved
   std::vector<mesh::MeshShape> meshes_;
   std::vector<SpaceEntry> spaces_;
   int keys_ = 0;

@@ -29,10 +29,12 @@ struct PreparedKernel {
 // result points into `cache`.
 // The instruction-choice half alone, for variants already proved (they do not depend on the
 // target, so one VariantSet serves every target).
-PreparedKernel prepare_choices(mutate::VariantSet variants, const sem::InstrTable& isa, lower::SynthesisCache& cache,
-                               const PrepareOptions& options = {}, verify::VerdictCache* verdicts = nullptr);
+PreparedKernel prepare_choices(mutate::VariantSet variants, const sem::InstrTable& isa,
+                               lower::SynthesisCache& cache, const PrepareOptions& options = {},
+                               verify::VerdictCache* verdicts = nullptr);
 
-PreparedKernel prepare_kernel(const ir::Kernel& k, const sem::InstrTable& isa, lower::SynthesisCache& cache,
-                              const PrepareOptions& options = {}, verify::VerdictCache* verdicts = nullptr);
+PreparedKernel prepare_kernel(const ir::Kernel& k, const sem::InstrTable& isa,
+                              lower::SynthesisCache& cache, const PrepareOptions& options = {},
+                              verify::VerdictCache* verdicts = nullptr);
 
 }  // namespace ts::sweep

@@ -12,9 +12,10 @@
 namespace ts::sweep {
 
 struct SweepRows {
-  std::vector<store::CandidateRecord> candidates;  // the best keep_top per (kernel, target, shape, mesh)
-  std::vector<store::BestRecord> best;             // one per (kernel, target, shape, mesh), job order
-  std::vector<store::ProgressRecord> progress;     // by unit id
+  std::vector<store::CandidateRecord>
+      candidates;                       // the best keep_top per (kernel, target, shape, mesh)
+  std::vector<store::BestRecord> best;  // one per (kernel, target, shape, mesh), job order
+  std::vector<store::ProgressRecord> progress;  // by unit id
 };
 
 // `units`: completed units (each id once). A /best row is the best over all shardings of its

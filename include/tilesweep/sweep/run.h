@@ -12,11 +12,11 @@ namespace ts::sweep {
 
 struct RunOptions {
   std::string job_path;
-  std::string archive;  // "" = the job's [output] archive
-  bool resume = false;  // continue from the archive's journal
-  bool dry_run = false; // print the units, score nothing
-  bool quiet = false;   // no progress lines
-  int threads = 0;      // TBB threads per rank; 0 = this node's cores / its ranks
+  std::string archive;   // "" = the job's [output] archive
+  bool resume = false;   // continue from the archive's journal
+  bool dry_run = false;  // print the units, score nothing
+  bool quiet = false;    // no progress lines
+  int threads = 0;       // TBB threads per rank; 0 = this node's cores / its ranks
   std::string tool_version, git_commit;
 };
 

@@ -27,6 +27,7 @@ void check_journal_job(const std::string& path, const std::string& job_hash);
 
 // After the plan: throws UserError when the journal at `path` (if it has a header) was recorded
 // against another plan of the same job.
-void check_journal_plan(const std::string& path, const std::string& job_hash, const std::string& plan_digest);
+void check_journal_plan(const std::string& path, const std::string& job_hash,
+                        const std::string& plan_digest);
 
 }  // namespace ts::sweep

@@ -25,13 +25,14 @@ class SpaceSample {
 
   SpaceSample() = default;
   // per_section <= 0: every candidate.
-  SpaceSample(const std::vector<lower::CandidateSpace::Section>& sections, std::int64_t per_section, std::uint64_t seed);
+  SpaceSample(const std::vector<lower::CandidateSpace::Section>& sections, std::int64_t per_section,
+              std::uint64_t seed);
 
-  std::int64_t size() const { return size_; }                 // candidates scored
-  std::int64_t space_size() const { return space_size_; }     // candidates in the space
+  std::int64_t size() const { return size_; }              // candidates scored
+  std::int64_t space_size() const { return space_size_; }  // candidates in the space
   bool sampled() const { return size_ < space_size_; }
   const std::vector<Part>& parts() const { return parts_; }
-  std::int64_t index(std::int64_t position) const;            // candidate index at a position
+  std::int64_t index(std::int64_t position) const;  // candidate index at a position
 
  private:
   std::vector<Part> parts_;

@@ -47,8 +47,8 @@ struct MasterHooks {
 
 // Rank 0: runs the units of `todo` (indices into plan.units()) until all are done or a stop is
 // requested; returns after every rank has returned its last unit and been told to stop.
-void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_t>& todo, const MasterHooks& hooks,
-                std::ostream& err);
+void run_master(const Comm& comm, const Plan& plan, const std::vector<std::size_t>& todo,
+                const MasterHooks& hooks, std::ostream& err);
 
 // Ranks > 0: serves rank 0 until told to stop.
 void run_worker(const Comm& comm, const Plan& plan, std::ostream& err);

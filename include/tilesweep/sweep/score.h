@@ -20,36 +20,40 @@ namespace ts::sweep {
 struct CandidateScore {
   std::int64_t index = -1;
   bool feasible = false;
-  std::string reason;   // why not (no program at this shape, capacity)
+  std::string reason;  // why not (no program at this shape, capacity)
   sim::SimResult sim;
 
-  double latency() const { return feasible ? sim.latency_ns : std::numeric_limits<double>::infinity(); }
+  double latency() const {
+    return feasible ? sim.latency_ns : std::numeric_limits<double>::infinity();
+  }
 };
 
 // Never throws for an infeasible candidate: it is a recorded result. Through a cursor when
 // scoring a run of candidates (neighbours share their program's structure).
-CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index, const sim::Target& t);
-CandidateScore score_candidate(lower::CandidateCursor& cursor, std::int64_t index, const sim::Target& t);
+CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index,
+                               const sim::Target& t);
+CandidateScore score_candidate(lower::CandidateCursor& cursor, std::int64_t index,
+                               const sim::Target& t);
 CandidateScore score_program(const lower::Program& p, const sim::Target& t);
 
 // Best-first order: latency, then index.
 bool better(const CandidateScore& a, const CandidateScore& b);
 
 struct RangeResult {
-  std::vector<CandidateScore> top;    // the best `keep`, best first
+  std::vector<CandidateScore> top;  // the best `keep`, best first
   std::int64_t scored = 0, infeasible = 0;
   double no_algebra_ns = std::numeric_limits<double>::infinity();  // best of the original variant
   double no_fusion_ns = std::numeric_limits<double>::infinity();   // best of the unfused forms
 };
 
 // Scores candidates [first, last) in parallel; keeps the best `keep`.
-RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last, const sim::Target& t,
-                        std::size_t keep);
+RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last,
+                        const sim::Target& t, std::size_t keep);
 // The same over the candidates at `sample` positions [first, last). When `stop` turns nonzero,
 // the candidates not yet begun are skipped and it throws UnitInterrupted (interrupt.h).
-RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample, std::int64_t first,
-                        std::int64_t last, const sim::Target& t, std::size_t keep,
-                        const std::atomic<int>* stop = nullptr);
+RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample,
+                        std::int64_t first, std::int64_t last, const sim::Target& t,
+                        std::size_t keep, const std::atomic<int>* stop = nullptr);
 
 // Merges b into a (best `keep` kept).
 void merge(RangeResult& a, const RangeResult& b, std::size_t keep);

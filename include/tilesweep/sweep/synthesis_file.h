@@ -17,6 +17,7 @@ std::string synthesis_path(const std::string& archive);
 std::string read_synthesis_records(const std::string& path, const std::string& tool_version);
 
 // Writes the file durably (temporary, sync, rename). Throws UserError when it cannot.
-void write_synthesis_records(const std::string& path, const std::string& tool_version, const std::string& records);
+void write_synthesis_records(const std::string& path, const std::string& tool_version,
+                             const std::string& records);
 
 }  // namespace ts::sweep

@@ -20,8 +20,8 @@ inline constexpr const char* kSummaryReason = "unit summary";
 
 // `keep_top`: kKeepAll or N. Thread-safe (a const plan), uses the current TBB arena. Throws
 // UnitInterrupted when `stop` turns nonzero before the unit is done (score_range).
-store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_t keep_top, int rank,
-                             const std::atomic<int>* stop = nullptr);
+store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_t keep_top,
+                             int rank, const std::atomic<int>* stop = nullptr);
 
 bool is_summary(const store::CandidateRecord& r);
 

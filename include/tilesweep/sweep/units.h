@@ -12,9 +12,9 @@ namespace ts::sweep {
 
 struct WorkUnit {
   std::int64_t id = 0;
-  int space = 0;            // index of its candidate space in the plan (job order)
-  std::int64_t first = 0;   // first candidate index
-  std::int64_t count = 0;   // candidate indices, 1 .. unit_size
+  int space = 0;           // index of its candidate space in the plan (job order)
+  std::int64_t first = 0;  // first candidate index
+  std::int64_t count = 0;  // candidate indices, 1 .. unit_size
 };
 
 // `sizes[s]`: candidates of space s (0 gives no unit). `unit_size` >= 1.

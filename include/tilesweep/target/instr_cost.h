@@ -10,8 +10,8 @@
 
 #include "tilesweep/base/small_vector.h"
 #include "tilesweep/ir/graph.h"
-#include "tilesweep/target/cost_vars.h"
 #include "tilesweep/semantics/instr_spec.h"
+#include "tilesweep/target/cost_vars.h"
 #include "tilesweep/target/target.h"
 
 namespace ts::sim {

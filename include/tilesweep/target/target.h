@@ -57,7 +57,8 @@ struct Target {
   struct Mesh {
     std::string topology;
     int devices_per_node = 0, links_per_device = 0;
-    double link_bytes_per_s = 0, intra_hop_latency_ns = 0, inter_node_latency_ns = 0, efa_bytes_per_s = 0;
+    double link_bytes_per_s = 0, intra_hop_latency_ns = 0, inter_node_latency_ns = 0,
+           efa_bytes_per_s = 0;
   } mesh;
 
   sem::InstrTable isa;
@@ -68,8 +69,9 @@ struct Target {
 
 // Parses a target from the two files' texts; every missing or malformed value is a UserError
 // naming the file, the line and the key.
-Target load_target(const std::string& target_text, const std::string& target_file, const std::string& isa_text,
-                   const std::string& isa_file, const sem::OpTable& ops = sem::OpTable::builtin());
+Target load_target(const std::string& target_text, const std::string& target_file,
+                   const std::string& isa_text, const std::string& isa_file,
+                   const sem::OpTable& ops = sem::OpTable::builtin());
 
 // A bundled target (trn1, trn2, trn3), embedded at build time; loaded once. UserError for an
 // unknown name (listing the known ones).

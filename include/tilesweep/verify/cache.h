@@ -1,6 +1,7 @@
 // Verdicts keyed by a canonical form of the query (parameters by matched position, dims by order
-// of first appearance, node ids by topological position, element expressions in full), so the same question is never solved
-// twice in one process; optionally persisted to a file and reused across runs.
+// of first appearance, node ids by topological position, element expressions in full), so the same
+// question is never solved twice in one process; optionally persisted to a file and reused across
+// runs.
 #pragma once
 
 #include <map>
@@ -42,7 +43,8 @@ class VerdictCache {
   // position of the parameter of a they match (`b_positions`), every node's instantiated element
   // expression (so two --ops files that define an op differently give different keys), and the
   // cache version.
-  static std::string key(const ir::Kernel& a, const ir::Kernel& b, const std::vector<int>& b_positions);
+  static std::string key(const ir::Kernel& a, const ir::Kernel& b,
+                         const std::vector<int>& b_positions);
 
  private:
   mutable std::mutex mu_;

@@ -28,7 +28,7 @@ struct Verdict {
   VerdictKind kind = VerdictKind::Unknown;
   std::string reason;  // Unknown: why (timeout, incomplete theory); NotEquivalent: what differs
   std::optional<Counterexample> counterexample;
-  double ms = 0;        // solver time spent (0 when answered from the cache)
+  double ms = 0;  // solver time spent (0 when answered from the cache)
   // Z3 resource units (rlimit) of the most expensive solver check: what the budget is compared
   // with, the same on every machine (0 when answered from the cache).
   std::uint64_t rlimit_used = 0;

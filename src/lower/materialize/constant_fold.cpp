@@ -17,12 +17,14 @@ double constant_value(const ir::Node& n, const sem::DimEnv& env) {
   return static_cast<double>(std::get<sem::Dim>(v).evaluate(env).value());
 }
 
-Lowered<double> fold_constant(const ir::Kernel& k, int node, const std::vector<std::optional<double>>& consts,
-                     const sem::DimEnv& dims) {
+Lowered<double> fold_constant(const ir::Kernel& k, int node,
+                              const std::vector<std::optional<double>>& consts,
+                              const sem::DimEnv& dims) {
   const ir::Node& n = k.nodes[node];
   if (classify(n) == OpClass::Layout) return consts[n.inputs[0]].value();
   if (n.spec->broadcast != std::vector<std::string>{"S"})
-    return NoProgram{fmt::format("'{}' of constants is not folded (only element-wise ops are)", n.op)};
+    return NoProgram{
+        fmt::format("'{}' of constants is not folded (only element-wise ops are)", n.op)};
   ir::Kernel scalar_kernel;
   std::vector<int> inputs;
   std::vector<ir::Tensor> values;

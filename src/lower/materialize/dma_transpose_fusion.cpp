@@ -3,9 +3,9 @@
 // instruction and its access the instruction's orientation — instead of a second SBUF -> SBUF
 // DMA. Returns false when the instruction is not such a DMA (emitted as usual), NoProgram for a
 // DMA instruction on any other on-chip tile (not modeled).
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "emission.h"
 
@@ -13,13 +13,16 @@ namespace ts::lower {
 
 Lowered<bool> fuse_dma_transpose(Emission& e, const sem::InstrSpec* spec, const ir::Node& step,
                                  std::vector<std::optional<Tile>>& tiles, std::size_t at) {
-  if (spec->engines.size() != 1 || spec->engines[0] != sem::Engine::Dma || step.inputs.size() != 1) return false;
+  if (spec->engines.size() != 1 || spec->engines[0] != sem::Engine::Dma || step.inputs.size() != 1)
+    return false;
   const auto& source = tiles[step.inputs[0]];
   if (!source || source->buffer != e.fusable_load || !source->window.whole())
-    return NoProgram{fmt::format("{} of an on-chip tile (SBUF -> SBUF DMA) is not modeled; it fuses with a load from HBM only",
+    return NoProgram{fmt::format("{} of an on-chip tile (SBUF -> SBUF DMA) is not modeled; it "
+                                 "fuses with a load from HBM only",
                                  spec->op.name),
                      e.current_node};
-  auto loaded_by = std::find_if(e.load_of.begin(), e.load_of.end(), [&](const auto& l) { return l.first == source->buffer; });
+  auto loaded_by = std::find_if(e.load_of.begin(), e.load_of.end(),
+                                [&](const auto& l) { return l.first == source->buffer; });
   TS_CHECK(loaded_by != e.load_of.end(), "buffer {} has no load", source->buffer);
   Inst& load = e.builder.program().insts[static_cast<std::size_t>(loaded_by->second)];
   Buffer& b = e.builder.buffer(source->buffer);

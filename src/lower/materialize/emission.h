@@ -67,11 +67,11 @@ sem::Engine engine_of(const sem::InstrSpec& spec, int index);
 struct Nest {
   int group = -1;
   GroupTiling tiling;
-  std::vector<Terms> batch;       // index of each batch dim of the group, by its loops
-  int strip = -1;                 // strip loop variable (-1: one trip)
-  int body = 0;                   // the block inside the strip (and free-tile) loop
-  int free_loop = -1;             // free-tile loop variable (element-wise groups)
-  std::int64_t free_tile = 0;     // free tile width (element-wise groups; 0: whole rows)
+  std::vector<Terms> batch;    // index of each batch dim of the group, by its loops
+  int strip = -1;              // strip loop variable (-1: one trip)
+  int body = 0;                // the block inside the strip (and free-tile) loop
+  int free_loop = -1;          // free-tile loop variable (element-wise groups)
+  std::int64_t free_tile = 0;  // free tile width (element-wise groups; 0: whole rows)
   // An on-chip value inside the group: a buffer holding `cols` columns per row tile, `block` row
   // tiles side by side.
   struct Value {
@@ -87,7 +87,8 @@ struct Nest {
   };
   std::map<int, TransposedValue> transposed;
   std::map<int, Tile> scalars;  // scalar operands of transposed ops, loaded for the strip
-  std::map<std::pair<int, std::uint64_t>, int> transposed_lhs;  // (x, pre's structural hash) -> the strip's x^T
+  std::map<std::pair<int, std::uint64_t>, int>
+      transposed_lhs;  // (x, pre's structural hash) -> the strip's x^T
 
   std::int64_t strip_rows() const { return tiling.pt * tiling.block; }
   // The strip's buffers rotate through the candidate's multi-buffering depth.
@@ -96,8 +97,8 @@ struct Nest {
 
 // What the passes append to: the program being built and what they remember between ops.
 struct Emission {
-  Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan, const Prefix& prefix,
-           Program start);
+  Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+           const ProgramPlan& plan, const Prefix& prefix, Program start);
 
   const ir::Kernel& kernel;
   const sem::DimEnv& dims;
@@ -105,19 +106,25 @@ struct Emission {
   const ProgramPlan& plan;
   const Prefix& prefix;
   ProgramBuilder builder;
-  using ConstKey = std::tuple<std::uint64_t, std::int64_t, std::int64_t>;  // (value bits, rows, cols)
-  std::vector<std::pair<ConstKey, int>> constant_tiles;  // made so far; a program has a few
-  const sem::InstrSpec* common[3] = {};                   // dma_copy, tensor_copy, memset, once looked up
+  using ConstKey =
+      std::tuple<std::uint64_t, std::int64_t, std::int64_t>;  // (value bits, rows, cols)
+  std::vector<std::pair<ConstKey, int>> constant_tiles;       // made so far; a program has a few
+  const sem::InstrSpec* common[3] = {};  // dma_copy, tensor_copy, memset, once looked up
   int current_node = -1;
-  int nest = -1;           // the loop nest (group) being emitted
-  int fusable_load = -1;   // a load only the current lowering reads (dma_transpose fusion)
+  int nest = -1;          // the loop nest (group) being emitted
+  int fusable_load = -1;  // a load only the current lowering reads (dma_transpose fusion)
   std::vector<std::pair<int, int>> load_of;  // (buffer, the DMA load writing it)
-  std::deque<std::pair<const ir::Kernel*, PreparedLowering>> local_lowerings;  // those the prefix lacks
-  std::map<int, HbmView> spilled;                                              // node -> its spill tensor's view
+  std::deque<std::pair<const ir::Kernel*, PreparedLowering>>
+      local_lowerings;             // those the prefix lacks
+  std::map<int, HbmView> spilled;  // node -> its spill tensor's view
 
   const Frame& frame(int node) const { return prefix.frame(node); }
-  const std::vector<std::int64_t>& shape(int node) const { return prefix.shapes[static_cast<std::size_t>(node)]; }
-  const std::optional<double>& constant(int node) const { return prefix.consts[static_cast<std::size_t>(node)]; }
+  const std::vector<std::int64_t>& shape(int node) const {
+    return prefix.shapes[static_cast<std::size_t>(node)];
+  }
+  const std::optional<double>& constant(int node) const {
+    return prefix.consts[static_cast<std::size_t>(node)];
+  }
   bool is_transposed(int node) const;
   std::string describe(int node) const;  // "label = op"
 };
@@ -127,48 +134,58 @@ struct Emission {
 int nest_loop(Emission& e, int parent, const std::string& var, std::int64_t trips);
 // The loop variable of `block` opened in `parent` (-1: no loop was opened).
 inline int loop_var(int block, int parent) { return block == parent ? -1 : block; }
-int add_buffer(Emission& e, const std::string& name, sem::Memory m, ir::DType dt, const Shape& shape, Depth depth);
+int add_buffer(Emission& e, const std::string& name, sem::Memory m, ir::DType dt,
+               const Shape& shape, Depth depth);
 enum class Common { DmaCopy, TensorCopy, Memset };
 // The building blocks and passes return NoProgram (a Lowered without a value, or a set optional)
 // where the plan has no program; the driver stops at the first.
 // An instruction made in place (ProgramBuilder::new_inst), not placed yet.
-Lowered<Inst*> make_inst(Emission& e, Common which, const SmallVector<Shape, 3>& operands, const Shape& out,
-                         ir::DType dt, EngineOf engine);
-Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec, const SmallVector<Shape, 3>& operands,
+Lowered<Inst*> make_inst(Emission& e, Common which, const SmallVector<Shape, 3>& operands,
                          const Shape& out, ir::DType dt, EngineOf engine);
-Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& places, const Shape& tile, Depth depth);
-std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value, const std::vector<Place>& places);
+Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec,
+                         const SmallVector<Shape, 3>& operands, const Shape& out, ir::DType dt,
+                         EngineOf engine);
+Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& places,
+                   const Shape& tile, Depth depth);
+std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value,
+                               const std::vector<Place>& places);
 Lowered<int> constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt);
-Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t, const std::vector<sem::Memory>* allowed, int node,
-                            ir::DType dt);
+Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t,
+                            const std::vector<sem::Memory>* allowed, int node, ir::DType dt);
 // A tensor_copy of `from` into `to` on the copies' engine of `node`, noted "verb node suffix".
-std::optional<NoProgram> copy_tile(Emission& e, int block, int node, const Tile& from, const Tile& to, const char* verb,
-               const char* suffix = "");
+std::optional<NoProgram> copy_tile(Emission& e, int block, int node, const Tile& from,
+                                   const Tile& to, const char* verb, const char* suffix = "");
 
 // ---- DMA access patterns and windows (hbm_access.cpp) ----
 Lowered<Access> hbm_access(const Emission& e, const HbmView& v, const std::vector<Place>& places);
 HbmView identity_view(const Program& p, int buffer);
-Window row_window(const Nest& nest, int row_tile, std::int64_t cols, Terms extra = {}, std::int64_t width = 0);
+Window row_window(const Nest& nest, int row_tile, std::int64_t cols, Terms extra = {},
+                  std::int64_t width = 0);
 Window window(const Terms& terms, std::int64_t width);
-std::vector<Place> places(const Emission& e, const Nest& nest, int node, const std::vector<std::int64_t>& shape,
-                          int row_tile, std::int64_t col_extent);
+std::vector<Place> places(const Emission& e, const Nest& nest, int node,
+                          const std::vector<std::int64_t>& shape, int row_tile,
+                          std::int64_t col_extent);
 std::vector<Place> places(const Nest& nest, const Frame& f, const std::vector<std::int64_t>& out,
-                          const std::vector<std::int64_t>& shape, int row_tile, std::int64_t col_extent);
+                          const std::vector<std::int64_t>& shape, int row_tile,
+                          std::int64_t col_extent);
 
 // ---- passes ----
 std::optional<NoProgram> emit_group(Emission& e, int group);
 std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node);
-Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var, std::int64_t k_tile);
-Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var, std::int64_t k_tile, int n_var,
-                       std::int64_t n_tile);
+Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var,
+                       std::int64_t k_tile);
+Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var,
+                       std::int64_t k_tile, int n_var, std::int64_t n_tile);
 std::optional<NoProgram> emit_transposed(Emission& e, Nest& nest, const std::vector<int>& nodes);
 // One op's lowering (or `program`, another of its pick's programs) on `operands`; the result in
-// `dest` when given. `accumulate`: the block whose iterations the root instruction accumulates over.
-Lowered<Tile> emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands, const Tile* dest,
-                            int accumulate, Depth depth, const ir::Kernel* program = nullptr);
+// `dest` when given. `accumulate`: the block whose iterations the root instruction accumulates
+// over.
+Lowered<Tile> emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands,
+                            const Tile* dest, int accumulate, Depth depth,
+                            const ir::Kernel* program = nullptr);
 // False when the instruction is no DMA on a tile just loaded (emit it as usual).
 Lowered<bool> fuse_dma_transpose(Emission& e, const sem::InstrSpec* spec, const ir::Node& step,
-                        std::vector<std::optional<Tile>>& tiles, std::size_t at);
+                                 std::vector<std::optional<Tile>>& tiles, std::size_t at);
 const HbmView* hbm_view(const Emission& e, int node);  // the prefix's view, or its spill tensor's
 void spill(Emission& e, int node);
 

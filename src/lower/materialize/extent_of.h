@@ -11,7 +11,8 @@
 namespace ts::lower {
 
 template <class ShapeOf, class FrameOf>
-GroupExtent extent_of(const ir::Kernel& k, const std::vector<int>& group, ShapeOf shape_of, FrameOf frame) {
+GroupExtent extent_of(const ir::Kernel& k, const std::vector<int>& group, ShapeOf shape_of,
+                      FrameOf frame) {
   GroupExtent e;
   Frame first = frame(group.front());
   const auto& first_shape = shape_of(group.front());

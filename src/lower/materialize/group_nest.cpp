@@ -4,9 +4,9 @@
 // wise ops and reductions along the free dim, on whole-row tiles) here, each matmul by
 // matmul_nest.cpp, a swap site's values by transposed_nest.cpp once something reads them. Values
 // the group keeps stay on chip; values used outside it are stored to HBM.
-#include <numeric>
-
 #include <fmt/format.h>
+
+#include <numeric>
 
 #include "emission.h"
 #include "extent_of.h"
@@ -17,7 +17,8 @@ namespace {
 
 // The repeat count of batch dim `d` (extent `n`) among the HBM operands of a group's nodes: 1
 // when none repeats it.
-Lowered<std::int64_t> batch_repeat(const Emission& e, const std::vector<int>& nodes, int d, std::int64_t n) {
+Lowered<std::int64_t> batch_repeat(const Emission& e, const std::vector<int>& nodes, int d,
+                                   std::int64_t n) {
   std::int64_t repeat = 1;
   for (int m : nodes)
     for (int in : e.kernel.nodes[m].inputs) {
@@ -25,7 +26,8 @@ Lowered<std::int64_t> batch_repeat(const Emission& e, const std::vector<int>& no
       if (!view) continue;
       // The operand's dim under output dim d (right-aligned).
       int od = d + static_cast<int>(view->dims.size()) - e.frame(m).rank;
-      if (od >= 0 && od < static_cast<int>(view->dims.size())) repeat = std::lcm(repeat, view->dims[od].repeat);
+      if (od >= 0 && od < static_cast<int>(view->dims.size()))
+        repeat = std::lcm(repeat, view->dims[od].repeat);
     }
   if (n % repeat) return NoProgram{fmt::format("a batch dim of {} repeated {} times", n, repeat)};
   return repeat;
@@ -37,8 +39,9 @@ Lowered<Nest> open_nest(Emission& e, int group) {
   Nest nest;
   nest.group = group;
   nest.tiling = e.plan.tiling.at(group);
-  GroupExtent extent = extent_of(e.kernel, nodes, [&](int n) -> const std::vector<std::int64_t>& { return e.shape(n); },
-                                 [&](int n) { return e.frame(n); });
+  GroupExtent extent = extent_of(
+      e.kernel, nodes, [&](int n) -> const std::vector<std::int64_t>& { return e.shape(n); },
+      [&](int n) { return e.frame(n); });
   Frame frame = e.frame(nodes.front());
   int body = 0;
   int batch_dims = frame.row >= 0 ? frame.row : (frame.col >= 0 ? frame.col : frame.rank);
@@ -55,11 +58,13 @@ Lowered<Nest> open_nest(Emission& e, int group) {
     body = inner;
   }
   if (extent.rows % nest.strip_rows() != 0)
-    throw InternalError(fmt::format("tiling {} x {} does not divide {} rows", nest.tiling.pt, nest.tiling.block, extent.rows));
+    throw InternalError(fmt::format("tiling {} x {} does not divide {} rows", nest.tiling.pt,
+                                    nest.tiling.block, extent.rows));
   int strip = nest_loop(e, body, "r", extent.rows / nest.strip_rows());
   nest.strip = loop_var(strip, body);
   nest.body = strip;
-  if (extent.elementwise && !extent.has_matmul && nest.tiling.free > 0 && nest.tiling.free < extent.cols) {
+  if (extent.elementwise && !extent.has_matmul && nest.tiling.free > 0 &&
+      nest.tiling.free < extent.cols) {
     nest.free_tile = nest.tiling.free;
     int free = nest_loop(e, nest.body, "f", extent.cols / nest.free_tile);
     nest.free_loop = loop_var(free, nest.body);
@@ -104,9 +109,10 @@ struct RowOps {
     if (!reduces_rows(e.kernel, node)) return 0;
     std::int64_t rows = e.shape(in)[e.shape(in).size() - 2];
     if (rows > e.target.sbuf.partitions)
-      return NoProgram{fmt::format("'{}' reduces across {} partitions; at most {} in one tile so far", e.kernel.nodes[node].op,
-                                   rows, e.target.sbuf.partitions),
-                       node};
+      return NoProgram{
+          fmt::format("'{}' reduces across {} partitions; at most {} in one tile so far",
+                      e.kernel.nodes[node].op, rows, e.target.sbuf.partitions),
+          node};
     return rows;
   }
 
@@ -114,7 +120,8 @@ struct RowOps {
   std::optional<NoProgram> emit(int node);
 };
 
-// Operand `i` of `source` (the op whose operands a node reads: itself, or the producer fused into it).
+// Operand `i` of `source` (the op whose operands a node reads: itself, or the producer fused into
+// it).
 Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
   int in = e.kernel.nodes[source].inputs[i];
   Role role = operand_role(e.kernel, source, static_cast<int>(i));
@@ -131,15 +138,18 @@ Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
     return Tile{*buffer, {}, tile};
   }
   if (auto v = nest.values.find(in); v != nest.values.end())
-    return Tile{v->second.buffer, row_window(nest, row_tile, v->second.cols), {nest.tiling.pt, v->second.cols}};
+    return Tile{v->second.buffer,
+                row_window(nest, row_tile, v->second.cols),
+                {nest.tiling.pt, v->second.cols}};
   auto it = loaded.find(in);
   if (it == loaded.end()) {
     // A reduction's input is placed in its own frame ([.., rows, cols]); an element-wise
     // operand under the output's.
     const auto& shape = e.shape(in);
     int rank = static_cast<int>(shape.size());
-    auto at = e.kernel.nodes[source].attrs.count("axis") ? places(nest, Frame{rank, rank - 2, rank - 1}, shape, shape, row_tile, width)
-                                                          : places(e, nest, source, shape, row_tile, width);
+    auto at = e.kernel.nodes[source].attrs.count("axis")
+                  ? places(nest, Frame{rank, rank - 2, rank - 1}, shape, shape, row_tile, width)
+                  : places(e, nest, source, shape, row_tile, width);
     if (all_rows) at[at.size() - 2] = Place{{}, all_rows, 0};
     Lowered<Tile> tile_loaded = load(e, block, in, at, tile, nest.strip_depth());
     if (!tile_loaded) return tile_loaded.no_program();
@@ -149,14 +159,17 @@ Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
 }
 
 std::optional<NoProgram> RowOps::emit(int node) {
-  if (e.plan.absorbed.count(node)) return std::nullopt;  // lowered with its reduction, as one instruction
+  if (e.plan.absorbed.count(node))
+    return std::nullopt;  // lowered with its reduction, as one instruction
   const ir::Node& n = e.kernel.nodes[node];
   // A reduction fused with its producer reads the producer's operands.
   int source = node;
   for (const auto& [producer, consumer] : e.plan.absorbed)
     if (consumer == node) source = producer;
   if (source != node && reduces_rows(e.kernel, node))
-    return NoProgram{fmt::format("'{}' across partitions fused with its producer is not placed yet", n.op), node};
+    return NoProgram{
+        fmt::format("'{}' across partitions fused with its producer is not placed yet", n.op),
+        node};
   std::int64_t out_cols = cols_of(node);
   std::vector<Tile> operands;
   operands.reserve(e.kernel.nodes[source].inputs.size());
@@ -188,9 +201,12 @@ std::optional<NoProgram> emit_group(Emission& e, int group) {
   std::vector<int> pending;
   auto reads_pending = [&](int node) {
     const auto& in = e.kernel.nodes[node].inputs;
-    return std::any_of(in.begin(), in.end(), [&](int x) { return std::count(pending.begin(), pending.end(), x) > 0; });
+    return std::any_of(in.begin(), in.end(),
+                       [&](int x) { return std::count(pending.begin(), pending.end(), x) > 0; });
   };
-  auto row_wise = [&](int node) { return !is_matmul(e.kernel.nodes[node]) && !e.is_transposed(node); };
+  auto row_wise = [&](int node) {
+    return !is_matmul(e.kernel.nodes[node]) && !e.is_transposed(node);
+  };
   std::size_t i = 0;
   while (i < nodes.size()) {
     int node = nodes[i];

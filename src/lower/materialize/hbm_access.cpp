@@ -8,15 +8,20 @@ namespace {
 
 // The terms of a repeated dim: (i // repeat) of a batch index whose loop is split into
 // multiples of `repeat` (kept, divided) and an inner part below it (dropped).
-std::optional<NoProgram> repeated_terms(const Program& p, const HbmDim& x, const Place& place, Terms& out) {
-  if (place.extent > 1) return NoProgram{"'repeat' along a tiled (row or free) dim has no DMA access pattern yet"};
+std::optional<NoProgram> repeated_terms(const Program& p, const HbmDim& x, const Place& place,
+                                        Terms& out) {
+  if (place.extent > 1)
+    return NoProgram{"'repeat' along a tiled (row or free) dim has no DMA access pattern yet"};
   std::int64_t inner = 0;
   for (const auto& [block, step] : place.terms) {
     if (block < 0) continue;
-    if (step % x.repeat == 0) out.push_back({block, step / x.repeat * x.stride});
-    else inner += step * (p.blocks[block].trips - 1);
+    if (step % x.repeat == 0)
+      out.push_back({block, step / x.repeat * x.stride});
+    else
+      inner += step * (p.blocks[block].trips - 1);
   }
-  if (inner >= x.repeat) throw InternalError("a repeated dim's loop is not split at its repeat count");
+  if (inner >= x.repeat)
+    throw InternalError("a repeated dim's loop is not split at its repeat count");
   return std::nullopt;
 }
 
@@ -26,7 +31,8 @@ HbmView identity_view(const Program& p, int buffer) {
   HbmView v;
   v.buffer = buffer;
   v.base_offset.assign(p.buffers[buffer].shape.size(), 0);
-  for (std::size_t d = 0; d < p.buffers[buffer].shape.size(); ++d) v.dims.push_back({static_cast<int>(d), 0, 1, false});
+  for (std::size_t d = 0; d < p.buffers[buffer].shape.size(); ++d)
+    v.dims.push_back({static_cast<int>(d), 0, 1, false});
   return v;
 }
 
@@ -58,7 +64,8 @@ Lowered<Access> hbm_access(const Emission& e, const HbmView& v, const std::vecto
   return a;
 }
 
-Window row_window(const Nest& nest, int row_tile, std::int64_t cols, Terms extra, std::int64_t width) {
+Window row_window(const Nest& nest, int row_tile, std::int64_t cols, Terms extra,
+                  std::int64_t width) {
   Window w;
   if (row_tile >= 0) w.terms.push_back({row_tile, cols});
   for (auto& t : extra)
@@ -75,13 +82,15 @@ Window window(const Terms& terms, std::int64_t width) {
   return w;
 }
 
-std::vector<Place> places(const Emission& e, const Nest& nest, int node, const std::vector<std::int64_t>& shape,
-                          int row_tile, std::int64_t col_extent) {
+std::vector<Place> places(const Emission& e, const Nest& nest, int node,
+                          const std::vector<std::int64_t>& shape, int row_tile,
+                          std::int64_t col_extent) {
   return places(nest, e.frame(node), e.shape(node), shape, row_tile, col_extent);
 }
 
 std::vector<Place> places(const Nest& nest, const Frame& f, const std::vector<std::int64_t>& out,
-                          const std::vector<std::int64_t>& shape, int row_tile, std::int64_t col_extent) {
+                          const std::vector<std::int64_t>& shape, int row_tile,
+                          std::int64_t col_extent) {
   std::vector<Place> result(shape.size());
   int lead = f.rank - static_cast<int>(shape.size());
   for (std::size_t d = 0; d < shape.size(); ++d) {

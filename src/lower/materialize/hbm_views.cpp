@@ -2,7 +2,8 @@
 // every node's concrete shape and frame, its folded value if it is constant, and its HBM view if
 // it lives in HBM: kernel inputs and outputs and every value one group hands to another get an
 // HBM tensor; layout ops (transpose, slice, broadcast_to, repeat, reshape) become views of their
-// operand's tensor, no data moved. NoProgram for a layout op no DMA access pattern expresses. Depends on no candidate choice (instructions, tilings, engines).
+// operand's tensor, no data moved. NoProgram for a layout op no DMA access pattern expresses.
+// Depends on no candidate choice (instructions, tilings, engines).
 #include <fmt/format.h>
 
 #include "emission.h"
@@ -19,7 +20,9 @@ struct HbmLayout {
   Prefix& prefix;
 
   std::optional<HbmView>& view(int node) { return prefix.views[static_cast<std::size_t>(node)]; }
-  const std::vector<std::int64_t>& shape(int node) const { return prefix.shapes[static_cast<std::size_t>(node)]; }
+  const std::vector<std::int64_t>& shape(int node) const {
+    return prefix.shapes[static_cast<std::size_t>(node)];
+  }
 
   int output_index(int node) const {
     for (std::size_t o = 0; o < kernel.outputs.size(); ++o)
@@ -52,11 +55,12 @@ struct HbmLayout {
   void concat_in_place(int id) {
     const ir::Node& n = kernel.nodes[id];
     for (int in : n.inputs)
-      if (classify(kernel.nodes[in]) != OpClass::Compute || is_constant(kernel, in) || output_index(in) >= 0 ||
-          read_elsewhere(in, n))
+      if (classify(kernel.nodes[in]) != OpClass::Compute || is_constant(kernel, in) ||
+          output_index(in) >= 0 || read_elsewhere(in, n))
         return;
     auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
-    view(id) = add_tensor(n.label.empty() ? "concat" + std::to_string(id) : n.label, id, -1, output_index(id));
+    view(id) = add_tensor(n.label.empty() ? "concat" + std::to_string(id) : n.label, id, -1,
+                          output_index(id));
     std::int64_t offset = 0;
     for (int in : n.inputs) {
       HbmView part = *view(id);
@@ -71,16 +75,18 @@ struct HbmLayout {
   void transpose_in_place(int id) {
     const ir::Node& n = kernel.nodes[id];
     int in = n.inputs[0];
-    if (classify(kernel.nodes[in]) != OpClass::Compute || is_constant(kernel, in) || output_index(in) >= 0 || view(in) ||
-        output_index(id) < 0)
+    if (classify(kernel.nodes[in]) != OpClass::Compute || is_constant(kernel, in) ||
+        output_index(in) >= 0 || view(in) || output_index(id) < 0)
       return;
     for (const auto& m : kernel.nodes)
       for (int x : m.inputs)
         if ((x == in && &m != &n) || x == id) return;
     const auto& axes = std::get<std::vector<sem::Dim>>(n.attrs.at("axes"));
-    HbmView out = add_tensor(n.label.empty() ? "transpose" + std::to_string(id) : n.label, id, -1, output_index(id));
+    HbmView out = add_tensor(n.label.empty() ? "transpose" + std::to_string(id) : n.label, id, -1,
+                             output_index(id));
     HbmView transposed = out;
-    for (std::size_t d = 0; d < axes.size(); ++d) transposed.dims[static_cast<std::size_t>(axes[d].value())] = out.dims[d];
+    for (std::size_t d = 0; d < axes.size(); ++d)
+      transposed.dims[static_cast<std::size_t>(axes[d].value())] = out.dims[d];
     view(id) = out;
     view(in) = transposed;
   }
@@ -91,7 +97,8 @@ struct HbmLayout {
     std::vector<bool> hbm(n, false);
     for (int o : kernel.outputs) {
       if (classify(kernel.nodes[o]) != OpClass::Compute && !prefix.views[o])
-        return NoProgram{fmt::format("output {} is a '{}', not a computed value", output_index(o), kernel.nodes[o].op)};
+        return NoProgram{fmt::format("output {} is a '{}', not a computed value", output_index(o),
+                                     kernel.nodes[o].op)};
       hbm[o] = true;
     }
     for (std::size_t i = 0; i < n; ++i)
@@ -108,7 +115,8 @@ struct HbmLayout {
     prefix.group_of.assign(n, -1);
     for (std::size_t g = 0; g < groups.size(); ++g)
       for (int m : groups[g]) prefix.group_of[m] = static_cast<int>(g);
-    for (std::size_t i = 0; i < n; ++i) prefix.shapes[i] = ir::concrete_shape(kernel.nodes[i].shape, dims);
+    for (std::size_t i = 0; i < n; ++i)
+      prefix.shapes[i] = ir::concrete_shape(kernel.nodes[i].shape, dims);
     prefix.frames.assign(n, Frame{-1, -1, -1});
     for (std::size_t i = 0; i < n; ++i)
       if (auto frame = find_frame(kernel, static_cast<int>(i))) prefix.frames[i] = *frame;
@@ -117,8 +125,10 @@ struct HbmLayout {
   std::optional<NoProgram> place_values() {
     std::size_t n = kernel.nodes.size();
     for (std::size_t i = 0; i < n; ++i)
-      if (kernel.nodes[i].op == "concat") concat_in_place(static_cast<int>(i));
-      else if (kernel.nodes[i].op == "transpose") transpose_in_place(static_cast<int>(i));
+      if (kernel.nodes[i].op == "concat")
+        concat_in_place(static_cast<int>(i));
+      else if (kernel.nodes[i].op == "transpose")
+        transpose_in_place(static_cast<int>(i));
     Lowered<std::vector<bool>> hbm = in_hbm();
     if (!hbm) return hbm.no_program();
     for (std::size_t i = 0; i < n; ++i) {
@@ -126,8 +136,10 @@ struct HbmLayout {
       int id = static_cast<int>(i);
       OpClass c = classify(node);
       if (prefix.views[i]) continue;  // placed by concat_in_place / transpose_in_place
-      if (c == OpClass::Input) prefix.views[i] = add_tensor(node.label, id, node.param, -1);
-      else if (c == OpClass::Constant) prefix.consts[i] = constant_value(node, dims);
+      if (c == OpClass::Input)
+        prefix.views[i] = add_tensor(node.label, id, node.param, -1);
+      else if (c == OpClass::Constant)
+        prefix.consts[i] = constant_value(node, dims);
       else if (is_constant(kernel, id)) {
         Lowered<double> value = fold_constant(kernel, id, prefix.consts, dims);
         if (!value) return value.no_program();
@@ -135,7 +147,8 @@ struct HbmLayout {
       } else if (c == OpClass::Layout) {
         if (auto no = layout_view(id)) return no;
       } else if ((*hbm)[i]) {
-        prefix.views[i] = add_tensor(node.label.empty() ? node.op + std::to_string(i) : node.label, id, -1, output_index(id));
+        prefix.views[i] = add_tensor(node.label.empty() ? node.op + std::to_string(i) : node.label,
+                                     id, -1, output_index(id));
       }
     }
     return std::nullopt;
@@ -155,7 +168,9 @@ std::optional<NoProgram> HbmLayout::layout_view(int id) {
     prefix.consts[id] = prefix.consts[in];
     return std::nullopt;
   }
-  if (!view(in)) return NoProgram{fmt::format("'{}' of a value computed on chip: layout ops apply to kernel inputs so far", n.op)};
+  if (!view(in))
+    return NoProgram{fmt::format(
+        "'{}' of a value computed on chip: layout ops apply to kernel inputs so far", n.op)};
   HbmView v = *view(in);
   Lowered<HbmView> result = v;
   if (n.op == "transpose") {
@@ -212,8 +227,8 @@ HbmView HbmLayout::broadcast_view(int id, const HbmView& v) const {
 bool is_identity(const HbmView& v, const Program& p) {
   if (v.dims.size() != p.buffers[v.buffer].shape.size()) return false;
   for (std::size_t d = 0; d < v.dims.size(); ++d)
-    if (v.dims[d].base != static_cast<int>(d) || v.dims[d].offset || v.dims[d].stride != 1 || v.dims[d].broadcast ||
-        v.dims[d].repeat != 1)
+    if (v.dims[d].base != static_cast<int>(d) || v.dims[d].offset || v.dims[d].stride != 1 ||
+        v.dims[d].broadcast || v.dims[d].repeat != 1)
       return false;
   return true;
 }
@@ -233,7 +248,8 @@ Lowered<HbmView> HbmLayout::reshape_view(int id, const HbmView& v) {
 
 }  // namespace
 
-Lowered<Prefix> lay_out_hbm(const ir::Kernel& k, const sem::DimEnv& dims, const std::vector<std::vector<int>>& groups) {
+Lowered<Prefix> lay_out_hbm(const ir::Kernel& k, const sem::DimEnv& dims,
+                            const std::vector<std::vector<int>>& groups) {
   Prefix prefix;
   prefix.program.kernel = k.name;
   prefix.program.blocks.push_back(Block{});
@@ -248,6 +264,5 @@ const PreparedLowering* Prefix::lowering(const ir::Kernel* program) const {
                              [](const auto& e, const ir::Kernel* k) { return e.first < k; });
   return it != lowerings.end() && it->first == program ? &it->second : nullptr;
 }
-
 
 }  // namespace ts::lower

@@ -1,10 +1,10 @@
 // Building blocks: the buffers, loops and instructions the passes emit, through the Emission's
 // ProgramBuilder — loads and stores between HBM views and tiles, constant tiles (written once
 // before every loop nest), copies, and an instruction's engine and cost variables.
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <bit>
-
-#include <fmt/ranges.h>
 
 #include "emission.h"
 
@@ -32,7 +32,8 @@ int engine_index(const ProgramPlan& plan, EngineOf e) {
 }
 
 sem::Engine engine_of(const sem::InstrSpec& spec, int index) {
-  return spec.engines[std::min<std::size_t>(static_cast<std::size_t>(index), spec.engines.size() - 1)];
+  return spec
+      .engines[std::min<std::size_t>(static_cast<std::size_t>(index), spec.engines.size() - 1)];
 }
 
 std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
@@ -41,8 +42,8 @@ std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
   return 1;
 }
 
-Emission::Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan,
-                   const Prefix& prefix, Program start)
+Emission::Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+                   const ProgramPlan& plan, const Prefix& prefix, Program start)
     : kernel(k), dims(dims), target(t), plan(plan), prefix(prefix), builder(std::move(start)) {
   std::size_t n = k.nodes.size();
   builder.reserve(4 * n + 8, 4 * n + 8, 2 * n + 4);
@@ -62,7 +63,8 @@ int nest_loop(Emission& e, int parent, const std::string& var, std::int64_t trip
   return e.builder.loop(parent, var, trips);
 }
 
-int add_buffer(Emission& e, const std::string& name, sem::Memory m, ir::DType dt, const Shape& shape, Depth depth) {
+int add_buffer(Emission& e, const std::string& name, sem::Memory m, ir::DType dt,
+               const Shape& shape, Depth depth) {
   Buffer b;
   b.name = name + std::to_string(e.builder.program().buffers.size());
   b.memory = m;
@@ -74,18 +76,20 @@ int add_buffer(Emission& e, const std::string& name, sem::Memory m, ir::DType dt
   return e.builder.add_buffer(std::move(b));
 }
 
-Lowered<Inst*> make_inst(Emission& e, Common which, const SmallVector<Shape, 3>& operands, const Shape& out,
-                         ir::DType dt, EngineOf engine) {
+Lowered<Inst*> make_inst(Emission& e, Common which, const SmallVector<Shape, 3>& operands,
+                         const Shape& out, ir::DType dt, EngineOf engine) {
   static constexpr const char* kNames[] = {"dma_copy", "tensor_copy", "memset"};
   const sem::InstrSpec*& spec = e.common[static_cast<int>(which)];
   if (!spec) spec = e.target.isa.find(kNames[static_cast<int>(which)]);
   if (!spec)
-    return NoProgram{fmt::format("target '{}' has no '{}' instruction", e.target.name, kNames[static_cast<int>(which)])};
+    return NoProgram{fmt::format("target '{}' has no '{}' instruction", e.target.name,
+                                 kNames[static_cast<int>(which)])};
   return make_inst(e, spec, operands, out, dt, engine);
 }
 
-Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec, const SmallVector<Shape, 3>& operands,
-                         const Shape& out, ir::DType dt, EngineOf engine) {
+Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec,
+                         const SmallVector<Shape, 3>& operands, const Shape& out, ir::DType dt,
+                         EngineOf engine) {
   Inst& in = e.builder.new_inst();
   in.spec = spec;
   in.engine = engine_of(*spec, engine_index(e.plan, engine));
@@ -93,17 +97,21 @@ Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec, const SmallVec
   in.engine_copies = engine.copies;
   auto v = sim::instr_vars(e.target, *in.spec, {operands.data(), operands.size()}, out, dt);
   if (v.repeat > 1 && moves_across_partitions(*in.spec))
-    return NoProgram{fmt::format("{} moves data across partitions and handles at most its limits; the tile is {}",
-                                 spec->op.name, fmt::join(out, " x ")),
-                     e.current_node};
+    return NoProgram{
+        fmt::format(
+            "{} moves data across partitions and handles at most its limits; the tile is {}",
+            spec->op.name, fmt::join(out, " x ")),
+        e.current_node};
   in.vars = v.vars;
   in.repeat = v.repeat;
   return &in;
 }
 
-Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& places, const Shape& tile, Depth depth) {
+Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& places,
+                   const Shape& tile, Depth depth) {
   const ir::Node& n = e.kernel.nodes[value];
-  int buf = add_buffer(e, n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, depth);
+  int buf =
+      add_buffer(e, n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, depth);
   Lowered<Inst*> made = make_inst(e, Common::DmaCopy, {tile}, tile, n.dtype, {});
   if (!made) return made.no_program();
   Lowered<Access> access = hbm_access(e, *hbm_view(e, value), places);
@@ -118,7 +126,8 @@ Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& 
   return Tile{buf, {}, tile};
 }
 
-std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value, const std::vector<Place>& places) {
+std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value,
+                               const std::vector<Place>& places) {
   const ir::Node& n = e.kernel.nodes[value];
   Lowered<Inst*> made = make_inst(e, Common::DmaCopy, {from.shape}, from.shape, n.dtype, {});
   if (!made) return made.no_program();
@@ -136,7 +145,8 @@ std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int val
 }
 
 Lowered<int> constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt) {
-  Emission::ConstKey key{std::bit_cast<std::uint64_t>(value), shape[0], shape.size() > 1 ? shape[1] : 1};
+  Emission::ConstKey key{std::bit_cast<std::uint64_t>(value), shape[0],
+                         shape.size() > 1 ? shape[1] : 1};
   for (const auto& [made, buf] : e.constant_tiles)
     if (made == key) return buf;
   int buf = add_buffer(e, "c", sem::Memory::Sbuf, dt, shape, {});
@@ -146,17 +156,21 @@ Lowered<int> constant_tile(Emission& e, double value, const Shape& shape, ir::DT
   if (!made) return made.no_program();
   Inst& in = **made;
   in.out = buf;
-  in.attrs = {{"value", value}, {"P", sem::Dim(shape[0])}, {"F", sem::Dim(shape.size() > 1 ? shape[1] : 1)}};
+  in.attrs = {{"value", value},
+              {"P", sem::Dim(shape[0])},
+              {"F", sem::Dim(shape.size() > 1 ? shape[1] : 1)}};
   if (e.plan.notes) in.note = fmt::format("constant {}", value);
   e.builder.place_first(0, in);  // constants are written once, before every loop
   e.constant_tiles.push_back({key, buf});
   return buf;
 }
 
-Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t, const std::vector<sem::Memory>* allowed, int node,
-                            ir::DType dt) {
+Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t,
+                            const std::vector<sem::Memory>* allowed, int node, ir::DType dt) {
   const Buffer& from = e.builder.buffer(t.buffer);
-  if (!allowed || allowed->empty() || std::find(allowed->begin(), allowed->end(), from.memory) != allowed->end()) return t;
+  if (!allowed || allowed->empty() ||
+      std::find(allowed->begin(), allowed->end(), from.memory) != allowed->end())
+    return t;
   int buf = add_buffer(e, "s", sem::Memory::Sbuf, dt, t.shape, {from.bufs, from.bufs_cap});
   Lowered<Inst*> made = make_inst(e, Common::TensorCopy, {t.shape}, t.shape, dt, {node, true});
   if (!made) return made.no_program();
@@ -169,9 +183,10 @@ Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t, const std::ve
   return Tile{buf, {}, t.shape};
 }
 
-std::optional<NoProgram> copy_tile(Emission& e, int block, int node, const Tile& from, const Tile& to, const char* verb,
-                                   const char* suffix) {
-  Lowered<Inst*> made = make_inst(e, Common::TensorCopy, {from.shape}, from.shape, e.kernel.nodes[node].dtype, {node, true});
+std::optional<NoProgram> copy_tile(Emission& e, int block, int node, const Tile& from,
+                                   const Tile& to, const char* verb, const char* suffix) {
+  Lowered<Inst*> made = make_inst(e, Common::TensorCopy, {from.shape}, from.shape,
+                                  e.kernel.nodes[node].dtype, {node, true});
   if (!made) return made.no_program();
   Inst& cp = **made;
   cp.in = {from.buffer};

@@ -10,16 +10,19 @@
 
 namespace ts::lower {
 
-GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group, const sem::DimEnv& dims) {
-  return extent_of(k, group, [&](int n) { return ir::concrete_shape(k.nodes[n].shape, dims); },
-                   [&](int n) { return frame_of(k, n); });
+GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group,
+                         const sem::DimEnv& dims) {
+  return extent_of(
+      k, group, [&](int n) { return ir::concrete_shape(k.nodes[n].shape, dims); },
+      [&](int n) { return frame_of(k, n); });
 }
 
 namespace {
 
 // The first node of the groups (or an operand of one) that has no frame: the loop nests place
 // every one of them. fusion_groups' groups pass; a hand-made plan may not.
-std::optional<NoProgram> unplaced_node(const ir::Kernel& k, const Prefix& prefix, const ProgramPlan& plan) {
+std::optional<NoProgram> unplaced_node(const ir::Kernel& k, const Prefix& prefix,
+                                       const ProgramPlan& plan) {
   for (const auto& group : plan.groups)
     for (int node : group) {
       if (prefix.frame(node).rank < 0) return find_frame(k, node).no_program();
@@ -31,7 +34,8 @@ std::optional<NoProgram> unplaced_node(const ir::Kernel& k, const Prefix& prefix
 
 }  // namespace
 
-Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t, const ProgramPlan& plan) {
+Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+                             const ProgramPlan& plan) {
   std::optional<Lowered<Prefix>> own;
   if (!plan.prefix) {
     own = lay_out_hbm(k, dims, plan.groups);
@@ -48,12 +52,15 @@ Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const
 
 void rebind(Program& p, const ProgramPlan& plan) {
   for (auto& in : p.insts)
-    if (in.engine_node >= 0) in.engine = engine_of(*in.spec, engine_index(plan, {in.engine_node, in.engine_copies}));
+    if (in.engine_node >= 0)
+      in.engine = engine_of(*in.spec, engine_index(plan, {in.engine_node, in.engine_copies}));
   for (auto& b : p.buffers)
-    if (b.bufs_cap > 0) b.bufs = std::min(b.bufs_cap, plan.tiling.at(static_cast<std::size_t>(b.nest)).bufs);
+    if (b.bufs_cap > 0)
+      b.bufs = std::min(b.bufs_cap, plan.tiling.at(static_cast<std::size_t>(b.nest)).bufs);
 }
 
-Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims,
+                                                   const sim::Target& t,
                                                    const std::vector<std::vector<int>>& groups,
                                                    std::vector<const ir::Kernel*> lowerings) {
   Lowered<Prefix> laid_out = lay_out_hbm(k, dims, groups);

@@ -19,8 +19,8 @@ bool used_in_group(const Emission& e, const Nest& nest, int node) {
 }
 
 // PSUM -> SBUF per row tile of N tile `n_var`, in the loop `block` over row tiles `row_tile`.
-std::optional<NoProgram> evacuate(Emission& e, Nest& nest, int node, int accumulator, std::int64_t n_tile, int n_var,
-                                  int block, int row_tile) {
+std::optional<NoProgram> evacuate(Emission& e, Nest& nest, int node, int accumulator,
+                                  std::int64_t n_tile, int n_var, int block, int row_tile) {
   const ir::Node& n = e.kernel.nodes[node];
   std::int64_t rows = nest.tiling.pt, N = e.shape(node).back();
   bool keep = used_in_group(e, nest, node);
@@ -30,14 +30,18 @@ std::optional<NoProgram> evacuate(Emission& e, Nest& nest, int node, int accumul
   }
   Tile dest;
   if (keep) {
-    int buf = add_buffer(e, n.label.empty() ? "mm" : n.label, sem::Memory::Sbuf, n.dtype, {rows, nest.tiling.block * N}, {});
+    int buf = add_buffer(e, n.label.empty() ? "mm" : n.label, sem::Memory::Sbuf, n.dtype,
+                         {rows, nest.tiling.block * N}, {});
     dest = Tile{buf, row_window(nest, row_tile, N, {{n_var, n_tile}}, n_tile), {rows, n_tile}};
     if (n_var < 0 && nest.tiling.block == 1) dest.window = {};
   } else {
-    dest = Tile{add_buffer(e, "o", sem::Memory::Sbuf, n.dtype, {rows, n_tile}, nest.strip_depth()), {}, {rows, n_tile}};
+    dest = Tile{add_buffer(e, "o", sem::Memory::Sbuf, n.dtype, {rows, n_tile}, nest.strip_depth()),
+                {},
+                {rows, n_tile}};
   }
-  if (auto no = copy_tile(e, block, node, Tile{accumulator, row_window(nest, row_tile, n_tile), {rows, n_tile}}, dest,
-                          "evacuate"))
+  if (auto no = copy_tile(e, block, node,
+                          Tile{accumulator, row_window(nest, row_tile, n_tile), {rows, n_tile}},
+                          dest, "evacuate"))
     return no;
   if (keep) nest.values[node] = {dest.buffer, N};
   if (!hbm_view(e, node)) return std::nullopt;
@@ -53,50 +57,64 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   int x = n.inputs[0];
   std::int64_t K = e.shape(x).back(), N = e.shape(node).back();
   std::int64_t k_tile = largest_divisor(K, 128);
-  std::int64_t n_tile = nest.tiling.free > 0 ? std::min(nest.tiling.free, N) : std::min<std::int64_t>(N, 512);
+  std::int64_t n_tile =
+      nest.tiling.free > 0 ? std::min(nest.tiling.free, N) : std::min<std::int64_t>(N, 512);
   if (N % n_tile) n_tile = largest_divisor(N, n_tile);
   int n_loop = nest_loop(e, nest.body, "n", N / n_tile), n_var = loop_var(n_loop, nest.body);
   int k_loop = nest_loop(e, n_loop, "k", K / k_tile), k_var = loop_var(k_loop, n_loop);
   Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, n_var, n_tile);
   if (!rhs) return rhs.no_program();
-  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block), row_tile = loop_var(rows_loop, k_loop);
+  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block),
+      row_tile = loop_var(rows_loop, k_loop);
   Lowered<Tile> lhs = Tile{};
-  if (auto it = nest.transposed.find(x); it != nest.transposed.end())  // its K tiles are the value's chunks
-    lhs = Tile{it->second.buffer, window({{k_var, nest.strip_rows()}, {row_tile, nest.tiling.pt}}, nest.tiling.pt),
+  if (auto it = nest.transposed.find(x);
+      it != nest.transposed.end())  // its K tiles are the value's chunks
+    lhs = Tile{it->second.buffer,
+               window({{k_var, nest.strip_rows()}, {row_tile, nest.tiling.pt}}, nest.tiling.pt),
                {k_tile, nest.tiling.pt}};
   else
     lhs = lhs_tile(e, nest, node, rows_loop, row_tile, k_var, k_tile);
   if (!lhs) return lhs.no_program();
-  int accumulator = add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {nest.tiling.pt, nest.tiling.block * n_tile},
-                               {std::min(2, nest.tiling.bufs), 2});
+  int accumulator =
+      add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {nest.tiling.pt, nest.tiling.block * n_tile},
+                 {std::min(2, nest.tiling.bufs), 2});
   Tile sum{accumulator, row_window(nest, row_tile, n_tile), {nest.tiling.pt, n_tile}};
-  Lowered<Tile> product = emit_lowering(e, rows_loop, node, {*lhs, *rhs}, &sum, k_var, nest.strip_depth());
+  Lowered<Tile> product =
+      emit_lowering(e, rows_loop, node, {*lhs, *rhs}, &sum, k_var, nest.strip_depth());
   if (!product) return product.no_program();
   e.fusable_load = -1;
   int evacuate_loop = nest_loop(e, n_loop, "rt", nest.tiling.block);
-  return evacuate(e, nest, node, accumulator, n_tile, n_var, evacuate_loop, loop_var(evacuate_loop, n_loop));
+  return evacuate(e, nest, node, accumulator, n_tile, n_var, evacuate_loop,
+                  loop_var(evacuate_loop, n_loop));
 }
 
-Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var, std::int64_t k_tile, int n_var,
-                       std::int64_t n_tile) {
+Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var,
+                       std::int64_t k_tile, int n_var, std::int64_t n_tile) {
   int y = e.kernel.nodes[node].inputs[1];
   const auto& shape = e.shape(y);
   std::vector<Place> at(shape.size());
   int lead = e.frame(node).rank - static_cast<int>(shape.size());
   for (std::size_t d = 0; d < shape.size(); ++d) {
     int od = static_cast<int>(d) + lead;
-    if (d + 2 == shape.size()) at[d] = {{{k_var, k_tile}}, k_tile, 0};
-    else if (d + 1 == shape.size()) at[d] = {{{n_var, n_tile}}, n_tile, 1};
-    else if (shape[d] != 1 && od >= 0) at[d].terms = nest.batch.at(od);
+    if (d + 2 == shape.size())
+      at[d] = {{{k_var, k_tile}}, k_tile, 0};
+    else if (d + 1 == shape.size())
+      at[d] = {{{n_var, n_tile}}, n_tile, 1};
+    else if (shape[d] != 1 && od >= 0)
+      at[d].terms = nest.batch.at(od);
   }
-  if (!hbm_view(e, y)) return NoProgram{"a matmul's right-hand side computed in the same loop nest"};
+  if (!hbm_view(e, y))
+    return NoProgram{"a matmul's right-hand side computed in the same loop nest"};
   return load(e, block, y, at, {k_tile, n_tile}, nest.strip_depth());
 }
 
-Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var, std::int64_t k_tile) {
+Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var,
+                       std::int64_t k_tile) {
   int x = e.kernel.nodes[node].inputs[0];
   if (auto v = nest.values.find(x); v != nest.values.end()) {
-    Tile t{v->second.buffer, row_window(nest, row_tile, v->second.cols, {{k_var, k_tile}}, k_tile), {nest.tiling.pt, k_tile}};
+    Tile t{v->second.buffer,
+           row_window(nest, row_tile, v->second.cols, {{k_var, k_tile}}, k_tile),
+           {nest.tiling.pt, k_tile}};
     if (k_var < 0 && nest.tiling.block == 1) t.window = {};
     return t;
   }

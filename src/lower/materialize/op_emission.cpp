@@ -4,9 +4,9 @@
 // cannot read where they are are copied to SBUF, the root instruction writes `dest` when its
 // memory allows (else a copy follows) and accumulates over `accumulate`'s iterations. Returns the
 // result's tile, or NoProgram when the target lacks an instruction of the program.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "emission.h"
 
@@ -26,7 +26,8 @@ const PreparedLowering& prepared(Emission& e, const ir::Kernel& lowering) {
 // extents, or (where they leave a dim open) evaluated from the dims the operands bind.
 class LoweringShapes {
  public:
-  LoweringShapes(const ir::Kernel& lowering, const PreparedLowering& prepared, const std::vector<Tile>& operands)
+  LoweringShapes(const ir::Kernel& lowering, const PreparedLowering& prepared,
+                 const std::vector<Tile>& operands)
       : lowering_(lowering), prepared_(prepared), operands_(operands) {}
 
   // An extent's size, if the operand has that dim (else the bound dims decide, as they did).
@@ -85,7 +86,8 @@ struct OpEmission {
   const PreparedLowering& prepared;
   LoweringShapes shapes{lowering, prepared, operands};
   std::vector<std::optional<Tile>> tiles = std::vector<std::optional<Tile>>(lowering.nodes.size());
-  std::vector<std::optional<double>> constants = std::vector<std::optional<double>>(lowering.nodes.size());
+  std::vector<std::optional<double>> constants =
+      std::vector<std::optional<double>>(lowering.nodes.size());
   ir::DType dtype = e.kernel.nodes[node].dtype;
   int root = lowering.outputs[0];
 
@@ -95,15 +97,20 @@ struct OpEmission {
     if (info.kind == LoweringNode::Operand) {
       tiles[m] = operands[step.param];
     } else if (info.kind == LoweringNode::Constant) {
-      std::optional<std::int64_t> dim = info.value_dim ? shapes.size_of(*info.value_dim) : std::nullopt;
-      constants[m] = info.value ? *info.value : dim ? static_cast<double>(*dim) : constant_value(step, shapes.bound());
+      std::optional<std::int64_t> dim =
+          info.value_dim ? shapes.size_of(*info.value_dim) : std::nullopt;
+      constants[m] = info.value ? *info.value
+                     : dim      ? static_cast<double>(*dim)
+                                : constant_value(step, shapes.bound());
     } else if (info.kind == LoweringNode::ConstantLayout) {
       Shape shape = shapes.shape_of(m);
       Lowered<int> buffer = constant_tile(e, *constants[step.inputs[0]], shape, dtype);
       if (!buffer) return buffer.no_program();
       tiles[m] = Tile{*buffer, {}, shape};
     } else {
-      if (!info.spec) return NoProgram{fmt::format("'{}' in a lowering is not an instruction of {}", step.op, e.target.name)};
+      if (!info.spec)
+        return NoProgram{
+            fmt::format("'{}' in a lowering is not an instruction of {}", step.op, e.target.name)};
       Lowered<bool> fused = fuse_dma_transpose(e, info.spec, step, tiles, m);
       if (!fused) return fused.no_program();
       if (!*fused) return emit_instruction(m, info.spec);
@@ -118,7 +125,8 @@ struct OpEmission {
     if (!tile) {
       Shape shape = shapes.shape_of(static_cast<std::size_t>(source));
       if (shape.empty()) shape = {operands.front().shape.front(), 1};
-      Lowered<int> buffer = constant_tile(e, constants[static_cast<std::size_t>(source)].value(), shape, dtype);
+      Lowered<int> buffer =
+          constant_tile(e, constants[static_cast<std::size_t>(source)].value(), shape, dtype);
       if (!buffer) return buffer.no_program();
       tile = Tile{*buffer, {}, shape};
     }
@@ -149,10 +157,14 @@ std::optional<NoProgram> OpEmission::emit_instruction(std::size_t m, const sem::
   in.in_window = std::move(windows);
   static const std::vector<sem::Memory> sbuf_only = {sem::Memory::Sbuf};
   const auto& out_memory = spec->out_memory.empty() ? sbuf_only : spec->out_memory;
-  auto writes = [&](sem::Memory memory) { return std::find(out_memory.begin(), out_memory.end(), memory) != out_memory.end(); };
-  bool into_dest = static_cast<int>(m) == root && dest && writes(e.builder.buffer(dest->buffer).memory);
+  auto writes = [&](sem::Memory memory) {
+    return std::find(out_memory.begin(), out_memory.end(), memory) != out_memory.end();
+  };
+  bool into_dest =
+      static_cast<int>(m) == root && dest && writes(e.builder.buffer(dest->buffer).memory);
   sem::Memory memory = writes(sem::Memory::Sbuf) ? sem::Memory::Sbuf : out_memory.front();
-  Tile out = into_dest ? *dest : Tile{add_buffer(e, "t", memory, dtype, out_shape, depth), {}, out_shape};
+  Tile out =
+      into_dest ? *dest : Tile{add_buffer(e, "t", memory, dtype, out_shape, depth), {}, out_shape};
   in.out = out.buffer;
   in.out_window = out.window;
   if (static_cast<int>(m) == root) {
@@ -166,11 +178,13 @@ std::optional<NoProgram> OpEmission::emit_instruction(std::size_t m, const sem::
 
 }  // namespace
 
-Lowered<Tile> emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands, const Tile* dest,
-                            int accumulate, Depth depth, const ir::Kernel* program) {
+Lowered<Tile> emit_lowering(Emission& e, int block, int node, const std::vector<Tile>& operands,
+                            const Tile* dest, int accumulate, Depth depth,
+                            const ir::Kernel* program) {
   e.current_node = node;
   const OpPick& pick = e.plan.picks.at(node);
-  if (!program && !pick.lowering) return NoProgram{fmt::format("'{}' has no instruction lowering", e.kernel.nodes[node].op)};
+  if (!program && !pick.lowering)
+    return NoProgram{fmt::format("'{}' has no instruction lowering", e.kernel.nodes[node].op)};
   const ir::Kernel& lowering = program ? *program : *pick.lowering;
   OpEmission op{e, block, node, operands, dest, accumulate, depth, lowering, prepared(e, lowering)};
   for (std::size_t m = 0; m < lowering.nodes.size(); ++m)

@@ -52,13 +52,14 @@ bool bare_symbol(const sem::Dim& d);
 PreparedLowering prepare_lowering(const ir::Kernel& lowering, const sem::InstrTable& isa);
 
 struct Prefix {
-  Program program;  // the HBM tensors and the top-level block
+  Program program;                                // the HBM tensors and the top-level block
   std::vector<std::vector<std::int64_t>> shapes;  // per kernel node, concrete
   std::vector<std::optional<HbmView>> views;      // per node: its HBM view, if any
   std::vector<std::optional<double>> consts;      // per node: its folded value, if constant
   std::vector<int> group_of;                      // per node: its fusion group (-1: none)
-  std::vector<Frame> frames;                      // per node: find_frame's, rank -1 where it has none
-  std::vector<std::pair<const ir::Kernel*, PreparedLowering>> lowerings;  // the section's, by address
+  std::vector<Frame> frames;  // per node: find_frame's, rank -1 where it has none
+  std::vector<std::pair<const ir::Kernel*, PreparedLowering>>
+      lowerings;  // the section's, by address
 
   const PreparedLowering* lowering(const ir::Kernel* program) const;
   // The frame of `node`, a node of a group or an operand of one (emit_group checked that each
@@ -67,11 +68,13 @@ struct Prefix {
 };
 
 // Pass: the prefix of every program of `k` at `dims` with fusion groups `groups` (no lowerings).
-Lowered<Prefix> lay_out_hbm(const ir::Kernel& k, const sem::DimEnv& dims, const std::vector<std::vector<int>>& groups);
+Lowered<Prefix> lay_out_hbm(const ir::Kernel& k, const sem::DimEnv& dims,
+                            const std::vector<std::vector<int>>& groups);
 
 // Constant folding: the value of a constant node, and of an op over constants.
 double constant_value(const ir::Node& n, const sem::DimEnv& env);
-Lowered<double> fold_constant(const ir::Kernel& k, int node, const std::vector<std::optional<double>>& consts,
-                     const sem::DimEnv& dims);
+Lowered<double> fold_constant(const ir::Kernel& k, int node,
+                              const std::vector<std::optional<double>>& consts,
+                              const sem::DimEnv& dims);
 
 }  // namespace ts::lower

@@ -15,7 +15,9 @@ namespace ts::lower {
 bool bare_symbol(const sem::Dim& d) {
   const std::string& k = d.key();
   if (k.empty() || std::isdigit(static_cast<unsigned char>(k[0]))) return false;
-  return std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return std::all_of(k.begin(), k.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 namespace {
@@ -48,10 +50,14 @@ void resolve_shape(const ir::Node& node, const BoundDims& bound, LoweringNode& p
 
 void resolve_constant(const ir::Node& node, const BoundDims& bound, LoweringNode& prepared) {
   const auto& v = node.attrs.at("value");
-  if (auto* x = std::get_if<double>(&v)) prepared.value = *x;
-  else if (auto* i = std::get_if<std::int64_t>(&v)) prepared.value = static_cast<double>(*i);
-  else if (std::get<sem::Dim>(v).is_const()) prepared.value = static_cast<double>(std::get<sem::Dim>(v).value());
-  else if (auto b = bound.find(std::get<sem::Dim>(v).key()); b != bound.end()) prepared.value_dim = b->second;
+  if (auto* x = std::get_if<double>(&v))
+    prepared.value = *x;
+  else if (auto* i = std::get_if<std::int64_t>(&v))
+    prepared.value = static_cast<double>(*i);
+  else if (std::get<sem::Dim>(v).is_const())
+    prepared.value = static_cast<double>(std::get<sem::Dim>(v).value());
+  else if (auto b = bound.find(std::get<sem::Dim>(v).key()); b != bound.end())
+    prepared.value_dim = b->second;
 }
 
 }  // namespace
@@ -69,7 +75,8 @@ PreparedLowering prepare_lowering(const ir::Kernel& lowering, const sem::InstrTa
     } else if (node.op == "const" || node.op == "dim") {
       step.kind = LoweringNode::Constant;
       resolve_constant(node, bound, step);
-    } else if (classify(node) == OpClass::Layout && prepared.nodes[node.inputs[0]].kind == LoweringNode::Constant) {
+    } else if (classify(node) == OpClass::Layout &&
+               prepared.nodes[node.inputs[0]].kind == LoweringNode::Constant) {
       step.kind = LoweringNode::ConstantLayout;
     } else {
       step.spec = isa.find(node.op);

@@ -24,11 +24,13 @@ Lowered<int> transposed_lhs(Emission& e, Nest& nest, int node, std::int64_t k_ti
   std::int64_t K = e.shape(x).back(), S = nest.strip_rows(), rows = nest.tiling.pt;
   int buf = add_buffer(e, "xT", sem::Memory::Sbuf, n.dtype, {k_tile, K / k_tile * S}, {});
   int k_loop = nest_loop(e, nest.body, "k", K / k_tile), k_var = loop_var(k_loop, nest.body);
-  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block), row_tile = loop_var(rows_loop, k_loop);
+  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block),
+      row_tile = loop_var(rows_loop, k_loop);
   Lowered<Tile> x_tile = lhs_tile(e, nest, node, rows_loop, row_tile, k_var, k_tile);
   if (!x_tile) return x_tile.no_program();
   Tile dest{buf, window({{k_var, S}, {row_tile, rows}}, rows), {k_tile, rows}};
-  Lowered<Tile> x_transposed = emit_lowering(e, rows_loop, node, {*x_tile}, &dest, -1, nest.strip_depth(), pre);
+  Lowered<Tile> x_transposed =
+      emit_lowering(e, rows_loop, node, {*x_tile}, &dest, -1, nest.strip_depth(), pre);
   if (!x_transposed) return x_transposed.no_program();
   e.fusable_load = -1;
   nest.transposed_lhs[key] = buf;
@@ -37,27 +39,33 @@ Lowered<int> transposed_lhs(Emission& e, Nest& nest, int node, std::int64_t k_ti
 
 // A producer's chunk [n_tile, S] = fused root(x^T, y) accumulated over K in PSUM (one
 // instruction per row tile), evacuated into `dest`.
-std::optional<NoProgram> emit_transposed_matmul(Emission& e, Nest& nest, int node, int chunk_loop, int chunk,
-                                                const Tile& dest) {
+std::optional<NoProgram> emit_transposed_matmul(Emission& e, Nest& nest, int node, int chunk_loop,
+                                                int chunk, const Tile& dest) {
   const ir::Node& n = e.kernel.nodes[node];
   std::int64_t K = e.shape(n.inputs[0]).back();
-  std::int64_t k_tile = largest_divisor(K, 128), n_tile = dest.shape[0], S = nest.strip_rows(), rows = nest.tiling.pt;
+  std::int64_t k_tile = largest_divisor(K, 128), n_tile = dest.shape[0], S = nest.strip_rows(),
+               rows = nest.tiling.pt;
   Lowered<int> x_transposed = transposed_lhs(e, nest, node, k_tile);
   if (!x_transposed) return x_transposed.no_program();
   int k_loop = nest_loop(e, chunk_loop, "k", K / k_tile), k_var = loop_var(k_loop, chunk_loop);
   Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, chunk, n_tile);
   if (!rhs) return rhs.no_program();
-  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block), row_tile = loop_var(rows_loop, k_loop);
-  int accumulator = add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {n_tile, S}, {std::min(2, nest.tiling.bufs), 2});
+  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block),
+      row_tile = loop_var(rows_loop, k_loop);
+  int accumulator = add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {n_tile, S},
+                               {std::min(2, nest.tiling.bufs), 2});
   Tile lhs{*x_transposed, window({{k_var, S}, {row_tile, rows}}, rows), {k_tile, rows}};
   Tile sum{accumulator, window({{row_tile, rows}}, rows), {n_tile, rows}};
-  Lowered<Tile> product = emit_lowering(e, rows_loop, node, {lhs, *rhs}, &sum, k_var, nest.strip_depth());
+  Lowered<Tile> product =
+      emit_lowering(e, rows_loop, node, {lhs, *rhs}, &sum, k_var, nest.strip_depth());
   if (!product) return product.no_program();
-  return copy_tile(e, chunk_loop, node, Tile{accumulator, Window{}, {n_tile, S}}, dest, "evacuate", " (transposed)");
+  return copy_tile(e, chunk_loop, node, Tile{accumulator, Window{}, {n_tile, S}}, dest, "evacuate",
+                   " (transposed)");
 }
 
 // An element-wise op of a swap site's chain on one chunk [n_tile, S] of its transposed operands.
-std::optional<NoProgram> emit_transposed_op(Emission& e, Nest& nest, int node, int chunk_loop, int chunk, const Tile& dest) {
+std::optional<NoProgram> emit_transposed_op(Emission& e, Nest& nest, int node, int chunk_loop,
+                                            int chunk, const Tile& dest) {
   const ir::Node& n = e.kernel.nodes[node];
   std::int64_t n_tile = dest.shape[0], S = nest.strip_rows();
   std::vector<Tile> operands;
@@ -67,14 +75,17 @@ std::optional<NoProgram> emit_transposed_op(Emission& e, Nest& nest, int node, i
       if (!buffer) return buffer.no_program();
       operands.push_back({*buffer, {}, {n_tile, 1}});
     } else if (auto it = nest.transposed.find(in); it != nest.transposed.end()) {
-      operands.push_back({it->second.buffer, it->second.whole ? window({{chunk, S}}, S) : Window{}, {n_tile, S}});
+      operands.push_back(
+          {it->second.buffer, it->second.whole ? window({{chunk, S}}, S) : Window{}, {n_tile, S}});
     } else if (auto scalar = nest.scalars.find(in); scalar != nest.scalars.end()) {
       operands.push_back(scalar->second);
     } else {
-      return NoProgram{fmt::format("'{}' computed transposed reads a value that is not", n.op), node};
+      return NoProgram{fmt::format("'{}' computed transposed reads a value that is not", n.op),
+                       node};
     }
   }
-  Lowered<Tile> result = emit_lowering(e, chunk_loop, node, operands, &dest, -1, nest.strip_depth());
+  Lowered<Tile> result =
+      emit_lowering(e, chunk_loop, node, operands, &dest, -1, nest.strip_depth());
   if (!result) return result.no_program();
   return std::nullopt;
 }
@@ -85,16 +96,21 @@ bool all_ones(const std::vector<std::int64_t>& shape) {
 
 // Before the chunk loop: each producer's x^T, and the scalar operands, broadcast down the
 // partitions, loaded once per strip.
-std::optional<NoProgram> before_chunks(Emission& e, Nest& nest, const std::vector<int>& nodes, std::int64_t N,
-                                       std::int64_t n_tile) {
+std::optional<NoProgram> before_chunks(Emission& e, Nest& nest, const std::vector<int>& nodes,
+                                       std::int64_t N, std::int64_t n_tile) {
   for (int node : nodes) {
     const ir::Node& n = e.kernel.nodes[node];
-    if (e.shape(node).back() != N) return NoProgram{"values of a swap site with different columns", node};
+    if (e.shape(node).back() != N)
+      return NoProgram{"values of a swap site with different columns", node};
     if (is_matmul(n))
-      if (auto x = transposed_lhs(e, nest, node, largest_divisor(e.shape(n.inputs[0]).back(), 128)); !x) return x.no_program();
+      if (auto x = transposed_lhs(e, nest, node, largest_divisor(e.shape(n.inputs[0]).back(), 128));
+          !x)
+        return x.no_program();
     for (int in : n.inputs) {
-      if (e.constant(in) || !hbm_view(e, in) || nest.scalars.count(in) || !all_ones(e.shape(in))) continue;
-      Lowered<Tile> scalar = load(e, nest.body, in, std::vector<Place>(e.shape(in).size()), {n_tile, 1}, nest.strip_depth());
+      if (e.constant(in) || !hbm_view(e, in) || nest.scalars.count(in) || !all_ones(e.shape(in)))
+        continue;
+      Lowered<Tile> scalar = load(e, nest.body, in, std::vector<Place>(e.shape(in).size()),
+                                  {n_tile, 1}, nest.strip_depth());
       if (!scalar) return scalar.no_program();
       nest.scalars.emplace(in, *scalar);
     }
@@ -107,7 +123,8 @@ std::optional<NoProgram> before_chunks(Emission& e, Nest& nest, const std::vecto
 std::optional<NoProgram> emit_transposed(Emission& e, Nest& nest, const std::vector<int>& nodes) {
   std::int64_t N = e.shape(nodes.front()).back(), n_tile = largest_divisor(N, 128);
   if (auto no = before_chunks(e, nest, nodes, N, n_tile)) return no;
-  int chunk_loop = nest_loop(e, nest.body, "n", N / n_tile), chunk = loop_var(chunk_loop, nest.body);
+  int chunk_loop = nest_loop(e, nest.body, "n", N / n_tile),
+      chunk = loop_var(chunk_loop, nest.body);
   for (int node : nodes) {
     // Only what a later nest or the consumer reads keeps every chunk.
     bool whole = false;
@@ -116,8 +133,9 @@ std::optional<NoProgram> emit_transposed(Emission& e, Nest& nest, const std::vec
     std::int64_t S = nest.strip_rows();
     const ir::Node& n = e.kernel.nodes[node];
     const std::string name = n.label.empty() ? "vT" : n.label;
-    int buf = whole ? add_buffer(e, name, sem::Memory::Sbuf, n.dtype, {n_tile, N / n_tile * S}, {})
-                    : add_buffer(e, name, sem::Memory::Sbuf, n.dtype, {n_tile, S}, nest.strip_depth());
+    int buf =
+        whole ? add_buffer(e, name, sem::Memory::Sbuf, n.dtype, {n_tile, N / n_tile * S}, {})
+              : add_buffer(e, name, sem::Memory::Sbuf, n.dtype, {n_tile, S}, nest.strip_depth());
     Tile dest{buf, whole ? window({{chunk, S}}, S) : Window{}, {n_tile, S}};
     auto no = is_matmul(n) ? emit_transposed_matmul(e, nest, node, chunk_loop, chunk, dest)
                            : emit_transposed_op(e, nest, node, chunk_loop, chunk, dest);
