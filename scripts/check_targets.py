@@ -543,6 +543,31 @@ def check_instr(where: str, name: str, t: dict, ops: dict[str, int]):
             problem(where, f"cost evaluates to {v} at the limits (fp32={int(fp32)}); expected a positive number")
 
 
+def check_legality(where: str, leg: dict, instrs: dict) -> None:
+    """[legality]: per-engine memories and ALU operators, instruction requirements, each with a source."""
+    engines, memories = {"tensor", "vector", "scalar", "gpsimd", "dma"}, {"sbuf", "psum", "hbm"}
+    for k in leg:
+        if k not in ("engine", "require", "alu_attributes"):
+            problem(where, f"unknown key 'legality.{k}'")
+    for name, rules in leg.get("engine", {}).items():
+        w = f"{where}: legality.engine.{name}"
+        if name not in engines:
+            problem(w, "unknown engine")
+        if not str(rules.get("source", "")).strip():
+            problem(w, "no source")
+        for m in rules.get("memory", []):
+            if m not in memories:
+                problem(w, f"unknown memory '{m}'")
+        if "div" in rules.get("alu", []):
+            problem(w, "lists 'div': the documented operator table (S2) has no divide")
+    for row in leg.get("require", []):
+        w = f"{where}: legality.require {row.get('instr')}"
+        if row.get("instr") not in instrs:
+            problem(w, "names no instruction of this ISA")
+        if row.get("engine") not in engines or not row.get("require") or not str(row.get("source", "")).strip():
+            problem(w, "needs engine, require and source")
+
+
 def check_isa(path: Path, ops) -> dict:
     try:
         doc = tomllib.loads(path.read_text())
@@ -550,9 +575,10 @@ def check_isa(path: Path, ops) -> dict:
         problem(str(path), f"not valid TOML: {e}")
         return {}
     for k in doc:
-        if k not in ("instr", "nki"):
+        if k not in ("instr", "nki", "legality"):
             problem(str(path), f"unknown top-level key '{k}' (instructions go in [instr.NAME])")
     instrs = doc.get("instr", {})
+    check_legality(str(path), doc.get("legality", {}), instrs)
     if not instrs:
         problem(str(path), "no [instr.NAME] tables")
     for name, t in instrs.items():

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads a tilesweep HDF5 archive (schema: results/README.md; versions 1 and 2) and prints a summary.
+"""Reads a tilesweep HDF5 archive (schema: results/README.md; versions 1 to 3) and prints a summary.
 
 Prints the /meta provenance and status, the row count of every table and the /best table
 (latency, roofline, % of roofline, speedup over the heuristic baseline). Exits 2 with a message
@@ -22,7 +22,7 @@ import h5py
 import numpy as np
 
 FORMAT = "tilesweep-archive"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 OLDEST_READABLE = 1  # version 1: one device only, no sharding / compute_ns (and /best collective_ns) columns
 TABLES = ("candidates", "best", "proofs", "progress")
 

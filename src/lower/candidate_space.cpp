@@ -558,6 +558,7 @@ void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
   plan.absorbed.clear();
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
+  plan.legality = &target_.legality;
   // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op
   // digits.
   auto engine = [&](std::size_t j) { return c.op_engines.empty() ? c.engines : c.op_engines[j]; };

@@ -68,6 +68,9 @@ class Synthesizer {
     for (const auto& n : op_.nodes)
       if (n.param < 0)
         for (auto& c : constituents(n.body)) want.insert(std::move(c));
+    // No ISA has a divide ALU operator (the targets' [legality]): a / b is a * (1 / b), the
+    // reciprocal from an instruction that computes one, the product from one that multiplies.
+    if (want.count("div")) want.insert("mul");
     for (const auto& name : isa_.names()) {
       const sem::InstrSpec* in = isa_.find(name);
       if (in->op.operands.empty()) continue;  // memset, iota: no inputs to transform
@@ -88,6 +91,17 @@ class Synthesizer {
     };
     std::stable_sort(pool_.begin(), pool_.end(),
                      [&](auto* a, auto* b) { return overlap(a) > overlap(b); });
+    // A division's first step is likeliest the reciprocal of its divisor (then a product ends
+    // it): the divisors that are the op's parameters.
+    for (const auto& n : op_.nodes)
+      if (n.op == "div" && n.inputs.size() == 2 && op_.nodes[n.inputs[1]].param >= 0)
+        divisors_.push_back(n.inputs[1]);
+    if (want.count("div"))
+      for (const auto* in : pool_) {
+        std::set<std::string> have;
+        op_constituents(in->op, have);
+        if (have.count("div")) reciprocals_.push_back(in);
+      }
     for (const auto* in : pool_) result_.pool.push_back(in->op.name);
     ir::Kernel base = leaves();
     leaves_size_ = base.nodes.size();
@@ -168,8 +182,9 @@ class Synthesizer {
 
   // The op's parameters plus constant tiles that instructions may take as immediate operands:
   // per-partition zeros, ones and minus ones (a bias of 0, a scale of 1, a negation), each tile
-  // size as a per-partition value (a mean's divisor), and a full tile of ones (a scan's
-  // multiplier).
+  // size as a per-partition value (a mean's divisor) and its reciprocal (1 / F: no ISA divides, a
+  // mean multiplies by it; the materializer folds it into the constant), and a full tile of ones (a
+  // scan's multiplier).
   ir::Kernel leaves() {
     ir::Kernel k = op_;
     k.nodes.resize(k.params.size());
@@ -186,9 +201,14 @@ class Synthesizer {
         for (double v : {0.0, 1.0, -1.0})
           broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", v}}, {}),
                     {p.shape[0], sem::Dim(1)});
-        for (const auto& d : op_.dims)
+        for (const auto& d : op_.dims) {
           broadcast(ir::add_op(k, *ops.find("dim"), {}, {{"value", sem::Dim::symbol(d)}}, {}),
                     {p.shape[0], sem::Dim(1)});
+          int size = ir::add_op(k, *ops.find("dim"), {}, {{"value", sem::Dim::symbol(d)}}, {});
+          k.nodes[size].weak = true;
+          broadcast(ir::add_op(k, *ops.find("reciprocal"), {size}, {}, {}),
+                    {p.shape[0], sem::Dim(1)});
+        }
       }
       if (done.insert(sem::format_shape(p.shape)).second)
         broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", 1.0}}, {}), p.shape);
@@ -232,9 +252,24 @@ class Synthesizer {
     // are likeliest data movement (transposes, copies): order each accordingly.
     std::vector<const sem::InstrSpec*> order = pool_;
     // (In a single pass the first instruction does the work: it is ordered like a final one.)
-    if (depth < max_depth_ && !opts_.single_pass) std::reverse(order.begin(), order.end());
+    if (depth < max_depth_ && !opts_.single_pass) {
+      std::reverse(order.begin(), order.end());
+      std::stable_partition(order.begin(), order.end(), [&](const sem::InstrSpec* in) {
+        return std::find(reciprocals_.begin(), reciprocals_.end(), in) != reciprocals_.end();
+      });
+    }
     for (const sem::InstrSpec* in : order) {
+      // A division lowered through a reciprocal: the other first steps are not searched.
+      if (depth == 1 && max_depth_ > 1 && !result_.lowerings.empty() &&
+          std::find(reciprocals_.begin(), reciprocals_.end(), in) == reciprocals_.end() &&
+          !reciprocals_.empty())
+        return;
       int slots = static_cast<int>(in->op.operands.size());
+      // After a divisor's reciprocal, the product of two tiles ends it: three-operand
+      // instructions (a search of cubic size) are left out.
+      if (!divisors_.empty() && depth > 1 && slots > 2) continue;
+      const bool reciprocal =
+          std::find(reciprocals_.begin(), reciprocals_.end(), in) != reciprocals_.end();
       std::vector<sem::AttrMap> attrs = attr_choices(*in);
       std::vector<int> pick(slots, 0);
       while (true) {
@@ -243,9 +278,13 @@ class Synthesizer {
         bool leaf_only = true;
         for (int p : pick)
           leaf_only = leaf_only && (p >= static_cast<int>(k.params.size()) && p < first_step());
-        if (uses_last && !leaf_only && ranks_fit(k, *in, pick))
+        // (the data operand, first, is the divisor)
+        bool divisor = depth > 1 || divisors_.empty() || !reciprocal || pick.empty() ||
+                       std::count(divisors_.begin(), divisors_.end(), pick[0]) > 0;
+        if (uses_last && !leaf_only && divisor && ranks_fit(k, *in, pick))
           for (std::size_t a = 0; a < attrs.size(); ++a) {
             if (stopped()) return;
+            if (divisor && reciprocal && depth == 1 && !divides(attrs[a])) continue;
             // Shapes do not depend on which function or ALU op is chosen: when the operands
             // do not fit, no attribute choice will.
             if (!try_instr(k, *in, pick, attrs[a], static_cast<int>(a), depth)) break;
@@ -258,6 +297,19 @@ class Synthesizer {
   }
 
   int first_step() const { return static_cast<int>(leaves_size_); }
+
+  // True unless an attribute names a function or operator that computes no reciprocal (an
+  // activation's exp is no divisor's first step).
+  static bool divides(const sem::AttrMap& attrs) {
+    for (const auto& [name, v] : attrs)
+      if (const auto* s = std::get_if<std::string>(&v))
+        if (const sem::OpSpec* f = sem::OpTable::builtin().find(*s)) {
+          std::set<std::string> have;
+          op_constituents(*f, have);
+          if (!have.count("div")) return false;
+        }
+    return true;
+  }
 
   // A cheap necessary condition before instantiating: each operand's rank fits its pattern.
   static bool ranks_fit(const ir::Kernel& k, const sem::InstrSpec& in,
@@ -358,6 +410,9 @@ class Synthesizer {
   SynthesisOptions opts_;
   verify::VerdictCache* cache_;
   std::vector<const sem::InstrSpec*> pool_;
+  std::vector<const sem::InstrSpec*> reciprocals_;
+  std::vector<int> divisors_;  // nodes of op_ (its parameters) that a division divides by  // of
+                               // the pool: those computing a reciprocal (a division's first step)
   std::vector<sem::Dim> target_;
   std::set<std::uint64_t> seen_;
   std::size_t leaves_size_ = 0;

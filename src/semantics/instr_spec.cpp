@@ -262,7 +262,8 @@ void InstrTable::load(std::string_view toml_text, const std::string& file_name,
   const toml::table* instrs = doc.get("instr") ? doc.get("instr")->as_table() : nullptr;
   if (!instrs) fail(SourceLoc{file_name, 1, 1}, "no [instr.NAME] tables found");
   for (auto&& [k, v] : doc)
-    if (k != "instr" && k != "nki")
+    if (k != "instr" && k != "nki" &&
+        k != "legality")  // [legality]: the target's rules (target/legality.h)
       fail(toml_loc(v, file_name),
            "unknown top-level key '{}' (instructions go in [instr.NAME] tables)", k.str());
   NkiNames names = parse_nki_names(doc, file_name);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "tilesweep/sim/attainable.h"
+
 namespace ts::sim {
 
 namespace {
@@ -87,7 +89,15 @@ bool no_flops(const ir::Node& n) {
 
 }  // namespace
 
-Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t) {
+void Roofline::spread_over(double d) {
+  for (double* x : {&memory_ns, &matmul_ns, &other_ns, &bound_ns, &attainable_memory_ns,
+                    &attainable_matmul_ns, &attainable_other_ns, &attainable_ns})
+    *x /= d;
+}
+
+Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t, int cores) {
+  const AttainablePeaks& peaks = attainable_peaks(t);
+  const double c = std::max(1, cores);
   Roofline r;
   for (const auto& p : k.params)
     if (!p.scalar) r.traffic_bytes += elements(p.shape, dims, k.name) * ir::dtype_bytes(p.dtype);
@@ -111,10 +121,17 @@ Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t)
     r.matmul_flops += flops;
     r.matmul_ns +=
         flops / (fp32 ? t.roofline.matmul_flops_fp32 : t.roofline.matmul_flops_bf16) * 1e9;
+    r.attainable_matmul_ns +=
+        flops / (c * (fp32 ? peaks.matmul_flops_fp32 : peaks.matmul_flops_bf16)) * 1e9;
   }
   r.memory_ns = r.traffic_bytes / t.roofline.hbm_bytes_per_s * 1e9;
   r.other_ns = r.other_flops / t.roofline.vector_flops * 1e9;
   r.bound_ns = std::max({r.memory_ns, r.matmul_ns, r.other_ns});
+  r.attainable_memory_ns =
+      r.traffic_bytes / std::min(c * peaks.dma_bytes_per_s, peaks.hbm_bytes_per_s) * 1e9;
+  r.attainable_other_ns = r.other_flops / (c * peaks.element_ops_per_s) * 1e9;
+  r.attainable_ns =
+      std::max({r.attainable_memory_ns, r.attainable_matmul_ns, r.attainable_other_ns});
   return r;
 }
 

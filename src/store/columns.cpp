@@ -62,6 +62,7 @@ std::span<const Column<BestRecord>> Table<BestRecord>::columns() {
       {"compute_ns", &R::compute_ns, 2},
       {"collective_ns", &R::collective_ns, 2},
       {"roofline_ns", &R::roofline_ns},
+      {"attainable_ns", &R::attainable_ns, 3},
       {"busy_tensor_ns", busy<R>(0)},
       {"busy_vector_ns", busy<R>(1)},
       {"busy_scalar_ns", busy<R>(2)},

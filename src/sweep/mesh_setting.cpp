@@ -18,7 +18,7 @@ std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimE
   if (devices == 1) return {MeshSetting{mesh.str(), "", global, {}, 0, roof}};
   // On a mesh the bound is the whole kernel's work and traffic spread evenly over the devices.
   const double d = devices;
-  roof.memory_ns /= d, roof.matmul_ns /= d, roof.other_ns /= d, roof.bound_ns /= d;
+  roof.spread_over(d);
   const mesh::Topology topo = mesh::topology_for(target, topology);
   std::vector<MeshSetting> out;
   for (const mesh::ShardingChoice& choice : mesh::sharding_choices(kernel, mesh, global)) {

@@ -89,6 +89,7 @@ Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdi
             e.shape_name = shape_text(jk.shapes[s]);
             e.dims = setting.local;
             e.roofline_ns = setting.roofline.bound_ns;
+            e.attainable_ns = setting.roofline.attainable_ns;
             e.setting = std::move(setting);
             e.machine = &machine, e.prepared = &pk;
             e.space = std::make_unique<lower::CandidateSpace>(pk.space_variants(), machine, e.dims,

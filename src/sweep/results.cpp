@@ -45,7 +45,7 @@ store::BestRecord best_row(const Plan& plan, const KeyRows& kr) {
   store::BestRecord b;
   b.kernel = first.label, b.target = first.target_name, b.shape = first.shape_name,
   b.mesh = first.setting.mesh;
-  b.roofline_ns = first.roofline_ns, b.index = -1;
+  b.roofline_ns = first.roofline_ns, b.attainable_ns = first.attainable_ns, b.index = -1;
   b.candidates = kr.scored, b.infeasible = kr.infeasible;
   const SpaceEntry* chosen = &first;  // the best row's space: its sharding, its heuristic
   if (!kr.rows.empty()) {

@@ -171,6 +171,13 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   t.mesh.efa_bytes_per_s = r.number(m, "mesh", "efa_bytes_per_s", 1e6, 1e14);
 
   t.isa.load(isa_text, isa_file, ops);
+  t.legality = parse_legality(isa_text, isa_file);
+  for (const auto& req : t.legality.requirements)
+    if (!t.isa.find(req.instr))
+      throw UserError(
+          fmt::format("error: {}: a [[legality.require]] row names '{}', which is not an "
+                      "instruction of this ISA",
+                      isa_file, req.instr));
   return t;
 }
 

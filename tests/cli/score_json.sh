@@ -15,5 +15,10 @@ top = d["top"][0]
 for key in ("hbm_read_bytes", "hbm_write_bytes", "sbuf_peak_bytes", "psum_peak_bytes", "spill_bytes"):
     assert isinstance(top[key], int), (key, top[key])
 assert top["hbm_read_bytes"] >= 256 * 256 * 4, top
-assert 0 < d["best_ns"] and d["roofline_ns"] <= d["best_ns"], d
+assert 0 < d["best_ns"] and 0 < d["roofline_ns"], d
+# The attainable bound (the target's own peaks) holds for every candidate listed.
+assert 0 < d["attainable_ns"] <= d["best_ns"], d
+for c in d["top"]:
+    assert 0 < c["percent_of_attainable"] <= 100, c
+    assert abs(c["percent_of_roofline"] / c["percent_of_attainable"] - d["roofline_ns"] / d["attainable_ns"]) < 1e-6, c
 ' "$out"

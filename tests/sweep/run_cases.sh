@@ -65,7 +65,8 @@ shutil.copy(sys.argv[1], sys.argv[2])
 with h5py.File(sys.argv[2], "r+") as f:
     del f["meta"].attrs["checksums"]  # an older tilesweep wrote none
     f["meta"].attrs["schema_version"] = np.int64(1)
-    for name, drop in (("candidates", {"sharding", "compute_ns"}), ("best", {"sharding", "compute_ns", "collective_ns"}),
+    for name, drop in (("candidates", {"sharding", "compute_ns"}),
+                       ("best", {"sharding", "compute_ns", "collective_ns", "attainable_ns"}),
                        ("progress", {"sharding"})):
         t = f[name][()]
         keep = [n for n in t.dtype.names if n not in drop]

@@ -71,6 +71,8 @@ struct ProgramPlan {
   int cores = 1;
   const Prefix* prefix = nullptr;  // make_prefix(k, dims, t, groups), or null to compute it here
   bool notes = true;               // Inst::note filled in (for people: printing, NKI comments)
+  // The target's rules rebind() keeps the engines to (materialize() takes them from its target).
+  const sim::Legality* legality = nullptr;
 };
 
 // NoProgram (with the reason) when a layout op or an op form has no program yet; throws

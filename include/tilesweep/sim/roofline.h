@@ -1,7 +1,13 @@
-// The roofline bound of a kernel at concrete dims, with AccelOpt's (NKIBench) formula: the
-// largest of HBM traffic over HBM bandwidth, matmul FLOPs over the Tensor engine's peak and
-// other FLOPs over the Vector+Scalar peak, all per NeuronCore from the target's [roofline].
-// No simulated candidate of one core may beat it.
+// Two bounds of a kernel at concrete dims, both with AccelOpt's (NKIBench) formula: the largest
+// of HBM traffic over a bandwidth, matmul FLOPs over a Tensor engine peak and other FLOPs over a
+// vector peak.
+//  - roofline (bound_ns): AccelOpt's published per-core constants (target.toml [roofline]), so
+//    that "% of roofline" compares with AccelOpt's figures. The simulator may fall short of them
+//    (its DMA ceiling is below trn1's 440.2 GB/s) or exceed them (trn2's vector peak).
+//  - attainable (attainable_ns): the target description's own peaks (attainable.h): the DMA
+//    ceiling the simulator can reach, the Tensor engine's rate from isa.toml per dtype, the
+//    Vector + Scalar + GpSimd element rates times the most operations one instruction fuses,
+//    over the cores used. No simulated candidate is faster than it.
 #pragma once
 
 #include "tilesweep/ir/graph.h"
@@ -16,6 +22,9 @@ struct Roofline {
   double other_flops = 0;    // output elements (x reduced extent for reductions), other compute
   double memory_ns = 0, matmul_ns = 0, other_ns = 0;
   double bound_ns = 0;  // the largest of the three
+  // The same terms at the target's own peaks, and their largest.
+  double attainable_memory_ns = 0, attainable_matmul_ns = 0, attainable_other_ns = 0;
+  double attainable_ns = 0;
 
   // Hardware FLOP utilisation of the Tensor engine at this latency: matmul time at peak over it.
   double hfu(double latency_ns) const { return latency_ns > 0 ? matmul_ns / latency_ns : 0; }
@@ -27,13 +36,20 @@ struct Roofline {
   double peak_fraction(double latency_ns) const {
     return latency_ns > 0 ? bound_ns / latency_ns : 0;
   }
+  // The fraction of the attainable bound reached; at most 1 for every simulated candidate.
+  double attainable_fraction(double latency_ns) const {
+    return latency_ns > 0 ? attainable_ns / latency_ns : 0;
+  }
+  // Every bound divided by `d` (the kernel's work spread evenly over d devices).
+  void spread_over(double d);
 };
 
 // A contraction (matmul-like: its contracted dims appear in two operands) counts at the
 // matmul peak of its operands' dtype (fp32, else bf16); a reduction (one operand) and any other
 // compute node at the vector peak; inputs, constants and layout ops (transpose, reshape,
-// broadcast_to, concat, repeat, slice, copy) count no FLOPs. UserError when a dim of `dims` is
-// missing.
-Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t);
+// broadcast_to, concat, repeat, slice, copy) count no FLOPs. The attainable terms are for a
+// program on `cores` NeuronCores (their DMA capped by the chip's HBM). UserError when a dim of
+// `dims` is missing.
+Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t, int cores = 1);
 
 }  // namespace ts::sim

@@ -16,7 +16,8 @@
 namespace ts::store {
 
 // 2: sharding and compute_ns columns, /best collective_ns (version 1: one device only).
-inline constexpr int kSchemaVersion = 2;
+// 3: /best attainable_ns (the bound at the target's own peaks; NaN when read from older archives).
+inline constexpr int kSchemaVersion = 3;
 inline constexpr int kOldestReadableSchema = 1;
 
 // Per-engine busy time, indexed by kEngineNames order.
@@ -70,7 +71,9 @@ struct BestRecord {
   double latency_ns = kNotComputed;  // on the mesh: compute_ns plus collective_ns
   double compute_ns = kNotComputed;
   double collective_ns = 0;
-  double roofline_ns = kNotComputed;
+  double roofline_ns = kNotComputed;  // AccelOpt's constants
+  double attainable_ns =
+      kNotComputed;  // the target description's own peaks (no candidate beats it)
   EngineNs busy_ns{};
   double heuristic_ns = kNotComputed;  // NaN: not computed (ablations off or infeasible)
   double no_algebra_ns = kNotComputed;

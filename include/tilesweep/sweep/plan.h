@@ -43,6 +43,7 @@ struct SpaceEntry {
   const PreparedKernel* prepared = nullptr;
   double roofline_ns =
       0;  // setting.roofline.bound_ns: of the original kernel (variant 0), global shape
+  double attainable_ns = 0;  // setting.roofline.attainable_ns: likewise, at the target's own peaks
   std::unique_ptr<lower::CandidateSpace> space;
   SpaceSample
       sample;  // the candidates scored: all, or a sample of large sections; units cut its positions

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tilesweep/semantics/instr_spec.h"
+#include "tilesweep/target/legality.h"
 
 namespace ts::sim {
 
@@ -62,6 +63,7 @@ struct Target {
   } mesh;
 
   sem::InstrTable isa;
+  Legality legality;  // isa.toml [legality]: per-engine memories, ALU operators, requirements
   std::string target_text, isa_text;  // the description as read (archives record it)
 
   bool has_instr(std::string_view name) const { return isa.find(name) != nullptr; }

@@ -3,10 +3,13 @@
 // program validated.
 #include "tilesweep/lower/materialize.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "emission.h"
 #include "extent_of.h"
+#include "tilesweep/lower/legal_engine.h"
 
 namespace ts::lower {
 
@@ -46,14 +49,26 @@ Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const
   Emission e(k, dims, t, plan, prefix, plan.prefix ? prefix.program : std::move((*own)->program));
   for (std::size_t g = 0; g < plan.groups.size(); ++g)
     if (auto no = emit_group(e, static_cast<int>(g))) return *no;
-  e.builder.program().cores = plan.cores;
-  return std::move(e.builder).build();
+  Program& p = e.builder.program();
+  p.cores = plan.cores;
+  // The candidate's engine picks, kept where the target's rules allow them (operands in a memory
+  // the engine reaches, its ALU operators), then the whole program checked against the rules.
+  for (auto& in : p.insts)
+    if (auto no = make_engine_legal(p, in, t.legality)) return *no;
+  Program built = std::move(e.builder).build();
+  check_legality(built, t.legality);
+  return built;
 }
 
 void rebind(Program& p, const ProgramPlan& plan) {
   for (auto& in : p.insts)
-    if (in.engine_node >= 0)
+    if (in.engine_node >= 0) {
       in.engine = engine_of(*in.spec, engine_index(plan, {in.engine_node, in.engine_copies}));
+      // The program was built legal with the same operand memories, so some engine of each
+      // instruction keeps the rules.
+      if (plan.legality && make_engine_legal(p, in, *plan.legality))
+        throw InternalError(fmt::format("rebind: no legal engine for {}", in.spec->op.name));
+    }
   for (auto& b : p.buffers)
     if (b.bufs_cap > 0)
       b.bufs = std::min(b.bufs_cap, plan.tiling.at(static_cast<std::size_t>(b.nest)).bufs);

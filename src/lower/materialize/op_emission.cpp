@@ -96,6 +96,8 @@ struct OpEmission {
     const LoweringNode& info = prepared.nodes[m];
     if (info.kind == LoweringNode::Operand) {
       tiles[m] = operands[step.param];
+    } else if (info.kind == LoweringNode::Constant && info.reciprocal) {
+      constants[m] = 1.0 / constants[step.inputs[0]].value();
     } else if (info.kind == LoweringNode::Constant) {
       std::optional<std::int64_t> dim =
           info.value_dim ? shapes.size_of(*info.value_dim) : std::nullopt;

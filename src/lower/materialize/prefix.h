@@ -39,6 +39,7 @@ struct LoweringNode {
   const sem::InstrSpec* spec = nullptr;  // Instruction: null when the target lacks it
   std::optional<double> value;           // Constant: its value when no dim decides it
   std::optional<Extent> value_dim;       // Constant: the operand dim that is its value
+  bool reciprocal = false;               // Constant: 1 / its input (a constant), folded at emission
   std::vector<Extent> shape;
   bool resolved = false;  // `shape` holds every dim; else they are evaluated from the bound dims
 };

@@ -75,6 +75,10 @@ PreparedLowering prepare_lowering(const ir::Kernel& lowering, const sem::InstrTa
     } else if (node.op == "const" || node.op == "dim") {
       step.kind = LoweringNode::Constant;
       resolve_constant(node, bound, step);
+    } else if (node.op == "reciprocal" && node.inputs.size() == 1 &&
+               prepared.nodes[node.inputs[0]].kind == LoweringNode::Constant) {
+      step.kind = LoweringNode::Constant;  // 1 / F of a size F: a constant, no instruction
+      step.reciprocal = true;
     } else if (classify(node) == OpClass::Layout &&
                prepared.nodes[node.inputs[0]].kind == LoweringNode::Constant) {
       step.kind = LoweringNode::ConstantLayout;

@@ -1,0 +1,34 @@
+// The target's legality rules (sim::Legality, from isa.toml [legality]) applied to programs: the
+// engine each instruction runs on is one that keeps the rules (the candidate's pick when it
+// does, else the first of the instruction's engines that does), and a built program is checked
+// instruction by instruction.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tilesweep/lower/lowered.h"
+#include "tilesweep/lower/program.h"
+#include "tilesweep/target/legality.h"
+
+namespace ts::lower {
+
+// What instruction `in` of `p` breaks on `engine` (its operands' and result's memories, its
+// attributes); a DMA breaks nothing here.
+sim::Breach breach_on(const Program& p, const Inst& in, sem::Engine engine, const sim::Legality& l);
+
+// Sets `in.engine` to a legal engine: kept when legal, else the first legal one of its spec's
+// engines. NoProgram when none is (the candidate cannot be built on this target).
+std::optional<NoProgram> make_engine_legal(const Program& p, Inst& in, const sim::Legality& l);
+
+// Every instruction of `p` that breaks a rule, with what it breaks.
+struct InstBreach {
+  int inst = -1;
+  sim::Breach breach;
+};
+std::vector<InstBreach> legality_breaches(const Program& p, const sim::Legality& l);
+
+// InternalError naming the first instruction that breaks a rule: the lowering never builds one.
+void check_legality(const Program& p, const sim::Legality& l);
+
+}  // namespace ts::lower

@@ -1,0 +1,47 @@
+#include "tilesweep/lower/legal_engine.h"
+
+#include <fmt/format.h>
+
+#include "tilesweep/base/small_vector.h"
+
+namespace ts::lower {
+
+sim::Breach breach_on(const Program& p, const Inst& in, sem::Engine engine,
+                      const sim::Legality& l) {
+  if (in.dma) return {};
+  SmallVector<sem::Memory, 3> operands;
+  for (int b : in.in) operands.push_back(p.buffers[static_cast<std::size_t>(b)].memory);
+  const sem::Memory* out =
+      in.out >= 0 ? &p.buffers[static_cast<std::size_t>(in.out)].memory : nullptr;
+  return sim::check_instruction(l, *in.spec, engine, {operands.data(), operands.size()}, out,
+                                in.attrs);
+}
+
+std::optional<NoProgram> make_engine_legal(const Program& p, Inst& in, const sim::Legality& l) {
+  if (in.dma || !breach_on(p, in, in.engine, l)) return std::nullopt;
+  for (sem::Engine e : in.spec->engines)
+    if (e != in.engine && !breach_on(p, in, e, l)) {
+      in.engine = e;
+      return std::nullopt;
+    }
+  return NoProgram{fmt::format("no engine of {} keeps the target's rules: {}", in.spec->op.name,
+                               breach_on(p, in, in.engine, l).why)};
+}
+
+std::vector<InstBreach> legality_breaches(const Program& p, const sim::Legality& l) {
+  std::vector<InstBreach> out;
+  for (std::size_t i = 0; i < p.insts.size(); ++i)
+    if (sim::Breach b = breach_on(p, p.insts[i], p.insts[i].engine, l))
+      out.push_back({static_cast<int>(i), std::move(b)});
+  return out;
+}
+
+void check_legality(const Program& p, const sim::Legality& l) {
+  for (std::size_t i = 0; i < p.insts.size(); ++i)
+    if (sim::Breach b = breach_on(p, p.insts[i], p.insts[i].engine, l))
+      throw InternalError(fmt::format(
+          "instruction {} ({} on {}) breaks the target's {} rule: {}", i, p.insts[i].spec->op.name,
+          sem::engine_name(p.insts[i].engine), sim::rule_name(b.rule), b.why));
+}
+
+}  // namespace ts::lower

@@ -1,0 +1,186 @@
+#include "tilesweep/sim/attainable.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
+
+#include "tilesweep/target/instr_cost.h"
+
+namespace ts::sim {
+
+namespace {
+
+// The sizes each named pattern dim of an instruction takes: powers of two up to its limit
+// (or up to 512 where it has none), the largest first.
+using DimSizes = std::map<std::string, std::vector<std::int64_t>>;
+
+DimSizes dim_sizes(const sem::InstrSpec& in) {
+  DimSizes sizes;
+  auto add = [&](const sem::Pattern& p) {
+    for (const auto& item : p.items) {
+      if (item.group || item.name.empty() || sizes.count(item.name)) continue;
+      auto it = in.limits.find(item.name);
+      std::int64_t limit = it == in.limits.end() ? 512 : it->second;
+      auto& v = sizes[item.name];
+      for (std::int64_t s = limit; s >= 1; s /= 2) v.push_back(s);
+    }
+  };
+  for (const auto& s : in.op.shapes) add(s);
+  add(in.op.out);
+  return sizes;
+}
+
+// A pattern's concrete shape at `env`; nullopt for a group or an item it cannot size.
+std::optional<TileShape> concrete(const sem::Pattern& p,
+                                  const std::map<std::string, std::int64_t>& env) {
+  TileShape shape;
+  for (const auto& item : p.items) {
+    if (item.group) return std::nullopt;
+    if (!item.name.empty()) {
+      auto it = env.find(item.name);
+      if (it == env.end()) return std::nullopt;
+      shape.push_back(it->second);
+    } else if (item.expr && item.expr->kind == sem::Expr::Number) {
+      shape.push_back(static_cast<std::int64_t>(item.expr->number));
+    } else {
+      return std::nullopt;
+    }
+  }
+  return shape;
+}
+
+double elements(const TileShape& s) {
+  double n = 1;
+  for (auto d : s) n *= static_cast<double>(d);
+  return n;
+}
+
+// Calls `visit(operand shapes, out shape, env)` for every combination of the dims' sizes (at most
+// a few thousand: every formula is cheap).
+template <class Visit>
+void each_size(const sem::InstrSpec& in, Visit visit) {
+  DimSizes sizes = dim_sizes(in);
+  std::vector<std::pair<std::string, const std::vector<std::int64_t>*>> dims;
+  for (const auto& [name, v] : sizes) dims.emplace_back(name, &v);
+  std::vector<std::size_t> at(dims.size(), 0);
+  std::map<std::string, std::int64_t> env;
+  for (int visited = 0; visited < 5000; ++visited) {
+    for (std::size_t d = 0; d < dims.size(); ++d) env[dims[d].first] = (*dims[d].second)[at[d]];
+    std::vector<TileShape> operands;
+    bool ok = true;
+    for (const auto& s : in.op.shapes) {
+      auto shape = concrete(s, env);
+      ok = ok && shape.has_value();
+      if (shape) operands.push_back(*shape);
+    }
+    auto out = concrete(in.op.out, env);
+    if (ok && out) visit(operands, *out, env);
+    std::size_t d = 0;
+    while (d < dims.size() && ++at[d] == dims[d].second->size()) at[d++] = 0;
+    if (d == dims.size()) return;
+  }
+}
+
+// Cycles of one issue of `in` on these tiles: its formula, times the copies over its limits.
+double cycles(const Target& t, const sem::InstrSpec& in, const std::vector<TileShape>& operands,
+              const TileShape& out, ir::DType dtype) {
+  InstrVars v = instr_vars(t, in, operands, out, dtype);
+  return formula_value(in, v.vars) * v.repeat;
+}
+
+// Data operations one element of the result costs in `e`: arithmetic, calls and reductions
+// with a tensor element below them (an operand, bare or indexed; index arithmetic, attributes
+// and immediates do not count).
+std::pair<int, bool> data_ops(const sem::Expr& e, const sem::OpSpec& op) {
+  if (e.kind == sem::Expr::Access) return {0, true};
+  if (e.kind == sem::Expr::Name) return {0, op.operand_index(e.name) >= 0};
+  int ops = 0;
+  bool data = false;
+  for (const auto& a : e.args) {
+    auto [n, d] = data_ops(*a, op);
+    ops += n;
+    data = data || d;
+  }
+  bool arithmetic =
+      e.kind == sem::Expr::Neg || e.kind == sem::Expr::Call || e.kind == sem::Expr::Reduce ||
+      (e.kind == sem::Expr::Binary && (e.op == sem::BinOp::Add || e.op == sem::BinOp::Sub ||
+                                       e.op == sem::BinOp::Mul || e.op == sem::BinOp::Div));
+  return {ops + (data && arithmetic ? 1 : 0), data};
+}
+
+bool on(const sem::InstrSpec& in, sem::Engine e) {
+  return std::find(in.engines.begin(), in.engines.end(), e) != in.engines.end();
+}
+
+// The Tensor engine's FLOP/s at its best contraction, for fp32 or bf16 operands.
+double matmul_peak(const Target& t, const sem::InstrSpec& in, ir::DType dtype) {
+  double best = 0;
+  each_size(in, [&](const std::vector<TileShape>& ops, const TileShape& out,
+                    const std::map<std::string, std::int64_t>& env) {
+    double flops = 2 * elements(out);
+    for (const auto& c : in.op.contract) flops *= static_cast<double>(env.at(c));
+    double c = cycles(t, in, ops, out, dtype);
+    if (c > 0) best = std::max(best, flops / c * t.engines.at(sem::Engine::Tensor).clock_hz);
+  });
+  return best;
+}
+
+// Elements per cycle of an element-wise (or reducing) instruction at its best tile: the larger
+// of what it reads and writes.
+double elements_per_cycle(const Target& t, const sem::InstrSpec& in) {
+  double best = 0;
+  each_size(in, [&](const std::vector<TileShape>& ops, const TileShape& out,
+                    const std::map<std::string, std::int64_t>&) {
+    double n = elements(out);
+    for (const auto& s : ops) n = std::max(n, elements(s));
+    double c =
+        std::min(cycles(t, in, ops, out, ir::DType::F32), cycles(t, in, ops, out, ir::DType::BF16));
+    if (c > 0) best = std::max(best, n / c);
+  });
+  return best;
+}
+
+}  // namespace
+
+AttainablePeaks compute_attainable_peaks(const Target& t) {
+  AttainablePeaks p;
+  double efficiency = 0;
+  for (const auto& [bytes, fraction] : t.dma.efficiency)
+    efficiency = std::max(efficiency, fraction);
+  if (t.dma.efficiency.empty()) efficiency = 1;
+  p.dma_bytes_per_s = t.dma.engines_per_core * t.dma.bytes_per_ns_per_engine * 1e9 * efficiency;
+  p.hbm_bytes_per_s = t.chip.hbm_bytes_per_s;
+  std::map<sem::Engine, double> per_engine;  // elements per second
+  for (const auto& name : t.isa.names()) {
+    const sem::InstrSpec& in = *t.isa.find(name);
+    if (on(in, sem::Engine::Dma) || in.op.operands.empty()) continue;
+    if (on(in, sem::Engine::Tensor)) {
+      if (in.op.contract.empty()) continue;  // transposes move data, they compute nothing
+      p.matmul_flops_fp32 = std::max(p.matmul_flops_fp32, matmul_peak(t, in, ir::DType::F32));
+      p.matmul_flops_bf16 = std::max(p.matmul_flops_bf16, matmul_peak(t, in, ir::DType::BF16));
+      continue;
+    }
+    p.ops_per_element = std::max(p.ops_per_element, data_ops(*in.op.expr, in.op).first);
+    double rate = elements_per_cycle(t, in);
+    for (sem::Engine e : in.engines)
+      per_engine[e] = std::max(per_engine[e], rate * t.engines.at(e).clock_hz);
+  }
+  double elements_per_s = 0;
+  for (const auto& [engine, rate] : per_engine) elements_per_s += rate;
+  p.element_ops_per_s = elements_per_s * p.ops_per_element;
+  return p;
+}
+
+const AttainablePeaks& attainable_peaks(const Target& t) {
+  static std::mutex mu;
+  static std::map<std::tuple<const Target*, std::string, std::string>, AttainablePeaks> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_tuple(&t, t.target_text, t.isa_text);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, compute_attainable_peaks(t)).first;
+  return it->second;
+}
+
+}  // namespace ts::sim

@@ -1,0 +1,222 @@
+#include "tilesweep/target/legality.h"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+
+#include "tilesweep/base/error.h"
+#include "tilesweep/base/source.h"
+
+namespace ts::sim {
+
+namespace {
+
+SourceLoc loc_of(const toml::node& n, const std::string& file) {
+  return SourceLoc{file, static_cast<int>(n.source().begin.line),
+                   static_cast<int>(n.source().begin.column)};
+}
+
+std::vector<std::string> strings(const toml::table& t, const std::string& key,
+                                 const std::string& where, const std::string& file) {
+  std::vector<std::string> out;
+  const toml::node* n = t.get(key);
+  if (!n) return out;
+  const toml::array* a = n->as_array();
+  if (!a) fail(loc_of(*n, file), "'{}.{}' must be a list of names", where, key);
+  for (const auto& v : *a) {
+    if (!v.is_string()) fail(loc_of(v, file), "'{}.{}' must be a list of names", where, key);
+    out.push_back(v.as_string()->get());
+  }
+  return out;
+}
+
+std::string source_of(const toml::table& t, const std::string& where, const std::string& file) {
+  const toml::node* s = t.get("source");
+  if (!s || !s->is_string() || s->as_string()->get().empty())
+    fail(loc_of(t, file),
+         "'{}' needs a source: the documented rule it encodes (e.g. source = \"S1 ...\")", where);
+  return s->as_string()->get();
+}
+
+sem::Engine engine_named(const std::string& name, const toml::node& at, const std::string& file) {
+  for (auto e : {sem::Engine::Tensor, sem::Engine::Vector, sem::Engine::Scalar, sem::Engine::GpSimd,
+                 sem::Engine::Dma})
+    if (name == sem::engine_name(e)) return e;
+  fail(loc_of(at, file), "unknown engine '{}' (engines: tensor, vector, scalar, gpsimd, dma)",
+       name);
+}
+
+sem::Memory memory_named(const std::string& name, const toml::node& at, const std::string& file) {
+  for (auto m : {sem::Memory::Sbuf, sem::Memory::Psum, sem::Memory::Hbm})
+    if (name == sem::memory_name(m)) return m;
+  fail(loc_of(at, file), "unknown memory '{}' (memories: sbuf, psum, hbm)", name);
+}
+
+sem::AttrMap attr_values(const toml::table& t, const std::string& key, const std::string& file) {
+  sem::AttrMap out;
+  const toml::node* n = t.get(key);
+  if (!n) return out;
+  const toml::table* values = n->as_table();
+  if (!values)
+    fail(loc_of(*n, file), "'{}' must be a table of attribute values, e.g. {{ op0 = \"add\" }}",
+         key);
+  for (auto&& [k, v] : *values) {
+    if (v.is_string())
+      out[std::string(k.str())] = v.as_string()->get();
+    else if (v.is_integer())
+      out[std::string(k.str())] = *v.value<std::int64_t>();
+    else if (v.is_floating_point())
+      out[std::string(k.str())] = *v.value<double>();
+    else if (v.is_boolean())
+      out[std::string(k.str())] = *v.value<bool>();
+    else
+      fail(loc_of(v, file), "attribute '{}' must be a name, a number or a bool", k.str());
+  }
+  return out;
+}
+
+void parse_engines(const toml::table& engines, Legality& l, const std::string& file) {
+  for (auto&& [k, v] : engines) {
+    std::string where = "legality.engine." + std::string(k.str());
+    const toml::table* t = v.as_table();
+    if (!t) fail(loc_of(v, file), "'{}' must be a table", where);
+    EngineRules r;
+    for (const auto& m : strings(*t, "memory", where, file))
+      r.memory.push_back(memory_named(m, v, file));
+    r.alu = strings(*t, "alu", where, file);
+    r.source = source_of(*t, where, file);
+    l.engines[engine_named(std::string(k.str()), v, file)] = std::move(r);
+  }
+}
+
+void parse_requirements(const toml::array& rows, Legality& l, const std::string& file) {
+  for (const auto& row : rows) {
+    const toml::table* t = row.as_table();
+    if (!t) fail(loc_of(row, file), "'legality.require' rows are tables");
+    AttrRequirement r;
+    const toml::node* instr = t->get("instr");
+    const toml::node* engine = t->get("engine");
+    if (!instr || !instr->is_string() || !engine || !engine->is_string())
+      fail(loc_of(row, file), "a 'legality.require' row names its instr and engine (strings)");
+    r.instr = instr->as_string()->get();
+    r.engine = engine_named(engine->as_string()->get(), *engine, file);
+    r.when = attr_values(*t, "when", file);
+    r.require = attr_values(*t, "require", file);
+    if (r.require.empty())
+      fail(loc_of(row, file), "a 'legality.require' row needs a 'require' table");
+    r.source = source_of(*t, "legality.require", file);
+    l.requirements.push_back(std::move(r));
+  }
+}
+
+// The attribute's value as the instruction runs it: as given, else the spec's default.
+const sem::AttrValue* value_of(const sem::InstrSpec& in, const sem::AttrMap& attrs,
+                               const std::string& name) {
+  if (auto it = attrs.find(name); it != attrs.end()) return &it->second;
+  const sem::AttrSpec* a = in.op.attr(name);
+  return a && a->default_value ? &*a->default_value : nullptr;
+}
+
+bool matches(const sem::InstrSpec& in, const sem::AttrMap& attrs, const sem::AttrMap& want) {
+  for (const auto& [name, v] : want) {
+    const sem::AttrValue* have = value_of(in, attrs, name);
+    if (!have || sem::to_string(*have) != sem::to_string(v)) return false;
+  }
+  return true;
+}
+
+Breach memory_breach(const EngineRules& r, const sem::InstrSpec& in, sem::Engine e,
+                     std::span<const sem::Memory> operands, const sem::Memory* out) {
+  auto reaches = [&](sem::Memory m) {
+    return r.memory.empty() || std::count(r.memory.begin(), r.memory.end(), m) > 0;
+  };
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    if (!reaches(operands[i]))
+      return {
+          Rule::Memory,
+          fmt::format("{} cannot access {} ({} reads its operand {} there; {})",
+                      sem::engine_name(e), sem::memory_name(operands[i]), in.op.name,
+                      i < in.op.operands.size() ? in.op.operands[i] : std::to_string(i), r.source)};
+  if (out && !reaches(*out))
+    return {Rule::Memory,
+            fmt::format("{} cannot access {} ({} writes its result there; {})", sem::engine_name(e),
+                        sem::memory_name(*out), in.op.name, r.source)};
+  return {};
+}
+
+}  // namespace
+
+const char* rule_name(Rule r) {
+  switch (r) {
+    case Rule::None:
+      return "none";
+    case Rule::Memory:
+      return "memory";
+    case Rule::Operator:
+      return "operator";
+    case Rule::Requirement:
+      return "requirement";
+  }
+  return "?";
+}
+
+Breach check_instruction(const Legality& l, const sem::InstrSpec& in, sem::Engine engine,
+                         std::span<const sem::Memory> operands, const sem::Memory* out,
+                         const sem::AttrMap& attrs) {
+  if (auto it = l.engines.find(engine); it != l.engines.end()) {
+    const EngineRules& r = it->second;
+    if (Breach b = memory_breach(r, in, engine, operands, out)) return b;
+    for (const auto& name : l.alu_attributes) {
+      const sem::AttrValue* v = value_of(in, attrs, name);
+      const std::string* op = v ? std::get_if<std::string>(v) : nullptr;
+      if (op && std::find(r.alu.begin(), r.alu.end(), *op) == r.alu.end())
+        return {Rule::Operator,
+                fmt::format("{} has no ALU operator '{}' ({} {} = {}; {})",
+                            sem::engine_name(engine), *op, in.op.name, name, *op, r.source)};
+    }
+  }
+  for (const auto& req : l.requirements)
+    if (req.instr == in.op.name && req.engine == engine && matches(in, attrs, req.when) &&
+        !matches(in, attrs, req.require))
+      return {Rule::Requirement,
+              fmt::format("{} on {} with {} needs {} ({})", in.op.name, sem::engine_name(engine),
+                          sem::to_string(req.when.begin()->second),
+                          sem::to_string(req.require.begin()->second), req.source)};
+  return {};
+}
+
+Legality parse_legality(const std::string& isa_text, const std::string& isa_file) {
+  toml::table doc;
+  try {
+    doc = toml::parse(isa_text, isa_file);
+  } catch (const toml::parse_error& e) {
+    fail(SourceLoc{isa_file, static_cast<int>(e.source().begin.line),
+                   static_cast<int>(e.source().begin.column)},
+         "{}", e.description());
+  }
+  Legality l;
+  const toml::node* n = doc.get("legality");
+  if (!n) return l;
+  const toml::table* t = n->as_table();
+  if (!t) fail(loc_of(*n, isa_file), "'legality' must be a table");
+  for (auto&& [k, v] : *t)
+    if (k != "engine" && k != "require" && k != "alu_attributes")
+      fail(loc_of(v, isa_file),
+           "unknown key 'legality.{}' (expected engine, require, alu_attributes)", k.str());
+  l.alu_attributes = strings(*t, "alu_attributes", "legality", isa_file);
+  if (const toml::node* e = t->get("engine")) {
+    if (!e->is_table())
+      fail(loc_of(*e, isa_file), "'legality.engine' must hold one table per engine");
+    parse_engines(*e->as_table(), l, isa_file);
+  }
+  if (const toml::node* r = t->get("require")) {
+    if (!r->is_array())
+      fail(loc_of(*r, isa_file),
+           "'legality.require' must be a list of tables ([[legality.require]])");
+    parse_requirements(*r->as_array(), l, isa_file);
+  }
+  return l;
+}
+
+}  // namespace ts::sim
