@@ -284,7 +284,8 @@ class Synthesizer {
         if (uses_last && !leaf_only && divisor && ranks_fit(k, *in, pick))
           for (std::size_t a = 0; a < attrs.size(); ++a) {
             if (stopped()) return;
-            if (divisor && reciprocal && depth == 1 && !divides(attrs[a])) continue;
+            // (a division by a parameter starts with its reciprocal; a mean's 1 / F is a leaf)
+            if (!divisors_.empty() && reciprocal && depth == 1 && !divides(attrs[a])) continue;
             // Shapes do not depend on which function or ALU op is chosen: when the operands
             // do not fit, no attribute choice will.
             if (!try_instr(k, *in, pick, attrs[a], static_cast<int>(a), depth)) break;
@@ -410,9 +411,9 @@ class Synthesizer {
   SynthesisOptions opts_;
   verify::VerdictCache* cache_;
   std::vector<const sem::InstrSpec*> pool_;
+  // Of the pool: those computing a reciprocal (a division's first step).
   std::vector<const sem::InstrSpec*> reciprocals_;
-  std::vector<int> divisors_;  // nodes of op_ (its parameters) that a division divides by  // of
-                               // the pool: those computing a reciprocal (a division's first step)
+  std::vector<int> divisors_;  // nodes of op_ (its parameters) that a division divides by
   std::vector<sem::Dim> target_;
   std::set<std::uint64_t> seen_;
   std::size_t leaves_size_ = 0;

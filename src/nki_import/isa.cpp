@@ -62,6 +62,16 @@ Value Translator::copy_into(const Value& src, const Value* dst, std::optional<ir
 Value Translator::elementwise(const std::string& alu, const Value& a, const Value& b,
                               const Value* dst, std::optional<ir::DType> dt, bool accumulate,
                               const SourceLoc& loc) {
+  // A division (nl.divide, `/`): no engine has a divide ALU operator (isa.toml [legality]), so
+  // the compiler multiplies by the reciprocal: x / c as x * (1 / c), x / y as x * reciprocal(y).
+  if (alu == "div" && b.is_number() && a.tensor())
+    return elementwise("mul", a, Value::real(1.0 / b.number()), dst, dt, accumulate, loc);
+  if (alu == "div" && b.tensor() && !(a.is_number() && a.number() == 1.0)) {
+    Value r =
+        emit("reciprocal", std::nullopt, {operand(b, loc)}, {}, nullptr, std::nullopt, false, loc);
+    return a.is_number() ? elementwise("mul", r, a, dst, dt, accumulate, loc)
+                         : elementwise("mul", a, r, dst, dt, accumulate, loc);
+  }
   bool commutes = alu == "add" || alu == "mul" || alu == "maximum" || alu == "minimum";
   if (a.tensor() && b.tensor()) {
     Operand x = operand(a, loc), y = operand(b, loc);

@@ -20,7 +20,9 @@ std::string without_engines(std::string text) {
 
 // Per op, the space holds more candidates than the policy's; two candidates that differ only in
 // one op's engine digit build the same program but for the engines of that op's instructions,
-// each on one of the engines its instruction allows.
+// each on one of the engines its instruction allows. (An alternate engine that breaks the
+// target's [legality] rules is replaced by a legal one, so some pairs build the same program;
+// some pairs must differ.)
 TEST(CandidateSpace, EngineChoicePerOp) {
   const sim::Target& t = sim::builtin_target("trn2");
   static const ir::Module m = ir::load_module(
@@ -35,8 +37,8 @@ TEST(CandidateSpace, EngineChoicePerOp) {
   EXPECT_GT(space.size(), policy.size());
   std::map<std::string, std::int64_t>
       first_of;  // the candidate text without engines -> its first index
-  int compared = 0;
-  for (std::int64_t i = 0; i < space.size() && compared < 20; ++i) {
+  int compared = 0, moved = 0;
+  for (std::int64_t i = 0; i < space.size() && compared < 200; ++i) {
     Candidate c = space.decode(i);
     ASSERT_EQ(c.op_engines.size(), c.lowering.size());
     std::string text = space.describe(i);
@@ -47,7 +49,6 @@ TEST(CandidateSpace, EngineChoicePerOp) {
     if (fresh) continue;
     Program a = space.materialize(it->second).value(), b = space.materialize(i).value();
     ASSERT_EQ(a.insts.size(), b.insts.size()) << text;
-    int moved = 0;
     for (std::size_t n = 0; n < a.insts.size(); ++n) {
       EXPECT_EQ(a.insts[n].spec, b.insts[n].spec);
       if (a.insts[n].engine == b.insts[n].engine) continue;
@@ -55,10 +56,10 @@ TEST(CandidateSpace, EngineChoicePerOp) {
       const auto& allowed = b.insts[n].spec->engines;
       EXPECT_NE(std::find(allowed.begin(), allowed.end(), b.insts[n].engine), allowed.end());
     }
-    EXPECT_GT(moved, 0) << text;
     ++compared;
   }
   EXPECT_GT(compared, 0);
+  EXPECT_GT(moved, 0) << "no engine digit moves an instruction";
 }
 
 }  // namespace
