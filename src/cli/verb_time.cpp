@@ -18,6 +18,7 @@ struct TimeOpts {
   std::string file, kernel, target = "trn1";
   std::vector<std::string> args;
   bool json = false;
+  int trace = 0;
 };
 
 std::string quoted(const std::string& s) {
@@ -66,6 +67,16 @@ void print_text(const TimeOpts& o, const lower::Program& p, const sim::SimResult
   std::cout << fmt::format("  instructions     {}\n", integer(r.instructions));
 }
 
+// The first `n` simulated instructions, one a line: start, end, engine, the kernel's line:col.
+void print_trace(const lower::Program& p, const sim::SimResult& r, int n) {
+  for (int i = 0; i < n && i < static_cast<int>(r.trace.size()); ++i) {
+    const sim::TraceEvent& e = r.trace[static_cast<std::size_t>(i)];
+    const lower::Inst& in = p.insts[static_cast<std::size_t>(e.inst)];
+    std::cout << fmt::format("  {:>12.1f} {:>12.1f} ns  {:<7} {:<14} {}\n", e.start_ns, e.end_ns,
+                             sem::engine_name(e.engine), in.spec->op.name, in.note);
+  }
+}
+
 }  // namespace
 
 VerbRun add_time(CLI::App& app) {
@@ -79,6 +90,8 @@ VerbRun add_time(CLI::App& app) {
                   "NAME=DTYPE[D0,D1,...] for a tensor parameter, NAME=VALUE for a scalar")
       ->allow_extra_args(false);
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");
+  cmd->add_option("--trace", o->trace,
+                  "also print the first N simulated instructions (start, end, engine, line:col)");
   return [o, cmd]() {
     if (!*cmd) return -1;
     std::vector<nki::KernelArg> args;
@@ -86,7 +99,9 @@ VerbRun add_time(CLI::App& app) {
     const sim::Target& t = sim::builtin_target(o->target);
     std::string source = read_text_file(o->file);
     nki::ImportedKernel k = nki::import_kernel(source, o->file, o->kernel, args, t);
-    sim::SimResult r = sim::simulate(k.program, t);
+    sim::SimOptions so;
+    so.trace = o->trace > 0;
+    sim::SimResult r = sim::simulate(k.program, t, so);
     if (!r.feasible)
       throw UserError(fmt::format("{}: kernel '{}' cannot run on {}: {}", o->file, k.program.kernel,
                                   o->target, r.reason));
@@ -94,6 +109,7 @@ VerbRun add_time(CLI::App& app) {
       print_json(*o, k.program, r);
     else
       print_text(*o, k.program, r);
+    if (!o->json && o->trace > 0) print_trace(k.program, r, o->trace);
     return 0;
   };
 }

@@ -66,7 +66,7 @@ void Translator::contract_arrays() {
       *uses[i] = inside[i].width == block ? lower::Window{} : inside[i];
     buf.shape[1] = block;
     if (buf.bufs < 2 && !first->first.empty())
-      buf.bufs = 2;  // a rotating tile of the loops naming the block
+      buf.bufs = kRotatingBuffers;  // a rotating tile of the loops naming the block
   }
 }
 

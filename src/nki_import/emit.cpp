@@ -74,8 +74,8 @@ int Translator::alloc(const std::string& name, sem::Memory m, ir::DType dt,
     for (std::size_t d = 0; d < shape.size(); ++d)
       if (static_cast<int>(d) != par) free *= shape[d];
     b.shape = {parts, free};
-    // The compiler double-buffers tiles allocated inside a parallel loop (affine_range / range).
-    b.bufs = block_ != 0 && !sequential_[block_] ? 2 : 1;
+    // The compiler multi-buffers tiles allocated inside a parallel loop (affine_range / range).
+    b.bufs = block_ != 0 && !sequential_[block_] ? kRotatingBuffers : 1;
     b.nest = nest_;
   }
   std::string site = fmt::format("{}:{}:{}", loc.line, loc.col, name);

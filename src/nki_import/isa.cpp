@@ -212,6 +212,17 @@ Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* ds
       attrs["operand1"] = number(a["operand1"], loc, "operand1 (a tile operand1 is not supported)");
     }
     std::optional<sem::Engine> eng = a.count("engine") ? engine_of(a["engine"], loc) : std::nullopt;
+    // The compiler's choice (no engine, unknown_engine): x * c and x + b run on the Scalar engine
+    // as activation(copy) with scale c or bias b (src/nki_import/README.md: the NKIBench profiles).
+    std::string op0 = std::get<std::string>(attrs["op0"]);
+    bool one_op = !attrs.count("op1"), constant0 = !a["operand0"].tensor();
+    if (!eng && one_op && (op0 == "add" || (op0 == "mul" && constant0))) {
+      double scale = op0 == "mul" ? number(a["operand0"], loc, "operand0") : 1.0;
+      Operand bias = op0 == "add" ? s0 : constant(0.0, x.parts, loc);
+      return emit("activation", sem::Engine::Scalar, {x, bias},
+                  {{"func", std::string("copy")}, {"scale", scale}}, with_dst(a),
+                  dtype_arg(a, "dtype", loc), accumulate, loc);
+    }
     return emit("tensor_scalar", eng, {x, s0}, attrs, with_dst(a), dtype_arg(a, "dtype", loc),
                 accumulate, loc);
   }

@@ -128,19 +128,26 @@ ImportedKernel Translator::run(const Stmt& kernel, const std::vector<KernelArg>&
   }
   contract_arrays();
   single_buffer_if_over();
+  spill_over_capacity(builder_.program(), target_);
   out.program = std::move(builder_).build();
   return out;
 }
 
-// Double-buffered tiles that do not fit: the allocator falls back to one buffer each, per memory.
+// Multi-buffered tiles that do not fit: the allocator halves their buffers (4 -> 2 -> 1), per
+// memory, until they do.
 void Translator::single_buffer_if_over() {
   lower::Program& p = builder_.program();
-  lower::OnChipUse use = lower::on_chip_use(p, target_.psum.bank_bytes);
-  bool sbuf = use.sbuf_bytes > target_.sbuf.usable_bytes_per_partition;
-  bool psum = use.psum_banks > target_.psum.banks;
-  for (lower::Buffer& b : p.buffers)
-    if ((sbuf && b.memory == sem::Memory::Sbuf) || (psum && b.memory == sem::Memory::Psum))
-      b.bufs = 1;
+  for (;;) {
+    lower::OnChipUse use = lower::on_chip_use(p, target_.psum.bank_bytes);
+    bool sbuf = use.sbuf_bytes > target_.sbuf.usable_bytes_per_partition;
+    bool psum = use.psum_banks > target_.psum.banks;
+    bool halved = false;
+    for (lower::Buffer& b : p.buffers)
+      if (b.bufs > 1 &&
+          ((sbuf && b.memory == sem::Memory::Sbuf) || (psum && b.memory == sem::Memory::Psum)))
+        b.bufs /= 2, halved = true;
+    if (!halved) return;
+  }
 }
 
 void Translator::exec_block(const Block& b) {

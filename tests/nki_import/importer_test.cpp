@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <tuple>
 
 #include "tilesweep/sim/execute.h"
 #include "tilesweep/sim/simulate.h"
@@ -68,11 +69,20 @@ ir::Tensor softmax_ref(const std::vector<ir::Tensor>& in) {
   return out;
 }
 
+std::function<ir::Tensor(const std::vector<ir::Tensor>&)> affine_ref(double scale, double shift) {
+  return [scale, shift](const std::vector<ir::Tensor>& in) {
+    ir::Tensor out(in[0].shape);
+    for (std::size_t i = 0; i < out.data.size(); ++i) out.data[i] = in[0].data[i] * scale + shift;
+    return out;
+  };
+}
+
 struct FunctionalCase {
   std::string file;
   std::vector<std::string> args;
   std::function<ir::Tensor(const std::vector<ir::Tensor>&)> reference;
-  double hbm_read_bytes;  // what the kernel's loads move, counted by hand
+  double hbm_read_bytes;        // what the kernel's loads move, counted by hand
+  double spill_save_bytes = 0;  // written to spill scratch tensors, besides the output
 };
 
 class Functional : public ::testing::TestWithParam<FunctionalCase> {};
@@ -96,7 +106,7 @@ TEST_P(Functional, MatchesReferenceAndMovesTheBytesItLoads) {
   sim::SimResult r = sim::simulate(k.program, t);
   ASSERT_TRUE(r.feasible) << r.reason;
   EXPECT_EQ(r.hbm_read_bytes, c.hbm_read_bytes);
-  EXPECT_EQ(r.hbm_write_bytes, static_cast<double>(want.data.size() * 4));
+  EXPECT_EQ(r.hbm_write_bytes, static_cast<double>(want.data.size() * 4) + c.spill_save_bytes);
   EXPECT_GT(r.latency_ns, 0);
 }
 
@@ -116,8 +126,33 @@ INSTANTIATE_TEST_SUITE_P(
         FunctionalCase{
             "add_new_api.py", {"a=f32[256,64]", "b=f32[256,64]"}, add_ref, 2 * 256 * 64 * 4},
         // 300 rows: the mask clips the last 128-row tile to 44 rows
-        FunctionalCase{"softmax_masked.py", {"x=f32[300,40]"}, softmax_ref, 300 * 40 * 4}),
+        FunctionalCase{"softmax_masked.py", {"x=f32[300,40]"}, softmax_ref, 300 * 40 * 4},
+        // 180 KiB per partition on chip: rematerialized (x read once, by the reloads) / spilled
+        // (x read once, the scratch tensor written and read once: spill_bytes below)
+        FunctionalCase{"spill_remat.py", {"x=f32[5760,1024]"}, affine_ref(3, 0), 5760.0 * 1024 * 4},
+        FunctionalCase{"spill_scratch.py",
+                       {"x=f32[5760,1024]"},
+                       affine_ref(2, 1),
+                       2 * 5760.0 * 1024 * 4,
+                       5760.0 * 1024 * 4}),
     [](const auto& info) { return info.param.file.substr(0, info.param.file.find('.')); });
+
+// What spilling moves: the scratch tensor's bytes saved and reloaded (none for a rematerialized
+// array), the written bytes with the saves, and SBUF back under the usable capacity.
+TEST(Spill, CountsSavedAndReloadedBytesAndFits) {
+  const sim::Target& t = sim::builtin_target("trn1");
+  const double x_bytes = 5760.0 * 1024 * 4;
+  for (const auto& [file, spilled, written] : std::vector<std::tuple<std::string, double, double>>{
+           {"spill_remat.py", 0, x_bytes}, {"spill_scratch.py", 2 * x_bytes, 2 * x_bytes}}) {
+    ImportedKernel k =
+        import_kernel(read(kernel_path(file)), file, "", {parse_kernel_arg("x=f32[5760,1024]")}, t);
+    sim::SimResult r = sim::simulate(k.program, t);
+    ASSERT_TRUE(r.feasible) << file << ": " << r.reason;
+    EXPECT_EQ(r.spill_bytes, spilled) << file;
+    EXPECT_EQ(r.hbm_write_bytes, written) << file;
+    EXPECT_LE(r.sbuf_peak_bytes, t.sbuf.usable_bytes_per_partition) << file;
+  }
+}
 
 struct ErrorCase {
   std::string name, source;
