@@ -83,9 +83,10 @@ def matmul_blocked_free(lhsT, rhs):
 @nki.jit
 def matmul_fully_optimized(lhsT, rhs):
     # Blocks in all three dims (16 x 128 rows of M, 2 x 512 columns of N, 8 x 128 of K): for each
-    # N block, the output block lives in SBUF (fp32) across the whole K loop, each K block of the
-    # moving operand is loaded once and reused by every M block, partial products of 8 K tiles
-    # accumulate in PSUM and are added into the SBUF result; the result is stored after the K loop.
+    # N block, the output block lives in SBUF (in the operands' dtype, bf16, as the tutorial keeps
+    # it) across the whole K loop, each K block of the moving operand is loaded once and reused by
+    # every M block, partial products of 8 K tiles accumulate in PSUM and are added into the SBUF
+    # result; the result is stored after the K loop.
     K, M = lhsT.shape
     _, N = rhs.shape
     BM = 16
@@ -96,7 +97,7 @@ def matmul_fully_optimized(lhsT, rhs):
     NK = K // (TK * BK)
     out = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
     for n in nl.affine_range(NN):
-        res_all = nl.zeros((NM, BM, BN, nl.par_dim(TM), TN), dtype=nl.float32, buffer=nl.sbuf)
+        res_all = nl.zeros((NM, BM, BN, nl.par_dim(TM), TN), dtype=lhsT.dtype, buffer=nl.sbuf)
         for k in nl.sequential_range(NK):
             b_blk = nl.ndarray((BK, nl.par_dim(TK), TN * BN), dtype=rhs.dtype, buffer=nl.sbuf)
             for bk in nl.affine_range(BK):

@@ -148,3 +148,108 @@ def transpose_matmul(lhsT, rhs):
                     o[:, h * 512:(h + 1) * 512] = nl.copy(acc)
                 nl.store(out[(i * 8 + t) * 128 + ip, j * 1024 + jf], value=o, mask=(j * 1024 + jf < N))
     return out
+
+
+@nki.jit
+def matmul(x, w):
+    # x [32, 128, K] (row tiles of the [4096, K] lhs), w [K / 128, 128, N] fp32. Per 1024-column
+    # chunk of N: the chunk's K / 128 tiles [128, 1024] of w loaded into one on-chip array (160 KiB
+    # per partition at K = 5120: over SBUF with the rest, so the compiler reloads its tiles from HBM
+    # where they are read, see src/nki_import/README.md); per 128-row tile of x: its K columns
+    # loaded in 1024-wide pieces, each 128-column block transposed on the Tensor engine (through
+    # PSUM, copied into a [128, 128] SBUF tile per K tile); per 512-column half the K / 128 matmuls
+    # accumulate in PSUM and are copied into a [128, 1024] tile stored per row tile.
+    T, P, K = x.shape
+    KT, _, N = w.shape
+    out = nl.ndarray((T, P, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    for c in nl.affine_range(N // 1024):
+        w_all = nl.ndarray((KT, nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+        for k in nl.affine_range(KT):
+            w_all[k] = nl.load(w[k, :, c * 1024:(c + 1) * 1024])
+        for t in nl.affine_range(T):
+            xT = nl.ndarray((KT, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
+            for kb in nl.affine_range(K // 1024):
+                xt = nl.load(x[t, :, kb * 1024:(kb + 1) * 1024])
+                for kt in nl.affine_range(8):
+                    xT[kb * 8 + kt] = nisa.nc_transpose(xt[:, kt * 128:(kt + 1) * 128])
+            o = nl.ndarray((nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+            for h in nl.affine_range(2):
+                acc = nl.zeros((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+                for k in nl.affine_range(KT):
+                    acc += nisa.nc_matmul(xT[k], w_all[k, :, h * 512:(h + 1) * 512])
+                o[:, h * 512:(h + 1) * 512] = nl.copy(acc)
+            nl.store(out[t, :, c * 1024:(c + 1) * 1024], value=o)
+    return out
+
+
+@nki.jit
+def swiglu(x, w_up, w_down, w_gate):
+    # x [32, 128, K] (row tiles), w_gate / w_up [K / 128, 128, F], w_down [F / 128, 128, D] fp32.
+    # Three phases, as the baseline (compiler output) runs them. Phase 1, per 1024-column chunk of
+    # F: the chunk of w_gate loaded (K / 128 tiles [128, 1024]); per 512-row block of x: its 4 row
+    # tiles loaded and transposed (Tensor engine, through PSUM) into a [128, 8 x 512] strip of x^T;
+    # per 128-column tile of the chunk: K / 128 matmuls accumulate gate^T [128, 512] in PSUM,
+    # copied into the whole-problem gate^T array (over SBUF: the compiler spills it). Phase 2, the
+    # same for w_up, then per tile silu(gate) * up (exp(-g) on Scalar, + 1, 1 / (..), two
+    # multiplies) stored to an HBM scratch tensor h^T. Phase 3: w_down loaded whole; per 512-row
+    # block of x, h^T reloaded and per (128-row tile, 512-column half) F / 128 matmuls accumulate
+    # the output in PSUM, copied into a [128, 1024] tile stored per row tile.
+    T, P, K = x.shape
+    KT, _, F = w_gate.shape
+    FT, _, D = w_down.shape
+    FC = F // 1024
+    MB = T // 4
+    out = nl.ndarray((T, P, D), dtype=nl.float32, buffer=nl.shared_hbm)
+    hT = nl.ndarray((FT, MB, 128, 512), dtype=nl.float32, buffer=nl.hbm)
+    gT = nl.ndarray((FC, 8, MB, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+    for c in nl.affine_range(FC):
+        wg = nl.ndarray((KT, nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+        for k in nl.affine_range(KT):
+            wg[k] = nl.load(w_gate[k, :, c * 1024:(c + 1) * 1024])
+        for mb in nl.affine_range(MB):
+            xT = nl.ndarray((KT, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+            for r in nl.affine_range(4):
+                xt = nl.load(x[mb * 4 + r, :, :])
+                for k in nl.affine_range(KT):
+                    xT[k, :, r * 128:(r + 1) * 128] = nisa.nc_transpose(xt[:, k * 128:(k + 1) * 128])
+            for f in nl.affine_range(8):
+                acc = nl.zeros((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+                for k in nl.affine_range(KT):
+                    acc += nisa.nc_matmul(wg[k, :, f * 128:(f + 1) * 128], xT[k])
+                gT[c, f, mb] = nl.copy(acc)
+    for c in nl.affine_range(FC):
+        wu = nl.ndarray((KT, nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+        for k in nl.affine_range(KT):
+            wu[k] = nl.load(w_up[k, :, c * 1024:(c + 1) * 1024])
+        for mb in nl.affine_range(MB):
+            xT = nl.ndarray((KT, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+            for r in nl.affine_range(4):
+                xt = nl.load(x[mb * 4 + r, :, :])
+                for k in nl.affine_range(KT):
+                    xT[k, :, r * 128:(r + 1) * 128] = nisa.nc_transpose(xt[:, k * 128:(k + 1) * 128])
+            for f in nl.affine_range(8):
+                acc = nl.zeros((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+                for k in nl.affine_range(KT):
+                    acc += nisa.nc_matmul(wu[k, :, f * 128:(f + 1) * 128], xT[k])
+                g = gT[c, f, mb]
+                e = nisa.activation(op=nl.exp, data=g, scale=-1.0)
+                d = nisa.tensor_scalar(data=e, op0=nl.add, operand0=1.0)
+                s = nisa.reciprocal(data=d)
+                h = nl.multiply(nl.multiply(g, s), acc)
+                nl.store(hT[c * 8 + f, mb], value=h)
+    wd = nl.ndarray((FT, nl.par_dim(128), D), dtype=nl.float32, buffer=nl.sbuf)
+    for f in nl.affine_range(FT):
+        wd[f] = nl.load(w_down[f])
+    for mb in nl.affine_range(MB):
+        hb = nl.ndarray((FT, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+        for f in nl.affine_range(FT):
+            hb[f] = nl.load(hT[f, mb])
+        for r in nl.affine_range(4):
+            o = nl.ndarray((nl.par_dim(128), D), dtype=nl.float32, buffer=nl.sbuf)
+            for h2 in nl.affine_range(D // 512):
+                acc = nl.zeros((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+                for f in nl.affine_range(FT):
+                    acc += nisa.nc_matmul(hb[f, :, r * 128:(r + 1) * 128], wd[f, :, h2 * 512:(h2 + 1) * 512])
+                o[:, h2 * 512:(h2 + 1) * 512] = nl.copy(acc)
+            nl.store(out[mb * 4 + r], value=o)
+    return out
