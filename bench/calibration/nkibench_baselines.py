@@ -253,3 +253,83 @@ def swiglu(x, w_up, w_down, w_gate):
                 o[:, h2 * 512:(h2 + 1) * 512] = nl.copy(acc)
             nl.store(out[mb * 4 + r], value=o)
     return out
+
+
+@nki.jit
+def rmsnorm_matmul(x, w):
+    # x [32, 128, K] (row tiles), w [K / 128, 128, N] fp32; K = 1024. Per block of 8 row tiles: per
+    # row tile, x loaded; per 512-column half square (Scalar), x 1/K (Scalar), sum along the row
+    # (Vector); the two halves' sums added, rsqrt (Scalar); x loaded again, scaled by the rsqrt
+    # per half (Vector) and transposed per 128 columns (Tensor, through PSUM) into the block's
+    # x^T tiles. Then per 1024-column chunk of N: the chunk's K / 128 tiles of w loaded; per row
+    # tile and 512-column half, K / 128 matmuls accumulate in PSUM, copied into a [128, 1024]
+    # tile stored per row tile.
+    T, P, K = x.shape
+    KT, _, N = w.shape
+    out = nl.ndarray((T, P, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    for blk in nl.affine_range(T // 8):
+        xT = nl.ndarray((KT, 8, nl.par_dim(128), 128), dtype=nl.float32, buffer=nl.sbuf)
+        for r in nl.affine_range(8):
+            xt = nl.load(x[blk * 8 + r])
+            part = nl.ndarray((2, nl.par_dim(128), 1), dtype=nl.float32, buffer=nl.sbuf)
+            for h in nl.affine_range(2):
+                sq = nisa.activation(op=nl.square, data=xt[:, h * 512:(h + 1) * 512])
+                sc = nisa.tensor_scalar(data=sq, op0=nl.multiply, operand0=1.0 / K)
+                part[h] = nisa.tensor_reduce(op=nl.add, data=sc, axis=(1,), keepdims=True)
+            ss = nl.add(part[0], part[1])
+            rstd = nisa.activation(op=nl.rsqrt, data=ss)
+            xt2 = nl.load(x[blk * 8 + r])
+            for h in nl.affine_range(2):
+                xn = nisa.tensor_scalar(data=xt2[:, h * 512:(h + 1) * 512], op0=nl.multiply, operand0=rstd)
+                for j in nl.affine_range(4):
+                    xT[h * 4 + j, r] = nisa.nc_transpose(xn[:, j * 128:(j + 1) * 128])
+        for c in nl.affine_range(N // 1024):
+            wc = nl.ndarray((KT, nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+            for k in nl.affine_range(KT):
+                wc[k] = nl.load(w[k, :, c * 1024:(c + 1) * 1024])
+            for r in nl.affine_range(8):
+                o = nl.ndarray((nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+                for h in nl.affine_range(2):
+                    acc = nl.zeros((nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.psum)
+                    for k in nl.affine_range(KT):
+                        acc += nisa.nc_matmul(xT[k, r], wc[k, :, h * 512:(h + 1) * 512])
+                    o[:, h * 512:(h + 1) * 512] = nl.copy(acc)
+                nl.store(out[blk * 8 + r, :, c * 1024:(c + 1) * 1024], value=o)
+    return out
+
+
+@nki.jit
+def add_rmsnorm_matmul(x, w, z, g, eps=1e-6):
+    # x, z [M, K], w [K, N], g [1, K] fp32; K = 1024 (one row tile holds a whole row). The
+    # baseline is written with nl.* functions; as its profile shows (w read once: 42.0 MB in all),
+    # the compiler loads w once, so this version does. Per 128-row tile: x and z loaded and added,
+    # squared (Scalar), summed along the row (Vector), x 1/K + eps, rsqrt, the row scaled by it and
+    # by g (broadcast to the partitions by its load); per 512-column block of N, 8 matmuls with
+    # the scaled tile as the moving side (nl.matmul, so each 128-column piece is transposed first,
+    # for every block, as the profile's transpose FLOPs show) accumulate in PSUM, copied and stored.
+    M, K = x.shape
+    _, N = w.shape
+    KT = K // 128
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    ip = nl.arange(128)[:, None]
+    jk = nl.arange(K)[None, :]
+    gt = nl.load(g[ip * 0, jk])
+    w_all = nl.ndarray((KT, nl.par_dim(128), N), dtype=nl.float32, buffer=nl.sbuf)
+    for k in nl.affine_range(KT):
+        w_all[k] = nl.load(w[k * 128:(k + 1) * 128, :])
+    for i in nl.affine_range(M // 128):
+        xt = nl.load(x[i * 128:(i + 1) * 128, :])
+        zt = nl.load(z[i * 128:(i + 1) * 128, :])
+        a = nl.add(xt, zt)
+        sq = nl.square(a)
+        s = nl.sum(sq, axis=[1])
+        ms = nl.add(nl.multiply(s, 1.0 / K), eps)
+        r = nl.rsqrt(ms)
+        y = nl.multiply(nl.multiply(a, r), gt)
+        for n in nl.affine_range(N // 512):
+            acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(KT):
+                acc += nl.matmul(y[:, k * 128:(k + 1) * 128], w_all[k, :, n * 512:(n + 1) * 512])
+            o = nl.copy(acc)
+            nl.store(out[i * 128:(i + 1) * 128, n * 512:(n + 1) * 512], value=o)
+    return out
