@@ -333,3 +333,42 @@ def add_rmsnorm_matmul(x, w, z, g, eps=1e-6):
             o = nl.copy(acc)
             nl.store(out[i * 128:(i + 1) * 128, n * 512:(n + 1) * 512], value=o)
     return out
+
+
+@nki.jit
+def matmul_add_rmsnorm(x, w, z, g, eps=1e-6):
+    # x [M, K], w [K, N], z [M, N], g [1, N] fp32. The baseline is written with nl.* functions;
+    # its profile reads 98.1 MB (x, z and w once are 84 MB), so the compiler keeps w on chip
+    # (128 KiB per partition at K = N = 2048) instead of reloading it per row tile: this version
+    # loads it once. Per 128-row tile: x loaded; per 512-column block of N, K / 128 matmuls (the
+    # 128-column pieces of x transposed first, nl.matmul) accumulate in PSUM, copied into the
+    # row's [128, N] tile; then + z, square, row sum, x 1/N + eps, rsqrt, scale, x g, store. The
+    # element-wise steps write into the row and z tiles as the compiler's allocator reuses dead
+    # temporaries (tilesweep's capacity model has no liveness).
+    M, K = x.shape
+    _, N = w.shape
+    KT = K // 128
+    out = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    ip = nl.arange(128)[:, None]
+    jn = nl.arange(N)[None, :]
+    gt = nl.load(g[ip * 0, jn])
+    w_all = nl.ndarray((KT, nl.par_dim(128), N), dtype=nl.float32, buffer=nl.sbuf)
+    for k in nl.affine_range(KT):
+        w_all[k] = nl.load(w[k * 128:(k + 1) * 128, :])
+    for i in nl.affine_range(M // 128):
+        xt = nl.load(x[i * 128:(i + 1) * 128, :])
+        row = nl.ndarray((nl.par_dim(128), N), dtype=nl.float32, buffer=nl.sbuf)
+        for n in nl.affine_range(N // 512):
+            acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(KT):
+                acc += nl.matmul(xt[:, k * 128:(k + 1) * 128], w_all[k, :, n * 512:(n + 1) * 512])
+            row[:, n * 512:(n + 1) * 512] = nl.copy(acc)
+        zt = nl.load(z[i * 128:(i + 1) * 128, :])
+        row[...] = nl.add(row, zt)
+        zt[...] = nl.square(row)
+        s = nl.sum(zt, axis=[1])
+        r = nl.rsqrt(nl.add(nl.multiply(s, 1.0 / N), eps))
+        row[...] = nl.multiply(row, r)
+        row[...] = nl.multiply(row, gt)
+        nl.store(out[i * 128:(i + 1) * 128, :], value=row)
+    return out
