@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `tilesweep time`: --json carries every field with integers as integers; the text form names
-# the kernel; an unsupported construct is exit 2 with file:line:col.
+# the kernel; --trace lists instructions; an unsupported construct is exit 2 with file:line:col.
 set -euo pipefail
 bin=$1 root=$2
 k="$root/tests/nki_import/kernels/matmul_tiled.py"
@@ -18,6 +18,9 @@ assert set(d["busy_ns"]) == {"tensor", "vector", "scalar", "gpsimd", "dma"}, d
 assert d["busy_ns"]["tensor"] > 0 and 0 < d["busy_ns"]["dma"] and d["latency_ns"] >= d["busy_ns"]["tensor"], d
 ' "$out"
 "$bin" time "$k" --arg lhsT=bf16[512,256] --arg rhs=bf16[512,1024] | grep -q "kernel mm_tiled"
+# --trace N: N instruction lines (start, end ns, engine, instruction, the kernel's line:col)
+trace=$("$bin" time "$k" --arg lhsT=bf16[512,256] --arg rhs=bf16[512,1024] --trace 5 | grep -c " ns  ")
+[[ $trace -eq 5 ]] || { echo "--trace 5 printed $trace instruction lines"; exit 1; }
 bad=$(mktemp --suffix=.py)
 trap 'rm -f "$bad"' EXIT
 printf 'import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\n@nki.jit\ndef k(a):\n    with x:\n        pass\n' >"$bad"
