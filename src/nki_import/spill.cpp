@@ -13,6 +13,8 @@
 // one loop body (where the array is not written) share one reload. An array that some instruction
 // uses whole cannot be staged by tiles and is not spilled (the capacity check then refuses the
 // kernel).
+#include "spill.h"
+
 #include <algorithm>
 #include <map>
 #include <set>

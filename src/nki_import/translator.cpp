@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "spill.h"
+
 namespace ts::nki {
 
 namespace {

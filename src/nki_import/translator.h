@@ -57,15 +57,6 @@ using Args = std::map<std::string, Value>;
 // Buffers the allocator rotates for a tile allocated inside a parallel loop (affine_range /
 // range), before the fallback halves them to fit (README: "Where the compiler chooses").
 constexpr int kRotatingBuffers = 2;
-// Buffers of a spilled array's staging tiles: the space the array freed lets the allocator rotate
-// more of them. FITTED on the NKIBench matmul baseline (bench/calibration): with 2 its reloads
-// chain on the DMA start latency (60.1 ms simulated), with 4 they stream (40.1 ms; 35.3 measured).
-constexpr int kStagingBuffers = 4;
-
-// On-chip arrays over SBUF's capacity moved out, largest first, as the compiler does
-// (rematerialized from their input or spilled to an HBM scratch tensor; spill.cpp).
-void spill_over_capacity(lower::Program& p, const sim::Target& t);
-
 class Translator {
  public:
   Translator(const Module& m, const sim::Target& t);
