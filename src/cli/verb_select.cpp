@@ -1,7 +1,9 @@
-// `tilesweep select ARCHIVE... -o LIB.h5 [--json F] [--nki-dir D]`: the shape library, the best
-// entry per (kernel, target, shape, mesh) over the archives, with provenance and NKI source.
+// `tilesweep select ARCHIVE... -o LIB.h5 [--json F] [--nki-dir D] [--force]`: the shape library,
+// the best entry per (kernel, target, shape, mesh) over the archives, with provenance and NKI
+// source.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 
@@ -17,8 +19,31 @@ namespace {
 struct SelectOpts {
   std::vector<std::string> archives;
   std::string out, json, nki_dir, python, nki_api = "current";
-  bool no_nki = false;
+  bool no_nki = false, force = false, quiet = false;
 };
+
+namespace fs = std::filesystem;
+
+// Before any work: each output's folder exists (created) and takes a file; an existing file is
+// overwritten only with --force; the library is never one of the archives read.
+void check_output(const std::string& path, const std::string& option, const SelectOpts& o) {
+  if (path.empty()) return;
+  std::error_code ec;
+  for (const auto& a : o.archives)
+    if (a == path || fs::equivalent(a, path, ec))
+      throw UserError(
+          fmt::format("error: {}: '{}' is also an input; name a new file", option, path));
+  if (fs::exists(path, ec) && !o.force)
+    throw UserError(fmt::format(
+        "error: {}: '{}' already exists; use --force to overwrite it, or name a new file", option,
+        path));
+  fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (ec)
+    throw UserError(fmt::format("error: {}: cannot create folder '{}': {}", option, parent.string(),
+                                ec.message()));
+  check_writable(path, option);
+}
 
 std::string json_text(const std::string& s) {
   std::string out = "\"";
@@ -139,16 +164,27 @@ VerbRun add_select(CLI::App& app) {
   cmd->add_option("--python", o->python,
                   "also write a Python module: kernel(name, target, **dims) returns the entry's "
                   "NKI function (exact shapes)");
+  cmd->add_flag("--force", o->force, "overwrite existing output files (-o, --json, --python)");
+  cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
   cmd->add_flag("--no-nki", o->no_nki, "do not re-materialize candidates (no NKI source)");
   cmd->add_option("--nki-api", o->nki_api,
                   "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
   return [o, cmd]() {
     if (!*cmd) return -1;
+    check_output(o->out, "-o", *o);
+    check_output(o->json, "--json", *o);
+    check_output(o->python, "--python", *o);
     report::SelectOptions so;
     so.emit_nki = !o->no_nki;
     so.nki_api = lower::parse_nki_api(o->nki_api);
     so.tool_version = TILESWEEP_VERSION;
+    auto t0 = std::chrono::steady_clock::now();
+    if (!o->quiet)
+      so.progress = [t0](const std::string& what) {
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::cerr << fmt::format("select {:6.1f} s: {}", s, what) << std::endl;
+      };
     store::Library lib = report::select_library(o->archives, so);
     store::write_library(o->out, lib);
     if (!o->json.empty()) {

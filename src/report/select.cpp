@@ -1,5 +1,7 @@
 #include "tilesweep/report/select.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <deque>
 #include <tuple>
@@ -43,8 +45,12 @@ store::LibraryEntry make_entry(const LoadedArchive& l, std::size_t row) {
 store::Library select_library(const std::vector<std::string>& paths, const SelectOptions& options) {
   std::deque<LoadedArchive> loaded;
   std::map<Key, Pick> best;
-  for (const auto& p : paths) {
-    const LoadedArchive& l = loaded.emplace_back(load_archive(p));
+  auto tell = [&](const std::string& what) {
+    if (options.progress) options.progress(what);
+  };
+  for (std::size_t a = 0; a < paths.size(); ++a) {
+    tell(fmt::format("reading archive {} ({}/{})", paths[a], a + 1, paths.size()));
+    const LoadedArchive& l = loaded.emplace_back(load_archive(paths[a]));
     for (std::size_t r = 0; r < l.archive.best.size(); ++r) {
       const store::BestRecord& b = l.archive.best[r];
       if (!std::isfinite(b.latency_ns)) continue;
@@ -57,9 +63,12 @@ store::Library select_library(const std::vector<std::string>& paths, const Selec
   lib.tool_version = options.tool_version;
   lib.archives = paths;
   NkiEmitter emitter;
+  std::size_t done = 0;
   for (const auto& [key, pick] : best) {
     store::LibraryEntry e = make_entry(*pick.from, pick.row);
     if (options.emit_nki) {
+      tell(fmt::format("NKI source {}/{}: {} {} {} mesh {}", ++done, best.size(), e.kernel,
+                       e.target, e.shape, e.mesh));
       const auto& prov = pick.from->provenance;
       NkiResult nki =
           emitter.emit(pick.from->archive.meta, prov.sources[prov.best_origin[pick.row].source],

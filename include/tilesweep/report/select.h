@@ -7,6 +7,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,6 +68,8 @@ struct SelectOptions {
   bool emit_nki = true;
   lower::NkiApi nki_api = lower::NkiApi::Current;
   std::string tool_version;
+  // Told what select is doing as it goes (one line per archive read and per entry re-built).
+  std::function<void(const std::string&)> progress;
 };
 
 // Keeps the lowest-latency row per key over `paths` (ties to the first archive given, then the
