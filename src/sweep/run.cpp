@@ -25,6 +25,7 @@
 #include "tilesweep/sweep/mpi_comm.h"
 #include "tilesweep/sweep/plan.h"
 #include "tilesweep/sweep/progress.h"
+#include "tilesweep/sweep/rank_pids.h"
 #include "tilesweep/sweep/results.h"
 #include "tilesweep/sweep/run_identity.h"
 #include "tilesweep/sweep/scheduler.h"
@@ -290,6 +291,37 @@ int Rank0Run::operator()(OpenJournal& opened, std::ostream& out, std::ostream& e
   return 128 + interrupt_signal();
 }
 
+// `<archive>.pids` for as long as the run lasts (rank 0), so a user can signal exactly this
+// run's ranks; every rank's handlers are installed before it is written. Collective.
+class PidsFile {
+ public:
+  PidsFile(const Comm& comm, const RunOptions& o, const std::string& archive, std::ostream& err) {
+    std::string all = comm.allgather(rank_pid_line(comm.rank()));
+    if (comm.rank() != 0) return;
+    try {
+      write_file_durably(pids_path(archive), all, "pids file");
+      path_ = pids_path(archive);
+    } catch (const std::exception& e) {  // the run does not depend on it
+      err << fmt::format("warning: {}", e.what()) << std::endl;
+    }
+    if (!o.quiet)
+      err << fmt::format(
+                 "{} rank(s); to interrupt this run (a partial archive, continue with --resume): "
+                 "{}",
+                 comm.size(), interrupt_command(parse_rank_pids(all), host_name()))
+          << std::endl;
+  }
+  ~PidsFile() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove(path_, ec);
+  }
+  PidsFile(const PidsFile&) = delete;
+  PidsFile& operator=(const PidsFile&) = delete;
+
+ private:
+  std::string path_;
+};
+
 // Every rank, after the Comm exists; a JobError leaves it on every rank at the same point.
 int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ostream& err) {
   std::string start_time = now_iso();
@@ -312,6 +344,7 @@ int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ost
                             plan->synthesis_records());
   });
   install_interrupt_handlers();
+  PidsFile pids(comm, o, setup.archive, err);
   if (comm.rank() != 0) {
     run_worker(comm, *plan, err);
     return 0;

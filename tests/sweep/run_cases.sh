@@ -7,6 +7,8 @@
 #   bad_inputs  exit 2 with the message: missing job, existing archive, another job's journal
 #   dry_run     the unit table and the total, no archive written
 #   sigint      SIGINT: exit 130, a partial archive; --resume completes it
+#   pids        mpiexec -n 2: <archive>.pids names both ranks; signalling them interrupts this
+#               run only (another run beside it completes); --resume completes it
 #   rank_error  a failure on one rank: "error on rank N: ...", the job aborts with code 2
 #   locked_journal  2 ranks, the journal locked by another process (flock -x): "error on rank 0:
 #               ... in use", exit 2 within the timeout (it used to hang: rank 0 in MPI_Finalize,
@@ -158,6 +160,35 @@ dry_run)
   grep -qE '^softmax +trn1 +M=4096,N=2048 +1 +- +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no softmax row"
   grep -qE '^total: [0-9]+ candidates in [0-9]+ units over 10 ' "$tmp/d.out" || fail "no total: $(cat "$tmp/d.out")"
   [[ ! -e $tmp/d.h5 && ! -e $tmp/d.h5.journal ]] || fail "dry run wrote files"
+  ;;
+pids)
+  # `<archive>.pids` names this run's ranks (2 under mpiexec): signalling them interrupts this
+  # run (a partial archive, --resume completes it) and leaves another run on the node alone.
+  a=$tmp/p.h5
+  "$ts" run "$job" --quiet --archive "$tmp/other.h5" > "$tmp/other.out" 2>&1 &
+  other=$!
+  mpiexec -n 2 --oversubscribe "$ts" run "$job" --archive "$a" > "$tmp/p.out" 2>&1 &
+  pid=$!
+  while kill -0 $pid 2>/dev/null && [[ ! -s $a.pids ]]; do sleep 0.02; done
+  [[ -s $a.pids ]] || fail "no $a.pids: $(cat "$tmp/p.out")"
+  [[ $(wc -l < "$a.pids") -eq 2 ]] || fail "want 2 ranks in the pids file: $(cat "$a.pids")"
+  pids=$(cut -d' ' -f3 "$a.pids")
+  for p in $pids; do
+    tr '\0' ' ' < /proc/$p/cmdline | grep -qF "run $job --archive $a" || fail "pid $p is not a rank of this run"
+  done
+  [[ $(cut -d' ' -f1 "$a.pids" | tr '\n' ' ') == "0 1 " ]] || fail "ranks not in order: $(cat "$a.pids")"
+  grep -qF "2 rank(s); to interrupt this run (a partial archive, continue with --resume): kill -INT $(echo $pids)" \
+    "$tmp/p.out" || fail "no interrupt line naming the pids: $(cat "$tmp/p.out")"
+  kill -INT $pids
+  wait $pid; rc=$?
+  [[ $rc -ne 0 ]] || grep -q '(complete)' "$tmp/p.out" || fail "exit 0 without a complete archive: $(cat "$tmp/p.out")"
+  [[ ! -e $a.pids ]] || fail "the pids file outlived the run"
+  "$dump" "$a" > "$tmp/p.best" 2>&1
+  grep -qE '^status (partial|complete)$' "$tmp/p.best" || fail "no archive after the interrupt: $(cat "$tmp/p.best")"
+  "$ts" run "$job" --quiet --resume --archive "$a" > "$tmp/p2.out" 2>&1 || fail "resume: $(cat "$tmp/p2.out")"
+  grep -q '(complete)' "$tmp/p2.out" || fail "resume did not complete: $(cat "$tmp/p2.out")"
+  wait $other || fail "the other run was disturbed: $(cat "$tmp/other.out")"
+  grep -q '(complete)' "$tmp/other.out" || fail "the other run did not complete: $(cat "$tmp/other.out")"
   ;;
 sigint)
   reference
