@@ -1,5 +1,6 @@
-// `tilesweep run JOB.toml [--resume] [--archive PATH] [--dry-run] [--quiet] [--threads N]`: the
-// sweep, on one rank or under mpiexec. The work is in sweep/run.h; this only parses arguments.
+// `tilesweep run JOB.toml [--resume] [--archive PATH] [--dry-run [--exact]] [--quiet] [--threads
+// N]`: the sweep, on one rank or under mpiexec. The work is in sweep/run.h; this only parses
+// arguments.
 #include <iostream>
 
 #include "tilesweep/sweep/run.h"
@@ -23,8 +24,16 @@ VerbRun add_run(CLI::App& app) {
                 "continue the run recorded in the archive's journal, skipping its done units");
   cmd->add_option("--archive", o->archive,
                   "archive to write (default: the job's [output] archive)");
-  cmd->add_flag("--dry-run", o->dry_run,
-                "print the work units and candidate counts; score nothing");
+  auto* dry = cmd->add_flag("--dry-run", o->dry_run,
+                            "print the spaces (kernel, target, shape, mesh, sharding) from the job "
+                            "alone in about a second; "
+                            "score nothing, write nothing (with --exact, or an earlier run's "
+                            "<archive>.synthesis at hand: "
+                            "the candidate counts and work units too)");
+  cmd->add_flag("--exact", o->exact,
+                "with --dry-run: count the candidates and work units (runs the prepare: proofs and "
+                "ISA synthesis)")
+      ->needs(dry);
   cmd->add_flag("-q,--quiet", o->quiet, "no progress lines on stderr");
   cmd->add_option("--threads", o->threads,
                   "threads per rank (default: this node's cores / its ranks)")

@@ -109,6 +109,14 @@ std::string setup_message(const RunOptions& o) {
   return fmt::format("{}\n{}\n{}", o.job_path, archive, job.text);
 }
 
+// Every rank: whether a dry run takes the quick form (dry_run.h): not with --exact, nor when an
+// earlier run's synthesis records are at hand (the exact plan is then quick too). Rank 0 decides.
+bool quick_dry_run(const Comm& comm, const RunOptions& o, const Setup& s) {
+  std::string quick =
+      comm.rank() == 0 && !o.exact && !fs::exists(synthesis_path(s.archive)) ? "1" : "0";
+  return comm.broadcast(quick) == "1";
+}
+
 // Every rank: the job as rank 0 read it. Rank 0 reads and checks it, every rank parses its
 // text; a failure anywhere stops every rank (agree).
 Setup setup_job(const Comm& comm, const RunOptions& o) {
@@ -326,6 +334,16 @@ class PidsFile {
 int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ostream& err) {
   std::string start_time = now_iso();
   Setup setup = setup_job(comm, o);
+  if (o.dry_run && quick_dry_run(comm, o, setup)) {
+    std::string text;
+    agree(comm, [&] {
+      std::ostringstream table;
+      if (comm.rank() == 0) print_quick_dry_run(setup.job, setup.archive, table);
+      text = table.str();
+    });
+    out << text;
+    return 0;
+  }
   int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int threads = o.threads > 0 ? o.threads : std::max(1, hw / comm.local_size());
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,

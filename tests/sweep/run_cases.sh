@@ -5,7 +5,8 @@
 #   ranks       mpiexec -n 2 and -n 4 --oversubscribe give the same /best as one rank
 #   resume      kill -9 at several moments, then --resume: same /best, no duplicate rows
 #   bad_inputs  exit 2 with the message: missing job, existing archive, another job's journal
-#   dry_run     the unit table and the total, no archive written
+#   dry_run     the quick form (spaces, no counts, no prepare), --exact's unit table and total, no
+#               file written; with <archive>.synthesis at hand the counts unasked
 #   sigint      SIGINT: exit 130, a partial archive; --resume completes it
 #   pids        mpiexec -n 2: <archive>.pids names both ranks; signalling them interrupts this
 #               run only (another run beside it completes); --resume completes it
@@ -155,11 +156,23 @@ assert sorted(c["check"].tolist()).count(1) == 6 and 0 not in c["check"].tolist(
 PY
   ;;
 dry_run)
-  "$ts" run "$job" --dry-run --archive "$tmp/d.h5" > "$tmp/d.out" 2>&1 || fail "dry run: $(cat "$tmp/d.out")"
+  # The quick form (no proof, no synthesis): the spaces from the job alone, no counts.
+  "$ts" run "$job" --dry-run --archive "$tmp/d.h5" > "$tmp/q.out" 2>&1 || fail "quick dry run: $(cat "$tmp/q.out")"
+  grep -qE '^rmsnorm +trn1 +M=1024,N=2048 +1 +-$' "$tmp/q.out" || fail "no quick rmsnorm row: $(cat "$tmp/q.out")"
+  grep -qE '^total: 10 spaces \(kernel, target, shape, mesh, sharding\) of 10 .*; [0-9]+ distinct ISA synthesis queries' \
+    "$tmp/q.out" || fail "no quick total: $(cat "$tmp/q.out")"
+  grep -qF 'candidates and work units: not counted' "$tmp/q.out" || fail "the quick form does not say what it skips"
+  ! grep -q '^prepare ' "$tmp/q.out" || fail "the quick dry run ran the prepare: $(cat "$tmp/q.out")"
+  expect_error "--exact requires --dry-run" "$ts" run "$job" --exact --archive "$tmp/d.h5"
+  "$ts" run "$job" --dry-run --exact --archive "$tmp/d.h5" > "$tmp/d.out" 2>&1 || fail "dry run: $(cat "$tmp/d.out")"
   grep -qE '^rmsnorm +trn1 +M=1024,N=2048 +1 +- +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no rmsnorm row: $(cat "$tmp/d.out")"
   grep -qE '^softmax +trn1 +M=4096,N=2048 +1 +- +[0-9]+ +[0-9]+$' "$tmp/d.out" || fail "no softmax row"
   grep -qE '^total: [0-9]+ candidates in [0-9]+ units over 10 ' "$tmp/d.out" || fail "no total: $(cat "$tmp/d.out")"
-  [[ ! -e $tmp/d.h5 && ! -e $tmp/d.h5.journal ]] || fail "dry run wrote files"
+  [[ ! -e $tmp/d.h5 && ! -e $tmp/d.h5.journal && ! -e $tmp/d.h5.synthesis ]] || fail "dry run wrote files"
+  # With an earlier run's synthesis records at hand the exact form is quick, and taken unasked.
+  sweep "$tmp/d.h5" > /dev/null 2>&1 || fail "run"
+  "$ts" run "$job" --dry-run --archive "$tmp/d.h5" > "$tmp/d2.out" 2>&1 || fail "dry run after a run: $(cat "$tmp/d2.out")"
+  grep -qE '^total: [0-9]+ candidates in [0-9]+ units over 10 ' "$tmp/d2.out" || fail "no counts with records at hand: $(cat "$tmp/d2.out")"
   ;;
 pids)
   # `<archive>.pids` names this run's ranks (2 under mpiexec): signalling them interrupts this
@@ -286,7 +299,7 @@ load)
   ;;
 mesh)
   job=$data/mesh.toml
-  "$ts" run "$job" --dry-run --archive "$tmp/md.h5" > "$tmp/md.out" 2>&1 || fail "mesh dry run: $(cat "$tmp/md.out")"
+  "$ts" run "$job" --dry-run --exact --archive "$tmp/md.h5" > "$tmp/md.out" 2>&1 || fail "mesh dry run: $(cat "$tmp/md.out")"
   grep -qE '^job sweep-mesh-test .* mesh 1, 2x2 \(torus topology\)' "$tmp/md.out" || fail "dry run header: $(cat "$tmp/md.out")"
   grep -qE '^matmul +trn1 +M=128,K=8192,N=128 +1 +- +[0-9]+ +[0-9]+$' "$tmp/md.out" || fail "no mesh-1 row: $(cat "$tmp/md.out")"
   grep -qE '^matmul +trn1 +M=128,K=8192,N=128 +2x2 +K:x\*y\+rs +[0-9]+ +[0-9]+ +M=128,K=2048,N=128$' "$tmp/md.out" ||

@@ -15,6 +15,7 @@ struct RunOptions {
   std::string archive;   // "" = the job's [output] archive
   bool resume = false;   // continue from the archive's journal
   bool dry_run = false;  // print the units, score nothing
+  bool exact = false;    // a dry run counts candidates and units (runs the prepare); dry_run.h
   bool quiet = false;    // no progress lines
   int threads = 0;       // TBB threads per rank; 0 = this node's cores / its ranks
   std::string tool_version, git_commit;
