@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
       ts::cli::add_variants(app), ts::cli::add_lower(app),  ts::cli::add_score(app),
       ts::cli::add_run(app),      ts::cli::add_select(app), ts::cli::add_lookup(app),
       ts::cli::add_report(app),   ts::cli::add_merge(app),  ts::cli::add_diff(app),
-      ts::cli::add_time(app)};
+      ts::cli::add_time(app),     ts::cli::add_why(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -23,5 +23,6 @@ VerbRun add_report(CLI::App& app);
 VerbRun add_merge(CLI::App& app);
 VerbRun add_diff(CLI::App& app);
 VerbRun add_time(CLI::App& app);
+VerbRun add_why(CLI::App& app);
 
 }  // namespace ts::cli

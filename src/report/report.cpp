@@ -264,7 +264,7 @@ Report build_report(const LoadedArchive& l) {
   Report r;
   r.notes = notes(l);
   r.tables = speedup_tables(a.best);
-  r.tables.push_back(detail::latency_table(a.best));
+  r.tables.push_back(detail::latency_table(a));
   r.tables.push_back(detail::latency_total_table(a.best));
   r.tables.push_back(ablation_table(a.best));
   r.tables.push_back(ablation_relative_table(a.best));

@@ -8,42 +8,39 @@
 #include <map>
 
 #include "report_tables.h"
+#include "tilesweep/report/why.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::report::detail {
 
-std::string bound_of(const store::BestRecord& b) {
-  if (!std::isfinite(b.latency_ns) || b.latency_ns <= 0) return "no program";
-  std::size_t busiest = 0;
-  for (std::size_t e = 1; e < b.busy_ns.size(); ++e)
-    if (b.busy_ns[e] > b.busy_ns[busiest]) busiest = e;
-  double busy_ns = b.busy_ns[busiest];
-  if (!(busy_ns > 0)) return "-";
-  std::string out =
-      fmt::format("{} {:.0f}% busy", store::kEngineNames[busiest], 100.0 * busy_ns / b.latency_ns);
-  if (b.collective_ns > 0)
-    out += fmt::format(", collectives {:.0f}%", 100.0 * b.collective_ns / b.latency_ns);
-  return out;
-}
-
-Table latency_table(const std::vector<store::BestRecord>& best) {
+Table latency_table(const store::Archive& a) {
+  std::map<std::string, int> partitions;  // per target, 0 when not a built-in one
+  for (const auto& b : a.best)
+    if (!partitions.count(b.target)) {
+      try {
+        partitions[b.target] = sim::builtin_target(b.target).sbuf.partitions;
+      } catch (const std::exception&) {
+        partitions[b.target] = 0;
+      }
+    }
   Table t{"latency",
           "Best simulated latency per kernel, target, shape and mesh (us), its roofline bound "
-          "(AccelOpt's "
-          "constants), its attainable bound (the target's own peaks, which no candidate beats), "
-          "and the engine "
-          "that bounds it (busy time / latency)",
+          "(AccelOpt's constants), its attainable bound (the target's own peaks, which no "
+          "candidate beats), and the engine that bounds it (busy time / latency; partitions left "
+          "idle and spilled bytes where so: `tilesweep why` says more)",
           {"kernel", "target", "shape", "mesh", "best us", "heuristic us", "roofline us",
            "% of roofline", "bound", "attainable us", "% of attainable"},
           {}};
   auto us = [](double ns) { return Cell::num(ns / 1000.0, " us"); };
-  for (const auto& b : best) {
+  for (const auto& b : a.best) {
     double pct = 100.0 * b.roofline_ns / b.latency_ns;
     double pct_attainable =
         100.0 * b.attainable_ns / b.latency_ns;  // NaN from an archive before schema 3
     t.rows.push_back({Cell::of(b.kernel), Cell::of(b.target),
                       Cell::of(b.shape.empty() ? "-" : b.shape), Cell::of(b.mesh), us(b.latency_ns),
                       us(b.heuristic_ns), us(b.roofline_ns), Cell::num(pct, "%"),
-                      Cell::of(bound_of(b)), us(b.attainable_ns), Cell::num(pct_attainable, "%")});
+                      Cell::of(bound_phrase(b, best_candidate(a, b), partitions[b.target])),
+                      us(b.attainable_ns), Cell::num(pct_attainable, "%")});
   }
   return t;
 }

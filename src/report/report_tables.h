@@ -5,9 +5,9 @@
 
 namespace ts::report::detail {
 
-// "dma 92% busy": the engine busiest over the best candidate's latency; "no program" without one.
-std::string bound_of(const store::BestRecord& b);
-Table latency_table(const std::vector<store::BestRecord>& best);
+// The `bound` column: why.h's bound_phrase ("dma 92% busy; 8 of 128 partitions; spills 1.0 MiB",
+// "no program", "no feasible candidate").
+Table latency_table(const store::Archive& a);
 Table latency_total_table(const std::vector<store::BestRecord>& best);
 Table stage_table(const store::Archive& a);
 Table phase_table(const store::Meta& m);

@@ -16,6 +16,7 @@
 #include "tilesweep/base/error.h"
 #include "tilesweep/report/lookup.h"
 #include "tilesweep/report/merge.h"
+#include "tilesweep/report/why.h"
 #include "tilesweep/store/library.h"
 #include "tilesweep/store/library_reader.h"
 
@@ -326,6 +327,58 @@ TEST(Report, CsvRowsNameTheirKeys) {
                       "\"mesh\": \"1\"}, null]"),
             std::string::npos)
       << json;
+}
+
+}  // namespace
+}  // namespace ts::report
+
+namespace ts::report {
+namespace {
+
+// `why`'s pieces: the partitions of each fused group read from a config, and the bound phrase
+// (busiest engine, collectives, idle partitions, spills; no program / no feasible candidate).
+TEST(Why, GroupPartitionsFromConfig) {
+  struct Case {
+    std::string config;
+    std::vector<int> want;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"v0 fused | relu@2: activation(x) | g0: pt=8 block=1 free=512", {8}},
+           {"v1 unfused | g0: pt=128 block=2 free=0 | g1: pt=64 block=1 free=128", {128, 64}},
+           {"v0 fused | no groups here pt=3", {}},
+           {"", {}},
+       })
+    EXPECT_EQ(group_partitions(c.config), c.want) << c.config;
+}
+
+TEST(Why, BoundPhrase) {
+  store::BestRecord b = best("mm", "M=1", 1000);
+  b.busy_ns = {100, 0, 0, 0, 920};
+  store::CandidateRecord c;
+  struct Case {
+    std::string config;
+    double collective_ns;
+    std::int64_t spill;
+    bool with_row;
+    int partitions;
+    std::string want;
+  };
+  for (const auto& k : std::vector<Case>{
+           {"g0: pt=128", 0, 0, true, 128, "dma 92% busy"},
+           {"g0: pt=8 block=1", 0, 0, true, 128, "dma 92% busy; 8 of 128 partitions"},
+           {"g0: pt=8 | g1: pt=32", 0, 0, true, 128, "dma 92% busy; 32 of 128 partitions"},
+           {"g0: pt=8", 0, 0, true, 0, "dma 92% busy"},  // target unknown
+           {"g0: pt=128", 250, 0, true, 128, "dma 92% busy; collectives 25%"},
+           {"g0: pt=128", 0, 3 << 20, true, 128, "dma 92% busy; spills 3.0 MiB"},
+           {"g0: pt=128", 0, 3 << 20, false, 128, "dma 92% busy"},  // no /candidates row kept
+       }) {
+    b.config = k.config, b.collective_ns = k.collective_ns, c.spill_bytes = k.spill;
+    EXPECT_EQ(bound_phrase(b, k.with_row ? &c : nullptr, k.partitions), k.want) << k.config;
+  }
+  b.latency_ns = store::kNotComputed;
+  EXPECT_EQ(bound_phrase(b, nullptr, 128), "no program");
+  b.infeasible = b.candidates;
+  EXPECT_EQ(bound_phrase(b, nullptr, 128), "no feasible candidate");
 }
 
 }  // namespace
