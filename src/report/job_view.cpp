@@ -1,11 +1,11 @@
 #include "tilesweep/report/job_view.h"
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include <filesystem>
 
 #include "tilesweep/base/error.h"
+#include "tilesweep/base/toml_reader.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/semantics/op_spec.h"
 
@@ -42,10 +42,17 @@ std::string implicit_label(const JobKernelRef& k,
   }
 }
 
-template <class T>
-T get_or(const toml::table* t, const char* key, T fallback) {
-  if (!t) return fallback;
-  return (*t)[key].value_or(fallback);
+// Optional typed values of an archived job (checked when the run read it; a file written by
+// hand or damaged gets the reader's file:line:col error).
+std::string string_or(const TomlReader& r, const toml::table* t, const char* key,
+                      const std::string& fallback) {
+  const toml::node* n = t ? t->get(key) : nullptr;
+  return n ? r.string(*n, key) : fallback;
+}
+
+int int_or(const TomlReader& r, const toml::table* t, const char* key, int fallback) {
+  const toml::node* n = t ? t->get(key) : nullptr;
+  return n ? static_cast<int>(r.integer(*n, std::string("search.") + key, 1, 1 << 20)) : fallback;
 }
 
 }  // namespace
@@ -65,35 +72,37 @@ std::string suite_of(const std::string& file) {
 JobView parse_job_view(const std::string& job_toml,
                        const std::map<std::string, std::string>& sources,
                        const std::string& where) {
+  TomlReader r(where);
   toml::table doc;
   try {
-    doc = toml::parse(job_toml, where);
-  } catch (const toml::parse_error& e) {
+    doc = r.parse(job_toml);
+  } catch (const UserError& e) {
     throw UserError(
-        fmt::format("error: {}: the recorded job file does not parse: {}", where, e.description()));
+        fmt::format("{} (the job file recorded in the archive does not parse)", e.what()));
   }
   JobView v;
-  v.name = doc["name"].value_or(std::string());
-  if (const toml::array* ks = doc["kernel"].as_array())
-    for (const auto& node : *ks) {
+  v.name = string_or(r, &doc, "name", "");
+  if (const toml::node* ks = doc.get("kernel"))
+    for (const auto& node : r.list(*ks, "kernel", "[[kernel]] tables")) {
       const toml::table* t = node.as_table();
       if (!t) continue;
       JobKernelRef k;
-      k.file = get_or<std::string>(t, "file", "");
-      k.name = get_or<std::string>(t, "name", "");
+      k.file = string_or(r, t, "file", "");
+      k.name = string_or(r, t, "name", "");
       k.source = find_source(k.file, sources);
-      k.label = get_or<std::string>(t, "label", k.name);
+      k.label = string_or(r, t, "label", k.name);
       if (k.label.empty()) k.label = implicit_label(k, sources);
       k.suite = suite_of(k.file);
       v.kernels.push_back(std::move(k));
     }
-  const toml::table* s = doc["search"].as_table();
-  v.max_block = static_cast<int>(get_or<std::int64_t>(s, "max_block", v.max_block));
-  v.isa_depth = static_cast<int>(get_or<std::int64_t>(s, "isa_depth", v.isa_depth));
-  v.max_lowerings = static_cast<int>(get_or<std::int64_t>(s, "max_lowerings", v.max_lowerings));
-  if (const toml::array* b = s ? (*s)["bufs"].as_array() : nullptr) {
+  const toml::table* s = r.table(doc, "search");
+  v.max_block = int_or(r, s, "max_block", v.max_block);
+  v.isa_depth = int_or(r, s, "isa_depth", v.isa_depth);
+  v.max_lowerings = int_or(r, s, "max_lowerings", v.max_lowerings);
+  if (const toml::node* b = s ? s->get("bufs") : nullptr) {
     v.bufs.clear();
-    for (const auto& x : *b) v.bufs.push_back(static_cast<int>(x.value_or<std::int64_t>(1)));
+    for (const auto& x : r.list(*b, "search.bufs", "[1, 2]"))
+      v.bufs.push_back(static_cast<int>(r.integer(x, "search.bufs", 1, 64)));
   }
   return v;
 }

@@ -14,6 +14,7 @@
 
 #include "../../src/report/config_delta.h"
 #include "tilesweep/base/error.h"
+#include "tilesweep/report/job_view.h"
 #include "tilesweep/report/lookup.h"
 #include "tilesweep/report/merge.h"
 #include "tilesweep/report/why.h"
@@ -379,6 +380,52 @@ TEST(Why, BoundPhrase) {
   EXPECT_EQ(bound_phrase(b, nullptr, 128), "no program");
   b.infeasible = b.candidates;
   EXPECT_EQ(bound_phrase(b, nullptr, 128), "no feasible candidate");
+}
+
+}  // namespace
+}  // namespace ts::report
+
+namespace ts::report {
+namespace {
+
+// The job recorded in an archive is read through the TOML reader: its values typed, a damaged
+// or hand-edited one an error at file:line:col naming the key (issue 21).
+TEST(JobView, ReadsTheRecordedJobWithLocations) {
+  JobView v = parse_job_view(
+      "name = \"j\"\n[[kernel]]\nfile = \"k/axon/mm.py\"\nlabel = \"mm\"\n[search]\nmax_block = "
+      "4\nbufs = [1, 3]\n",
+      {}, "a.h5: /meta job_toml");
+  EXPECT_EQ(v.name, "j");
+  ASSERT_EQ(v.kernels.size(), 1u);
+  EXPECT_EQ(v.kernels[0].label, "mm");
+  EXPECT_EQ(v.kernels[0].suite, "axon");
+  EXPECT_EQ(v.max_block, 4);
+  EXPECT_EQ(v.isa_depth, 2);  // the default
+  EXPECT_EQ(v.bufs, (std::vector<int>{1, 3}));
+  struct Case {
+    std::string toml, message;
+  };
+  for (
+      const auto& c : std::vector<Case>{
+          {"name = \"j\"\n[search]\nmax_block = \"4\"\n",
+           "a.h5: /meta job_toml:3:13: error: 'search.max_block' must be an integer, not a string"},
+          {"name = 3\n",
+           "a.h5: /meta job_toml:1:8: error: 'name' must be a string, not an integer"},
+          {"search = 1\n",
+           "a.h5: /meta job_toml:1:10: error: 'search' must be a table ([search]), not an integer"},
+          {"[search]\nbufs = [0]\n",
+           "a.h5: /meta job_toml:2:9: error: 'search.bufs' must be between 1 and 64, got 0"},
+          {"[[kernel]]\nfile = 7\n",
+           "a.h5: /meta job_toml:2:8: error: 'file' must be a string, not an integer"},
+          {"name = \"j\n", "a.h5: /meta job_toml:1:"},
+      }) {
+    try {
+      parse_job_view(c.toml, {}, "a.h5: /meta job_toml");
+      ADD_FAILURE() << "no error for " << c.toml;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
