@@ -1,10 +1,12 @@
 #include "tilesweep/semantics/instr_spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 
 #include "spec_parse.h"
 #include "tilesweep/base/hash.h"
+#include "tilesweep/base/suggest.h"
 
 namespace ts::sem {
 
@@ -55,6 +57,28 @@ bool pattern_has_dim(const OpSpec& op, const std::string& dim) {
   return in(op.out);
 }
 
+// The dims named in `op`'s operand and output patterns, in order of first appearance.
+std::vector<std::string> pattern_dims(const OpSpec& op) {
+  std::vector<std::string> out;
+  auto add = [&](const Pattern& p) {
+    for (const auto& it : p.items)
+      if (!it.group && !it.name.empty() && std::find(out.begin(), out.end(), it.name) == out.end())
+        out.push_back(it.name);
+  };
+  for (const auto& p : op.shapes) add(p);
+  add(op.out);
+  return out;
+}
+
+// "; did you mean 'x'?" when `name` is close to one of `known`, else " (expected a, b or c)".
+std::string suggestion(const std::string& name, const std::vector<std::string>& known) {
+  if (std::string hint = did_you_mean(name, known); !hint.empty()) return hint;
+  std::string list;
+  for (std::size_t i = 0; i < known.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == known.size() ? " or " : ", ") + known[i];
+  return " (expected " + list + ")";
+}
+
 std::map<std::string, std::string> string_table(const toml::node& n, const std::string& file,
                                                 const std::string& what) {
   std::map<std::string, std::string> out;
@@ -81,8 +105,8 @@ NkiNames parse_nki_names(const toml::table& doc, const std::string& file) {
     else if (k == "current_engines")
       out.current_engines = string_table(v, file, "nki.current_engines");
     else
-      fail(toml_loc(v, file), "unknown key 'nki.{}' (expected names, engines or current_engines)",
-           k.str());
+      fail(toml_loc(v, file), "unknown key 'nki.{}'{}", k.str(),
+           suggestion(std::string(k.str()), {"names", "engines", "current_engines"}));
   }
   return out;
 }
@@ -189,9 +213,13 @@ InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::
     if (!mt) fail(toml_loc(*m, file), "instruction '{}': memory must be a table", name);
     for (auto&& [k, v] : *mt) {
       std::string key(k.str());
-      if (key != "out" && in.op.operand_index(key) < 0)
+      if (key != "out" && in.op.operand_index(key) < 0) {
+        std::vector<std::string> known = in.op.operands;
+        known.push_back("out");
         fail(toml_loc(v, file),
-             "instruction '{}': memory given for '{}', which is not an operand or out", name, key);
+             "instruction '{}': memory given for '{}', which is not an operand or out{}", name, key,
+             suggestion(key, known));
+      }
       for (const auto& s : strings(v, file, "a memory list"))
         in.memory[key].push_back(parse_memory(s, toml_loc(v, file)));
     }
@@ -206,8 +234,8 @@ InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::
              key);
       if (!pattern_has_dim(in.op, key))
         fail(toml_loc(v, file),
-             "instruction '{}': limit given for '{}', which is not a dim of its patterns", name,
-             key);
+             "instruction '{}': limit given for '{}', which is not a dim of its patterns{}", name,
+             key, suggestion(key, pattern_dims(in.op)));
       in.limits[key] = *v.value<std::int64_t>();
     }
   }

@@ -83,9 +83,53 @@ TEST(InstrTable, BadEntriesAreClearErrors) {
   EXPECT_EQ(error("[instr.x]\noperands = [\"a\"]\nshape = { a = \"[p, f]\" }\nout = \"[p, "
                   "f]\"\nexpr = \"a\"\nengines = [\"vector\"]\nlimits = { q = 4 }\ncost = \"1\"\n"),
             "isa.toml:7:16: error: instruction 'x': limit given for 'q', which is not a dim of its "
-            "patterns");
+            "patterns (expected p or f)");
   EXPECT_EQ(error("[instr.x]\noperands = [\"a\"]\nexpr = \"a\"\nengines = [\"vector\"]\n"),
             "isa.toml:1:1: error: instruction 'x': missing string key 'cost'");
+}
+
+// Unknown keys of an ISA file's tables name the closest known key, or the keys there are.
+TEST(InstrTable, UnknownKeysSuggest) {
+  auto error = [](const std::string& text) {
+    InstrTable t;
+    try {
+      t.load(text, "isa.toml", OpTable::builtin());
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string x =
+      "[instr.x]\noperands = [\"src\", \"bias\"]\nshape = { src = \"[p, free]\", bias = \"[p, 1]\" "
+      "}\n"
+      "out = \"[p, free]\"\nexpr = \"src + bias\"\nengines = [\"vector\"]\ncost = \"1\"\n";
+  struct Case {
+    std::string text, want;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"[nki.nmes]\nx = \"y\"\n" + x,
+            "isa.toml:1:1: error: unknown key 'nki.nmes'; did you mean 'names'?"},
+           {"[nki.spellings]\nx = \"y\"\n" + x,
+            "isa.toml:1:1: error: unknown key 'nki.spellings' (expected names, engines or "
+            "current_engines)"},
+           {x + "memory = { bia = [\"sbuf\"] }\n",
+            "isa.toml:8:18: error: instruction 'x': memory given for 'bia', which is not an "
+            "operand or out; did you "
+            "mean 'bias'?"},
+           {x + "memory = { result = [\"sbuf\"] }\n",
+            "isa.toml:8:21: error: instruction 'x': memory given for 'result', which is not an "
+            "operand or out "
+            "(expected src, bias or out)"},
+           {x + "limits = { fre = 512 }\n",
+            "isa.toml:8:18: error: instruction 'x': limit given for 'fre', which is not a dim of "
+            "its patterns; did you "
+            "mean 'free'?"},
+           {x + "limits = { rows = 512 }\n",
+            "isa.toml:8:19: error: instruction 'x': limit given for 'rows', which is not a dim of "
+            "its patterns "
+            "(expected p or free)"},
+       })
+    EXPECT_EQ(error(c.text), c.want) << c.text;
 }
 
 }  // namespace
