@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "tilesweep/base/source.h"
+#include "tilesweep/base/suggest.h"
 #include "tilesweep/base/toml_reader.h"
 
 namespace ts::embedded {
@@ -20,25 +22,49 @@ namespace {
 SourceLoc loc_of(const toml::node& n, const std::string& file) { return TomlReader(file).at(n); }
 
 // Typed access to "section.key" through the one TOML reader: errors name the file, line and key.
+// It remembers every key read, so that check_unread() can refuse the keys nothing reads (a
+// misspelled one would otherwise be ignored silently).
 class Reader {
  public:
   Reader(const toml::table& doc, std::string file) : doc_(doc), toml_(std::move(file)) {}
 
-  const toml::table& section(const std::string& name) { return toml_.section(doc_, name); }
+  const toml::table& section(const std::string& name) {
+    mark(name);
+    return toml_.section(doc_, name);
+  }
 
   double number(const toml::table& t, const std::string& section, const std::string& key, double lo,
                 double hi) {
-    return toml_.number(toml_.required(t, key, path(section, key)), path(section, key), lo, hi);
+    return toml_.number(need(t, section, key), path(section, key), lo, hi);
   }
 
   std::int64_t integer(const toml::table& t, const std::string& section, const std::string& key,
                        std::int64_t lo, std::int64_t hi) {
-    return toml_.integer(toml_.required(t, key, path(section, key)), path(section, key), lo, hi);
+    return toml_.integer(need(t, section, key), path(section, key), lo, hi);
   }
 
   std::string string(const toml::table& t, const std::string& section, const std::string& key) {
-    return toml_.string(toml_.required(t, key, path(section, key)), path(section, key));
+    return toml_.string(need(t, section, key), path(section, key));
   }
+
+  // Key `key` of section table `t`, marked read. When absent: "missing key 'sec.key'", and
+  // where a key of `t` is a likely misspelling of it, that key named at its line.
+  const toml::node& need(const toml::table& t, const std::string& section, const std::string& key) {
+    const std::string& name = mark(path(section, key));
+    if (!t.get(key))
+      for (auto&& [k, v] : t)
+        if (std::string other(k.str()); closest_name(other, {key}) == key)
+          fail(toml_.at(k), "missing key '{}': is '{}' here a misspelling of '{}'?", name, other,
+               key);
+    return toml_.required(t, key, name);
+  }
+
+  // A key read directly from its table ("chip.lnc"), for check_unread().
+  const std::string& mark(const std::string& dotted) { return *read_.insert(dotted).first; }
+
+  // Every key of the document must have been read (or lead to one that was): else "unknown key
+  // 'k' in [section]; did you mean 'x'?" at the key, or the keys that section has.
+  void check_unread() const { check_table(doc_, ""); }
 
   const std::string& file() const { return toml_.file(); }
 
@@ -46,8 +72,28 @@ class Reader {
   static std::string path(const std::string& section, const std::string& key) {
     return section.empty() ? key : section + "." + key;
   }
+  void check_table(const toml::table& t, const std::string& prefix) const {
+    std::vector<std::string> known;
+    for (const auto& p : read_)
+      if (p.size() > prefix.size() && p.compare(0, prefix.size(), prefix) == 0) {
+        std::string next = p.substr(prefix.size(), p.find('.', prefix.size()) - prefix.size());
+        if (std::find(known.begin(), known.end(), next) == known.end()) known.push_back(next);
+      }
+    toml_.check_keys(
+        t, known,
+        prefix.empty() ? "the target file" : "[" + prefix.substr(0, prefix.size() - 1) + "]");
+    for (auto&& [k, v] : t) {
+      std::string full = prefix + std::string(k.str());
+      bool deeper = std::any_of(read_.begin(), read_.end(), [&](const std::string& p) {
+        return p.compare(0, full.size() + 1, full + ".") == 0;
+      });
+      if (deeper && v.is_table()) check_table(*v.as_table(), full + ".");
+    }
+  }
+
   const toml::table& doc_;
   TomlReader toml_;
+  std::set<std::string> read_;  // dotted paths of the sections and keys read
 };
 
 toml::table parse(const std::string& text, const std::string& file) {
@@ -84,6 +130,7 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   t.chip.neuron_cores = static_cast<int>(r.integer(chip, "chip", "neuron_cores", 1, 64));
   t.chip.hbm_bytes_per_s = r.number(chip, "chip", "hbm_bytes_per_s", 1e9, 1e14);
   t.chip.dma_engines = static_cast<int>(r.integer(chip, "chip", "dma_engines", 1, 4096));
+  r.mark("chip.lnc");
   if (const toml::array* lnc = chip.get_as<toml::array>("lnc"))
     for (const auto& v : *lnc)
       if (v.is_integer()) t.chip.lnc.push_back(static_cast<int>(*v.value<std::int64_t>()));
@@ -132,6 +179,7 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   t.dma.dge_ns = r.number(d, "dma", "dge_ns", 0, 1e6);
   t.dma.transpose_fraction_hbm = r.number(d, "dma", "transpose_fraction_hbm", 0, 1);
   t.dma.transpose_fraction_sbuf = r.number(d, "dma", "transpose_fraction_sbuf", 0, 1);
+  r.mark("dma.efficiency");
   const toml::array* eff = d.get_as<toml::array>("efficiency");
   if (!eff || eff->empty())
     fail(loc_of(d, target_file),
@@ -169,6 +217,8 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   t.mesh.intra_hop_latency_ns = r.number(m, "mesh", "intra_hop_latency_ns", 0, 1e9);
   t.mesh.inter_node_latency_ns = r.number(m, "mesh", "inter_node_latency_ns", 0, 1e9);
   t.mesh.efa_bytes_per_s = r.number(m, "mesh", "efa_bytes_per_s", 1e6, 1e14);
+
+  r.check_unread();
 
   t.isa.load(isa_text, isa_file, ops);
   t.legality = parse_legality(isa_text, isa_file);

@@ -109,6 +109,50 @@ TEST(Target, MistakesNameFileLineAndKey) {
             "target.toml:48:51: error: a DMA efficiency must be in (0, 1], got 1.9");
 }
 
+// A key nothing reads is an error at the key, with the closest known key of its table (or the
+// list of them); a misspelled required key is named as the likely misspelling (issue 21).
+TEST(Target, UnknownKeysNameTheClosestKnownOne) {
+  auto error = [](const std::string& from, const std::string& to) {
+    std::string text = kTarget;
+    text.replace(text.find(from), from.size(), to);
+    try {
+      load_target(text, "target.toml", kIsa, "isa.toml");
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  struct Case {
+    std::string from, to, want;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"min_align_bytes = 4\n", "min_align_bytes = 4\nmin_align_byte = 8\n",
+            "target.toml:15:1: error: unknown key 'min_align_byte' in [sbuf]; did you mean "
+            "'min_align_bytes'?"},
+           {"banks = 8\n", "banks = 8\nbank = 4\n",
+            "target.toml:19:1: error: unknown key 'bank' in [psum]; did you mean 'banks'?"},
+           {"elements_per_cycle = 128\n[engine.vector]",
+            "elements_per_cycle = 128\nclock = 1\n[engine.vector]",
+            "target.toml:23:1: error: unknown key 'clock' in [engine.tensor] (its keys: clock_hz, "
+            "elements_per_cycle)"},
+           {"[engine.gpsimd]", "[engine.gpsimdd]\nx = 1\n[engine.gpsimd]",
+            "target.toml:29:9: error: unknown key 'gpsimdd' in [engine]; did you mean 'gpsimd'?"},
+           {"core = \"toy-core\"\n", "core = \"toy-core\"\ncores = 2\n",
+            "target.toml:4:1: error: unknown key 'cores' in the target file; did you mean 'core'?"},
+           {"lnc = [1]\n", "lnc = [1]\nlnx = [2]\n",
+            "target.toml:9:1: error: unknown key 'lnx' in [chip]; did you mean 'lnc'?"},
+           {"[roofline]\n", "[roofline]\nhbm_bytes = 1\n",
+            "target.toml:50:1: error: unknown key 'hbm_bytes' in [roofline] (its keys: "
+            "hbm_bytes_per_s, "
+            "matmul_flops_bf16, matmul_flops_fp32, vector_flops)"},
+           {"semaphore_ns = 100", "semaphor_ns = 100",
+            "target.toml:38:1: error: missing key 'overheads.semaphore_ns': is 'semaphor_ns' here "
+            "a misspelling of "
+            "'semaphore_ns'?"},
+       })
+    EXPECT_EQ(error(c.from, c.to), c.want) << c.to;
+}
+
 }  // namespace
 }  // namespace ts::sim
 
