@@ -142,7 +142,8 @@ sem::DimEnv parse_shape(const std::string& shape) {
 
 // Why the rebuilt space of a key has no program: each variant and fusion form's NoProgram
 // reason, over the shardings of its mesh.
-std::vector<std::string> no_program_reasons(const LoadedArchive& l, std::size_t row) {
+std::vector<std::string> no_program_reasons(const LoadedArchive& l, std::size_t row,
+                                            lower::SynthesisCache& synthesis) {
   const store::BestRecord& b = l.archive.best[row];
   const store::Meta& meta = l.archive.meta;
   const store::SourceRecord& src = l.provenance.sources[l.provenance.best_origin[row].source];
@@ -159,8 +160,6 @@ std::vector<std::string> no_program_reasons(const LoadedArchive& l, std::size_t 
   ir::Module module =
       ir::parse_module(meta.kernel_sources.at(ref->source), ref->source, sem::OpTable::builtin());
   const ir::Kernel& kernel = module.kernel(ref->name);
-  lower::SynthesisCache synthesis;
-  synthesis.absorb(sweep::read_synthesis_records(sweep::synthesis_path(l.path), meta.tool_version));
   sweep::PrepareOptions po;
   po.synthesis.max_depth = view.isa_depth;
   sweep::PreparedKernel pk = sweep::prepare_kernel(kernel, target.isa, synthesis, po, nullptr);
@@ -186,7 +185,8 @@ std::vector<std::string> no_program_reasons(const LoadedArchive& l, std::size_t 
 }
 
 // The lines of a key without a program.
-std::vector<std::string> missing_details(const LoadedArchive& l, std::size_t row) {
+std::vector<std::string> missing_details(const LoadedArchive& l, std::size_t row,
+                                         lower::SynthesisCache& synthesis) {
   const store::BestRecord& b = l.archive.best[row];
   std::vector<std::string> out;
   if (b.candidates > 0) {
@@ -199,7 +199,7 @@ std::vector<std::string> missing_details(const LoadedArchive& l, std::size_t row
     return out;
   }
   try {
-    return no_program_reasons(l, row);
+    return no_program_reasons(l, row, synthesis);
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (what.rfind("error: ", 0) == 0) what = what.substr(7);
@@ -216,13 +216,17 @@ bool matches(const store::BestRecord& b, const WhyFilter& f) {
 
 std::vector<Why> explain(const LoadedArchive& l, const WhyFilter& filter) {
   std::vector<Why> out;
+  lower::SynthesisCache synthesis;  // shared by the keys without a program; the run's records first
+  synthesis.absorb(
+      sweep::read_synthesis_records(sweep::synthesis_path(l.path), l.archive.meta.tool_version));
   for (std::size_t row = 0; row < l.archive.best.size(); ++row) {
     const store::BestRecord& b = l.archive.best[row];
     if (!matches(b, filter)) continue;
     int partitions = target_partitions(b.target);
     const store::CandidateRecord* c = best_candidate(l.archive, b);
     Why w{b.kernel, b.target, b.shape, b.mesh, bound_phrase(b, c, partitions), {}};
-    w.details = has_program(b) ? bound_details(b, c, partitions) : missing_details(l, row);
+    w.details =
+        has_program(b) ? bound_details(b, c, partitions) : missing_details(l, row, synthesis);
     out.push_back(std::move(w));
   }
   if (out.empty()) {
