@@ -293,7 +293,8 @@ void InstrTable::load(std::string_view toml_text, const std::string& file_name,
     if (k != "instr" && k != "nki" &&
         k != "legality")  // [legality]: the target's rules (target/legality.h)
       fail(toml_loc(v, file_name),
-           "unknown top-level key '{}' (instructions go in [instr.NAME] tables)", k.str());
+           "unknown top-level key '{}'{} (instructions go in [instr.NAME] tables)", k.str(),
+           did_you_mean(std::string(k.str()), {"instr", "nki", "legality"}));
   NkiNames names = parse_nki_names(doc, file_name);
   for (auto&& [k, v] : *instrs) {
     std::string name(k.str());

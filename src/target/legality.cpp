@@ -7,6 +7,7 @@
 
 #include "tilesweep/base/error.h"
 #include "tilesweep/base/source.h"
+#include "tilesweep/base/toml_reader.h"
 
 namespace ts::sim {
 
@@ -76,11 +77,18 @@ sem::AttrMap attr_values(const toml::table& t, const std::string& key, const std
   return out;
 }
 
+// Every key of `t` is one of `keys`: else "unknown key 'k' in [where]; did you mean 'x'?".
+void check_keys(const toml::table& t, const std::vector<std::string>& keys,
+                const std::string& where, const std::string& file) {
+  TomlReader(file).check_keys(t, keys, "[" + where + "]");
+}
+
 void parse_engines(const toml::table& engines, Legality& l, const std::string& file) {
   for (auto&& [k, v] : engines) {
     std::string where = "legality.engine." + std::string(k.str());
     const toml::table* t = v.as_table();
     if (!t) fail(loc_of(v, file), "'{}' must be a table", where);
+    check_keys(*t, {"memory", "alu", "source"}, where, file);
     EngineRules r;
     for (const auto& m : strings(*t, "memory", where, file))
       r.memory.push_back(memory_named(m, v, file));
@@ -94,6 +102,7 @@ void parse_requirements(const toml::array& rows, Legality& l, const std::string&
   for (const auto& row : rows) {
     const toml::table* t = row.as_table();
     if (!t) fail(loc_of(row, file), "'legality.require' rows are tables");
+    check_keys(*t, {"instr", "engine", "when", "require", "source"}, "[legality.require]", file);
     AttrRequirement r;
     const toml::node* instr = t->get("instr");
     const toml::node* engine = t->get("engine");
@@ -200,10 +209,7 @@ Legality parse_legality(const std::string& isa_text, const std::string& isa_file
   if (!n) return l;
   const toml::table* t = n->as_table();
   if (!t) fail(loc_of(*n, isa_file), "'legality' must be a table");
-  for (auto&& [k, v] : *t)
-    if (k != "engine" && k != "require" && k != "alu_attributes")
-      fail(loc_of(v, isa_file),
-           "unknown key 'legality.{}' (expected engine, require, alu_attributes)", k.str());
+  check_keys(*t, {"engine", "require", "alu_attributes"}, "legality", isa_file);
   l.alu_attributes = strings(*t, "alu_attributes", "legality", isa_file);
   if (const toml::node* e = t->get("engine")) {
     if (!e->is_table())

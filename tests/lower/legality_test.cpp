@@ -154,7 +154,16 @@ TEST(Legality, MalformedRulesNameTheFileAndLine) {
        "isa.toml:1:1: error: unknown engine 'pool'"},
       {"[legality.engine.gpsimd]\nmemory = [\"dram\"]\nsource = \"S1\"\n",
        "isa.toml:1:1: error: unknown memory 'dram'"},
-      {"[legality]\nengines = 1\n", "isa.toml:2:11: error: unknown key 'legality.engines'"},
+      {"[legality]\nengines = 1\n",
+       "isa.toml:2:1: error: unknown key 'engines' in [legality]; did you mean 'engine'?"},
+      {"[legality.engine.gpsimd]\nmemory = [\"sbuf\"]\nalus = [\"add\"]\nsource = \"S1\"\n",
+       "isa.toml:3:1: error: unknown key 'alus' in [legality.engine.gpsimd]; did you mean 'alu'?"},
+      {"[legality.engine.gpsimd]\nmemories = [\"sbuf\"]\nsource = \"S1\"\n",
+       "isa.toml:2:1: error: unknown key 'memories' in [legality.engine.gpsimd] (its keys: memory, "
+       "alu, source)"},
+      {"[[legality.require]]\ninstr = \"x\"\nengine = \"scalar\"\nrequires = { a = 1 }\n",
+       "isa.toml:4:1: error: unknown key 'requires' in [[legality.require]]; did you mean "
+       "'require'?"},
       {"[[legality.require]]\ninstr = \"x\"\nengine = \"scalar\"\nsource = \"S1\"\n",
        "isa.toml:1:1: error: a 'legality.require' row needs a 'require' table"},
   };

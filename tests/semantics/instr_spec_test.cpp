@@ -109,6 +109,9 @@ TEST(InstrTable, UnknownKeysSuggest) {
   for (const auto& c : std::vector<Case>{
            {"[nki.nmes]\nx = \"y\"\n" + x,
             "isa.toml:1:1: error: unknown key 'nki.nmes'; did you mean 'names'?"},
+           {"[legaliy]\nx = 1\n" + x,
+            "isa.toml:1:1: error: unknown top-level key 'legaliy'; did you mean 'legality'? "
+            "(instructions go in [instr.NAME] tables)"},
            {"[nki.spellings]\nx = \"y\"\n" + x,
             "isa.toml:1:1: error: unknown key 'nki.spellings' (expected names, engines or "
             "current_engines)"},
