@@ -73,7 +73,12 @@ VerbRun add_eval(CLI::App& app) {
   cmd->add_option("--input", o->inputs, "NAME=FILE.npy: use this array for parameter NAME");
   cmd->add_option("--out", o->out,
                   "write the output(s) as .npy (several outputs: OUT_0.npy, OUT_1.npy, ...)");
-  cmd->add_option("--precision", o->precision, "f64 or f32")->check(CLI::IsMember({"f64", "f32"}));
+  cmd->add_option(
+         "--precision", o->precision,
+         "f64, f32, or bf16 (the kernel run in bf16 as a NeuronCore runs it: every tensor stored "
+         "in bf16, "
+         "round to nearest even; sums inside an op, matmuls' PSUM included, in fp32; numbers fp32)")
+      ->check(CLI::IsMember({"f64", "f32", "bf16"}));
   o->kernel.add_ops(cmd);
   return [o, cmd]() {
     if (!*cmd) return -1;
@@ -122,7 +127,9 @@ VerbRun add_eval(CLI::App& app) {
         for (double& v : t.data) v = uni(rng);
       inputs.push_back(std::move(t));
     }
-    auto precision = o->precision == "f32" ? ir::Precision::F32 : ir::Precision::F64;
+    auto precision = o->precision == "f32"    ? ir::Precision::F32
+                     : o->precision == "bf16" ? ir::Precision::BF16
+                                              : ir::Precision::F64;
     std::vector<ir::Tensor> outs = ir::evaluate(k, dims, inputs, precision);
 
     std::string env;
@@ -137,8 +144,9 @@ VerbRun add_eval(CLI::App& app) {
           s.nonfinite ? fmt::format(" non-finite {}", s.nonfinite) : "");
       if (!o->out.empty()) {
         std::string path = output_path(o->out, i, outs.size());
+        // bf16 values are exact in float32 (.npy has no bf16).
         ir::write_npy(path, outs[i],
-                      precision == ir::Precision::F32 ? ir::NpyType::F32 : ir::NpyType::F64);
+                      precision == ir::Precision::F64 ? ir::NpyType::F64 : ir::NpyType::F32);
         std::cout << "  wrote " << path << "\n";
       }
     }

@@ -1,5 +1,9 @@
 #include "tilesweep/ir/dtype.h"
 
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
 namespace ts::ir {
 
 std::optional<DType> parse_dtype(std::string_view name) {
@@ -42,6 +46,19 @@ DType promote(DType a, DType b) {
   if ((a == DType::BF16 && b == DType::F16) || (a == DType::F16 && b == DType::BF16))
     return DType::F32;
   return a > b ? a : b;
+}
+
+double round_f32(double v) { return static_cast<double>(static_cast<float>(v)); }
+
+double round_bf16(double v) {
+  float f = static_cast<float>(v);
+  if (std::isnan(f)) return v;
+  // Keep the upper 16 bits of the float32, rounding on the lower 16: add 0x7FFF plus the lowest
+  // kept bit (so a tie goes to the even neighbour); a carry into the exponent is the correct
+  // next binade, or inf past the largest finite bf16.
+  auto bits = std::bit_cast<std::uint32_t>(f);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return static_cast<double>(std::bit_cast<float>(bits & 0xFFFF0000u));
 }
 
 }  // namespace ts::ir

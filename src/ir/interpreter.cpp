@@ -19,8 +19,14 @@ std::string format_env(const sem::DimEnv& env) {
 // Evaluates one node's TermGraph at every output index.
 class BodyEvaluator {
  public:
-  BodyEvaluator(const Node& n, const std::vector<const Tensor*>& operands, const sem::DimEnv& env)
-      : g_(n.body), ops_(operands), sizes_(g_.nodes.size(), 0), vars_(g_.var_names.size(), 0) {
+  // `fp32_sums`: a sum or product accumulates in float32, rounding after every step.
+  BodyEvaluator(const Node& n, const std::vector<const Tensor*>& operands, const sem::DimEnv& env,
+                bool fp32_sums)
+      : g_(n.body),
+        ops_(operands),
+        sizes_(g_.nodes.size(), 0),
+        vars_(g_.var_names.size(), 0),
+        fp32_sums_(fp32_sums) {
     for (std::size_t i = 0; i < g_.nodes.size(); ++i) {
       if (g_.nodes[i].op != sem::TermOp::Size) continue;
       auto v = g_.nodes[i].size.evaluate(env);
@@ -36,13 +42,14 @@ class BodyEvaluator {
     op_ = n.op;
   }
 
-  void run(Tensor& out, bool round_f32) {
+  // Every element of `out`, passed through `store` (the rounding of the value as written).
+  void run(Tensor& out, double (*store)(double)) {
     std::int64_t total = out.size();
     std::vector<std::int64_t> idx(out.shape.size(), 0);
     for (std::int64_t flat = 0; flat < total; ++flat) {
       for (std::size_t d = 0; d < idx.size(); ++d) vars_[d] = idx[d];
       double v = eval(g_.root);
-      out.data[flat] = round_f32 ? static_cast<double>(static_cast<float>(v)) : v;
+      out.data[flat] = store ? store(v) : v;
       for (int d = static_cast<int>(idx.size()) - 1; d >= 0; --d) {
         if (++idx[d] < out.shape[d]) break;
         idx[d] = 0;
@@ -149,10 +156,10 @@ class BodyEvaluator {
       double v = eval(n.args[1]);
       switch (n.reducer) {
         case sem::Reducer::Sum:
-          acc += v;
+          acc = fp32_sums_ ? round_f32(acc + v) : acc + v;
           break;
         case sem::Reducer::Prod:
-          acc *= v;
+          acc = fp32_sums_ ? round_f32(acc * v) : acc * v;
           break;
         case sem::Reducer::Max:
           acc = std::max(acc, v);
@@ -184,8 +191,28 @@ class BodyEvaluator {
   std::vector<std::vector<std::int64_t>> strides_;
   std::vector<double> sizes_;
   std::vector<std::int64_t> vars_;
+  bool fp32_sums_ = false;
   std::string op_;
 };
+
+// True for a value that is a Python number in the kernel (a literal, a scalar parameter, or an
+// expression of those only): an immediate operand on the hardware, not a tile.
+std::vector<bool> number_nodes(const Kernel& k) {
+  std::vector<bool> number(k.nodes.size(), false);
+  for (std::size_t i = 0; i < k.nodes.size(); ++i) {
+    const Node& n = k.nodes[i];
+    bool all = !n.inputs.empty();
+    for (int j : n.inputs) all = all && number[j];
+    number[i] = n.weak || (n.param >= 0 && k.params[n.param].scalar) || all;
+  }
+  return number;
+}
+
+// How a value is stored: as computed (F64), float32, or for BF16 bfloat16 unless it is a number.
+double (*storage(Precision p, bool number))(double) {
+  if (p == Precision::F64) return nullptr;
+  return p == Precision::BF16 && !number ? round_bf16 : round_f32;
+}
 
 }  // namespace
 
@@ -254,7 +281,7 @@ std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims,
   if (inputs.size() != k.params.size())
     throw UserError(fmt::format("error: kernel '{}' takes {} inputs, got {}", k.name,
                                 k.params.size(), inputs.size()));
-  bool f32 = precision == Precision::F32;
+  std::vector<bool> number = number_nodes(k);
   std::vector<Tensor> values(k.nodes.size());
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
     const Node& n = k.nodes[i];
@@ -267,14 +294,15 @@ std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims,
                         k.params[n.param].name, in.shape_str(), k.name, format_shape(n.shape),
                         Tensor(shape).shape_str()));
       values[i] = in;
-      if (f32)
-        for (double& v : values[i].data) v = static_cast<float>(v);
+      if (auto store = storage(precision, number[i]))
+        for (double& v : values[i].data) v = store(v);
       continue;
     }
     std::vector<const Tensor*> operands;
     for (int j : n.inputs) operands.push_back(&values[j]);
     Tensor out(shape);
-    BodyEvaluator(n, operands, dims).run(out, f32);
+    BodyEvaluator(n, operands, dims, precision == Precision::BF16)
+        .run(out, storage(precision, number[i]));
     values[i] = std::move(out);
   }
   std::vector<Tensor> outs;

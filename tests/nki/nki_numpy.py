@@ -31,6 +31,10 @@ class Tile(np.ndarray):
         self.buffer = getattr(obj, "buffer", "sbuf")
         self.nki_dtype = getattr(obj, "nki_dtype", "float32")
 
+    def __setitem__(self, key, value):
+        # A write stores the tile's dtype (the legacy API's `t[...] = nisa.call(...)` included).
+        super().__setitem__(key, round_to(np.asarray(value, dtype=np.float64), self.nki_dtype))
+
     def broadcast_to(self, shape):
         out = np.broadcast_to(np.asarray(self), shape).view(Tile)
         out.buffer, out.nki_dtype = self.buffer, self.nki_dtype
@@ -62,7 +66,8 @@ def round_to(values, dtype):
     if dtype == "bfloat16":
         bits = v.astype(np.float32).view(np.uint32).astype(np.uint64)
         bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
-        return bits.astype(np.uint32).view(np.float32).astype(np.float64)
+        out = bits.astype(np.uint32).view(np.float32).astype(np.float64)
+        return np.where(np.isnan(v), v, out)  # a NaN must not round into inf
     if dtype == "float16":
         return v.astype(np.float16).astype(np.float64)
     return v.astype(np.float32).astype(np.float64)

@@ -14,4 +14,11 @@ int dtype_bytes(DType t);
 // NumPy-style promotion: the wider type; bf16 with f16 gives f32.
 DType promote(DType a, DType b);
 
+// `v` rounded to the nearest float32 (ties to even), as a double.
+double round_f32(double v);
+// `v` rounded to float32 and then to the nearest bfloat16 (8 significant bits, ties to even), as
+// a double: what an engine that computes in fp32 writes to a bf16 tile. NaN stays NaN (whatever
+// its payload), a finite value past the bf16 range becomes +-inf, bf16 subnormals are kept.
+double round_bf16(double v);
+
 }  // namespace ts::ir
