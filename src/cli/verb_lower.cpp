@@ -12,6 +12,7 @@
 #include "tilesweep/base/error.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/nki.h"
+#include "tilesweep/lower/nki_shapes.h"
 #include "tilesweep/lower/program_printer.h"
 #include "tilesweep/sweep/prepare.h"
 #include "verbs.h"
@@ -22,7 +23,7 @@ namespace {
 
 struct LowerOpts {
   KernelOptions kernel;
-  std::string nki_dir, cache, nki_api = "current";
+  std::string nki_dir, cache, nki_api = "current", nki_shapes = "generic";
   int show = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
   unsigned seed = 1;
   std::vector<std::int64_t> index;
@@ -101,6 +102,11 @@ VerbRun add_lower(CLI::App& app) {
   cmd->add_option("--nki-api", o->nki_api,
                   "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
+  cmd->add_option("--nki-shapes", o->nki_shapes,
+                  "generic (default): trip counts and HBM sizes from the arguments' shapes in "
+                  "every dim where the "
+                  "configuration allows (divisibility asserted); fixed: asserted to the --shape")
+      ->check(CLI::IsMember({"generic", "fixed"}));
   cmd->add_option("--max-variants", o->max_variants, "algebraic variants kept")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-block", o->max_block, "row tiles per strip, up to")
@@ -155,7 +161,8 @@ VerbRun add_lower(CLI::App& app) {
           : i == 1 ? space.size() - 1
                    : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size())));
     lower::NkiApi api = lower::parse_nki_api(o->nki_api);
-    auto write_nki = [&](const lower::Program& p, const std::string& stem) {
+    auto write_nki = [&](const lower::Program& p, const std::string& stem,
+                         const lower::NkiShapes* shapes) {
       std::error_code ec;
       std::filesystem::create_directories(o->nki_dir, ec);
       if (ec)
@@ -163,17 +170,50 @@ VerbRun add_lower(CLI::App& app) {
                                     ec.message()));
       std::string path = fmt::format("{}/{}_{}.py", o->nki_dir, k.name, stem);
       try {
-        write_file_durably(path, lower::emit_nki(p, lower::nki_params(k), api), "--emit-nki file");
-        std::cout << fmt::format("  NKI ({} API): {}\n", o->nki_api, path);
+        write_file_durably(path, lower::emit_nki(p, lower::nki_params(k), api, shapes),
+                           "--emit-nki file");
+        std::cout << fmt::format(
+            "  NKI ({} API{}): {}\n", o->nki_api,
+            shapes ? fmt::format(", generic in: {}",
+                                 shapes->generic.empty()
+                                     ? "none"
+                                     : fmt::format("{}", fmt::join(shapes->generic, ", ")))
+                   : "",
+            path);
       } catch (const UserError& e) {
         std::cout << fmt::format("  NKI not written for {}: {}\n", stem, e.what());
       }
     };
+    // Generic kernels: each dim probed at twice its value (the spaces built once).
+    std::vector<lower::ProbeSpace> probe_spaces;
+    if (!o->nki_dir.empty() && o->nki_shapes == "generic" && !pick.empty())
+      for (const auto& [dim, value] : dims) {
+        lower::ProbeSpace& ps = probe_spaces.emplace_back();
+        ps.dim = dim, ps.value = 2 * value;
+        sem::DimEnv at = dims;
+        at[dim] = ps.value;
+        try {
+          ps.space.emplace(pk.space_variants(), t, at, sopts);
+        } catch (const std::exception& e) {
+          ps.why = e.what();
+        }
+      }
     for (auto i : pick) {
       lower::Program p = space.materialize(i).value();
       p.config = space.describe(i);
       std::cout << fmt::format("\ncandidate {}:\n", i) << lower::print_program(p);
-      if (!o->nki_dir.empty()) write_nki(p, std::to_string(i));
+      if (o->nki_dir.empty()) continue;
+      if (o->nki_shapes == "fixed") {
+        write_nki(p, std::to_string(i), nullptr);
+        continue;
+      }
+      std::vector<std::string> fixed;
+      std::vector<lower::ShapeProbe> probes = lower::shape_probes(space, i, probe_spaces, &fixed);
+      std::vector<std::string> names;
+      for (const auto& param : k.params) names.push_back(param.name);
+      lower::NkiShapes shapes = lower::generic_shapes(p, dims, probes, names);
+      shapes.fixed.insert(shapes.fixed.begin(), fixed.begin(), fixed.end());
+      write_nki(p, std::to_string(i), &shapes);
     }
     // --emit-nki alone: the heuristic candidate (what a fixed-heuristic compiler builds).
     if (!o->nki_dir.empty() && pick.empty()) {
@@ -185,7 +225,7 @@ VerbRun add_lower(CLI::App& app) {
             k.name, o->kernel.shape, t.name));
       std::cout << "\nheuristic candidate (no --show / --index given):\n"
                 << lower::print_program(*h);
-      write_nki(*h, "heuristic");
+      write_nki(*h, "heuristic", nullptr);
     }
     return 0;
   };

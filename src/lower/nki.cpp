@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tilesweep/base/error.h"
+#include "tilesweep/lower/nki_shapes.h"
 
 namespace ts::lower {
 
@@ -70,7 +71,8 @@ struct HbmView {
 
 class Emitter {
  public:
-  Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi api);
+  Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi api,
+          const NkiShapes* shapes);
   std::string run();
 
  private:
@@ -95,11 +97,14 @@ class Emitter {
   HbmView hbm_view(const Inst& in, const std::vector<std::int64_t>& tile) const;
   std::string attr(const Inst& in, const std::string& name) const;
   std::string buffer_dtype(int buf) const;
+  std::string hbm_shape(int buf) const;
+  void shape_asserts();
 
   const Program& p_;
   const std::vector<NkiParam>& param_specs_;
   std::vector<std::string> params_;
   NkiApi api_;
+  const NkiShapes* shapes_;  // generic sizes; null: every size as built
   std::set<std::string> used_;
   std::vector<std::string> buf_name_, var_;
   std::vector<int> inst_block_, depth_of_;
@@ -110,10 +115,12 @@ class Emitter {
   std::string out_;
 };
 
-Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi api)
+Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi api,
+                 const NkiShapes* shapes)
     : p_(p),
       param_specs_(params),
       api_(api),
+      shapes_(shapes),
       buf_name_(p.buffers.size()),
       var_(p.blocks.size()),
       inst_block_(p.insts.size(), 0),
@@ -133,6 +140,8 @@ Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi a
              "buffer {} holds parameter {}, but {} names were given", b.name, b.param,
              param_names.size());
   for (const auto& n : param_names) used_.insert(n);
+  if (shapes_)
+    for (const auto& [name, source] : shapes_->defs) used_.insert(name);
   for (std::size_t b = 0; b < p.blocks.size(); ++b) {
     if (b > 0) depth_of_[b] = depth_of_[p.blocks[b].parent] + 1;
     if (b > 0)
@@ -204,6 +213,10 @@ void Emitter::header(const std::string& name) {
   line(0, "@nki.jit");
   line(0, fmt::format("def {}({}):", name, fmt::join(sig, ", ")));
   if (!p_.config.empty()) line(1, "# " + p_.config);
+  if (shapes_) {
+    shape_asserts();
+    return;
+  }
   for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
     const Buffer& buf = p_.buffers[b];
     if (buf.param < 0 || buf.alias >= 0 || param_specs_[buf.param].scalar) continue;
@@ -211,6 +224,35 @@ void Emitter::header(const std::string& name) {
     line(1, fmt::format("assert tuple({}.shape) == {}, \"{}: this kernel is built for shape {}\"",
                         buf_name_[b], shape, buf_name_[b], shape));
   }
+}
+
+// Generic in some dims: they are read from the arguments' shapes, every argument's shape is
+// asserted in terms of them, and so is what the trip counts need (divisibility, at least one).
+void Emitter::shape_asserts() {
+  line(1, fmt::format("# generic dims: {}", fmt::join(shapes_->generic, ", ")));
+  for (const auto& f : shapes_->fixed) line(1, "# fixed " + f);
+  for (const auto& [name, source] : shapes_->defs) line(1, fmt::format("{} = {}", name, source));
+  for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
+    const Buffer& buf = p_.buffers[b];
+    if (buf.param < 0 || buf.alias >= 0 || param_specs_[buf.param].scalar) continue;
+    std::string shape = hbm_shape(static_cast<int>(b));
+    line(1, fmt::format("assert tuple({}.shape) == {}, \"{}: this kernel takes shape {}\"",
+                        buf_name_[b], shape, buf_name_[b], shape));
+  }
+  for (const auto& c : shapes_->asserts)
+    line(1, fmt::format("assert {}, \"this kernel's tiles need {}\"", c, c));
+}
+
+// An HBM tensor's shape as a Python tuple: generic sizes as their expressions.
+std::string Emitter::hbm_shape(int buf) const {
+  const Buffer& x = p_.buffers[buf];
+  auto it = shapes_ ? shapes_->hbm_shape.find(buf)
+                    : std::map<int, std::vector<std::string>>::const_iterator{};
+  if (!shapes_ || it == shapes_->hbm_shape.end()) return py_tuple(x.shape);
+  std::vector<std::string> dims;
+  for (std::size_t d = 0; d < x.shape.size(); ++d)
+    dims.push_back(it->second[d].empty() ? std::to_string(x.shape[d]) : it->second[d]);
+  return dims.size() == 1 ? "(" + dims[0] + ",)" : fmt::format("({})", fmt::join(dims, ", "));
 }
 
 std::string Emitter::run() {
@@ -223,9 +265,9 @@ std::string Emitter::run() {
   for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
     const Buffer& buf = p_.buffers[b];
     if (buf.memory != sem::Memory::Hbm || buf.param >= 0 || buf.alias >= 0) continue;
-    line(1,
-         fmt::format("{} = nl.ndarray({}, dtype={}, buffer={})", buf_name_[b], py_tuple(buf.shape),
-                     nki_dtype(buf.dtype), buf.output >= 0 ? "nl.shared_hbm" : "nl.hbm"));
+    line(1, fmt::format("{} = nl.ndarray({}, dtype={}, buffer={})", buf_name_[b],
+                        hbm_shape(static_cast<int>(b)), nki_dtype(buf.dtype),
+                        buf.output >= 0 ? "nl.shared_hbm" : "nl.hbm"));
   }
   for (std::size_t b = 0; b < p_.buffers.size(); ++b)
     if (p_.buffers[b].output >= 0) outputs[p_.buffers[b].output] = buf_name_[b];
@@ -252,8 +294,7 @@ void Emitter::declare_alias(int b) {
   if (buf.alias < 0 || buf.param >= 0 || aliased_.count(b)) return;
   declare_alias(buf.alias);
   aliased_.insert(b);
-  line(1,
-       fmt::format("{} = {}.reshape({})", buf_name_[b], buf_name_[buf.alias], py_tuple(buf.shape)));
+  line(1, fmt::format("{} = {}.reshape({})", buf_name_[b], buf_name_[buf.alias], hbm_shape(b)));
 }
 
 void Emitter::block(int b, int depth) {
@@ -277,7 +318,10 @@ void Emitter::block(int b, int depth) {
     const char* range = current()                        ? "range"
                         : zero_before_.count(item.block) ? "nl.sequential_range"
                                                          : "nl.affine_range";
-    line(depth, fmt::format("for {} in {}({}):", var_[item.block], range, c.trips));
+    std::string trips = std::to_string(c.trips);
+    if (shapes_)
+      if (auto t = shapes_->trips.find(item.block); t != shapes_->trips.end()) trips = t->second;
+    line(depth, fmt::format("for {} in {}({}):", var_[item.block], range, trips));
     block(item.block, depth + 1);
   }
   if (out_.size() == before) line(depth, "pass");
@@ -603,14 +647,15 @@ std::vector<NkiParam> nki_params(const ir::Kernel& k) {
   return out;
 }
 
-std::string emit_nki(const Program& p, const std::vector<NkiParam>& params, NkiApi api) {
-  return Emitter(p, params, api).run();
+std::string emit_nki(const Program& p, const std::vector<NkiParam>& params, NkiApi api,
+                     const NkiShapes* shapes) {
+  return Emitter(p, params, api, shapes).run();
 }
 
 std::string emit_nki(const Program& p, const std::vector<std::string>& param_names, NkiApi api) {
   std::vector<NkiParam> params;
   for (const auto& n : param_names) params.push_back({n, false, std::nullopt});
-  return Emitter(p, params, api).run();
+  return Emitter(p, params, api, nullptr).run();
 }
 
 }  // namespace ts::lower

@@ -26,6 +26,7 @@
 namespace ts::lower {
 
 enum class NkiApi { Current, Legacy };
+struct NkiShapes;
 
 // "current" / "legacy" -> the dialect; UserError naming `flag` for anything else.
 NkiApi parse_nki_api(const std::string& text, const std::string& flag = "--nki-api");
@@ -55,8 +56,11 @@ std::vector<NkiParam> nki_params(const ir::Kernel& k);
 // tensor_tensor add. Every line is commented with Inst::note. Deterministic. UserError for an
 // instruction without a template for `api`, or a construct with no documented form (a
 // transposing store); InternalError for a malformed program (see validate()) or too few params.
+// With `shapes` (nki_shapes.h), the kernel is generic in its generic dims: they are read from
+// the arguments' shapes, trip counts and HBM sizes are expressions of them, and the shape
+// asserts say what the tiles need (a multiple of the tile); other sizes as built.
 std::string emit_nki(const Program& p, const std::vector<NkiParam>& params,
-                     NkiApi api = NkiApi::Current);
+                     NkiApi api = NkiApi::Current, const NkiShapes* shapes = nullptr);
 
 // The same with every parameter a tensor.
 std::string emit_nki(const Program& p, const std::vector<std::string>& param_names,
