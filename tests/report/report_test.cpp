@@ -226,6 +226,48 @@ TEST(Library, RoundTripsAndHeaderOnlyReaderAgrees) {
   EXPECT_EQ(e->nki.size(), 3000u);
 }
 
+// library_reader::Library::lookup gives `tilesweep lookup`'s answer: the same entry and rule, the
+// NKI only for the swept shape, and for any other shape a note naming the re-instantiating
+// command instead of the entry's code (issue 20).
+TEST(Library, HeaderOnlyReaderAnswersAsLookup) {
+  std::string path =
+      (std::filesystem::temp_directory_path() / "report_test_lib_lookup.h5").string();
+  store::Library lib = library();
+  lib.entries[0].nki = "# the kernel for M=256,N=256\n";
+  store::write_library(path, lib);
+  library_reader::Library r(path);
+  std::remove(path.c_str());
+  const sem::DimEnv asked[] = {{{"M", 256}, {"N", 256}},
+                               {{"M", 300}, {"N", 250}},
+                               {{"M", 512}, {"N", 256}},
+                               {{"M", 3000}, {"N", 256}},
+                               {{"M", 1}, {"N", 256}}};
+  for (const auto& dims : asked) {
+    LookupAnswer want = lookup(lib, path, "softmax", "trn1", dims);
+    std::map<std::string, std::int64_t> d(dims.begin(), dims.end());
+    library_reader::Answer got = r.lookup("softmax", "trn1", d);
+    std::string shape = fmt::format("M={},N={}", dims.at("M"), dims.at("N"));
+    ASSERT_NE(got.entry, nullptr) << shape;
+    EXPECT_EQ(got.entry->shape, want.entry->shape) << shape;
+    EXPECT_EQ(got.exact, want.exact) << shape;
+    EXPECT_EQ(got.rule, want.rule) << shape;
+    if (want.exact) {
+      EXPECT_EQ(got.nki, want.entry->nki) << shape;
+      EXPECT_TRUE(got.note.empty()) << shape;
+    } else {
+      EXPECT_TRUE(got.nki.empty()) << shape << ": another shape's kernel handed out";
+      std::string cmd = "tilesweep lookup " + path + " --kernel softmax --target trn1 --shape " +
+                        shape + " --nki";
+      EXPECT_NE(got.note.find(cmd), std::string::npos) << got.note;
+      EXPECT_NE(got.note.find("built for " + want.entry->shape + " only"), std::string::npos)
+          << got.note;
+    }
+  }
+  library_reader::Answer none = r.lookup("softmax", "trn1", {{"T", 1}});
+  EXPECT_EQ(none.entry, nullptr);
+  EXPECT_TRUE(none.nki.empty());
+}
+
 TEST(Library, RefusesAnArchive) {
   auto a = loaded("a.h5", "ja", {best("mm", "M=1", 100)});
   std::string path = (std::filesystem::temp_directory_path() / "report_test_notlib.h5").string();

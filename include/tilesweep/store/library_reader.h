@@ -7,15 +7,20 @@
 //
 // Lookups follow `tilesweep lookup`: an exact (kernel, target, mesh, dims) match, else the entry
 // of the same kernel, target, mesh and dim names with the smallest sum of |log2(dim ratio)|,
-// ties to the larger shape. Errors throw std::runtime_error naming the file; a damaged file fails
-// HDF5's own checks (Fletcher32 on every chunk, metadata checksums) as "cannot read column".
-// Not thread-safe (serial HDF5 is not).
+// ties to the larger shape. lookup() gives its whole answer: the rule in the same words, and the
+// NKI source only for an exact match — an entry's kernel is built for the entry's shape, so for
+// another shape it gives none and says that re-instantiating the configuration there needs the
+// lowering (`tilesweep lookup ... --nki`, the command spelled out). find() returns the entry
+// alone (its `nki` is for its own `shape`). Errors throw std::runtime_error naming the file; a
+// damaged file fails HDF5's own checks (Fletcher32 on every chunk, metadata checksums) as "cannot
+// read column". Not thread-safe (serial HDF5 is not).
 #pragma once
 
 #include <hdf5.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -32,6 +37,16 @@ struct Entry {
   std::int64_t index = 0;
   double latency_ns = 0, roofline_ns = 0;
   std::map<std::string, std::int64_t> dims;  // parsed from shape
+};
+
+// What `tilesweep lookup` answers for a (kernel, target, dims, mesh).
+struct Answer {
+  const Entry* entry = nullptr;  // the exact or nearest entry; nullptr when there is none
+  bool exact = false;
+  double distance = 0;  // sum of |log2(dim ratio)|; 0 when exact
+  std::string rule;     // how the entry was chosen, as `tilesweep lookup` prints it
+  std::string nki;      // NKI source for the asked shape: the entry's when exact, else ""
+  std::string note;     // for another shape: why there is no NKI and the command that makes one
 };
 
 class Library {
@@ -56,10 +71,11 @@ class Library {
 
   const std::vector<Entry>& entries() const { return entries_; }
 
-  // The exact or nearest entry (nullptr when the kernel/target/mesh/dim names have none).
+  // The exact or nearest entry (nullptr when the kernel/target/mesh/dim names have none). Its
+  // `nki` is built for its own `shape`: for the answer to give a caller, use lookup().
   const Entry* find(const std::string& kernel, const std::string& target,
                     const std::map<std::string, std::int64_t>& dims, const std::string& mesh = "1",
-                    bool* exact = nullptr) const {
+                    bool* exact = nullptr, double* distance = nullptr) const {
     const Entry* best = nullptr;
     double best_d = 0, best_v = 0;
     for (const Entry& e : entries_) {
@@ -82,7 +98,41 @@ class Library {
         best = &e, best_d = d, best_v = v;
     }
     if (exact) *exact = best && best->dims == dims;
+    if (distance) *distance = best ? best_d : 0;
     return best;
+  }
+
+  // The answer `tilesweep lookup` gives; `entry` is nullptr (and `rule` says so) when the
+  // kernel, target, mesh and dim names have no entry.
+  Answer lookup(const std::string& kernel, const std::string& target,
+                const std::map<std::string, std::int64_t>& dims,
+                const std::string& mesh = "1") const {
+    Answer a;
+    a.entry = find(kernel, target, dims, mesh, &a.exact, &a.distance);
+    std::string shape;
+    for (const auto& [name, size] : dims)
+      shape += (shape.empty() ? "" : ",") + name + "=" + std::to_string(size);
+    if (!a.entry) {
+      a.rule = "no entry of kernel '" + kernel + "' on " + target + " (mesh " + mesh +
+               ") with these dim names";
+      return a;
+    }
+    if (a.exact) {
+      a.rule = "exact match";
+      a.nki = a.entry->nki;
+      return a;
+    }
+    char d[64];
+    std::snprintf(d, sizeof d, "%.3f", a.distance);
+    a.rule =
+        std::string("nearest: same kernel, target and mesh; smallest sum of |log2(dim ratio)| = ") +
+        d + "; ties to the larger shape";
+    a.note = shape + " was not swept; the entry's NKI kernel is built for " + a.entry->shape +
+             " only. Re-instantiating its configuration at " + shape +
+             " needs the lowering: tilesweep lookup " + path_ + " --kernel " + kernel +
+             " --target " + target + " --shape " + shape + (mesh == "1" ? "" : " --mesh " + mesh) +
+             " --nki (prints that shape's NKI and simulated latency, or why it cannot)";
+    return a;
   }
 
  private:
