@@ -27,6 +27,8 @@ struct CandidateSpace::OpLowerings {
   std::vector<int> engines;                        // per op: engine options
   // A fused producer's kept lowering -> its pre and fused root programs (a swapped form).
   std::map<const Lowering*, std::pair<const ir::Kernel*, const ir::Kernel*>> split;
+  // Lowerings of a matmul that read its left operand's source as the stationary operand.
+  std::set<const Lowering*> stationary;
 
   // Every lowering program a pick of the section may name.
   std::vector<const ir::Kernel*> programs() const {
@@ -45,15 +47,20 @@ struct CandidateSpace::OpLowerings {
     const Lowering* low = kept[j][l];
     if (auto it = split.find(low); it != split.end())
       return {it->second.second, engine, copies, it->second.first};
-    return {&low->program, engine, copies};
+    return {&low->program, engine, copies, nullptr, stationary.count(low) > 0};
   }
 };
 
 // The (producer, consumer) pairs fusable by one instruction, each with its cheapest one.
+// A region (PairChoice::absorbed) absorbs several ops into its root: `absorbed` lists them
+// per entry (a pair's: its producer), `operands` the region's lowering parameters (a pair's:
+// empty, the producer's inputs).
 struct CandidateSpace::InstructionPairs {
   std::vector<std::pair<int, int>> nodes;
   std::vector<const Lowering*> lowering;
   std::vector<std::string> labels;
+  std::vector<std::vector<int>> absorbed;
+  std::vector<std::vector<std::pair<int, int>>> operands;
 };
 
 // The engine digits: default engines or the alternates too, and with engines chosen per op
@@ -183,6 +190,11 @@ std::optional<CandidateSpace::OpLowerings> CandidateSpace::op_lowerings(int vari
     ops.nodes.push_back(op.node);
     ops.labels.push_back(op.label);
     ops.kept.push_back(kept_lowerings(*op.synthesis, target_, options_.max_lowerings));
+    if (op.stationary) {  // first: no transpose at all
+      auto plain = kept_lowerings(*op.stationary, target_, 1);
+      ops.stationary.insert(plain.begin(), plain.end());
+      ops.kept.back().insert(ops.kept.back().begin(), plain.begin(), plain.end());
+    }
     ops.engines.push_back(engine_options(ops.kept.back(), target_));
   }
   return ops;
@@ -262,13 +274,21 @@ CandidateSpace::InstructionPairs CandidateSpace::instruction_pairs(const SpaceSe
   for (std::size_t g = 0; g < s.form.groups.size(); ++g)
     for (int n : s.form.groups[g]) group[n] = static_cast<int>(g);
   InstructionPairs pairs;
+  const auto& transposed = s.form.transposed;
   for (const auto& pc : kc.pairs) {
-    if (group.at(pc.producer) != group.at(pc.consumer)) continue;
+    std::vector<int> absorbed = pc.absorbed.empty() ? std::vector<int>{pc.producer} : pc.absorbed;
+    bool apart = std::any_of(absorbed.begin(), absorbed.end(), [&](int n) {
+      return group.at(n) != group.at(pc.consumer) ||
+             std::binary_search(transposed.begin(), transposed.end(), n);
+    });
+    if (apart || std::binary_search(transposed.begin(), transposed.end(), pc.consumer)) continue;
     auto kept = kept_lowerings(*pc.synthesis, target_, 1);
     if (kept.empty()) continue;
     pairs.nodes.push_back({pc.producer, pc.consumer});
     pairs.lowering.push_back(kept.front());
     pairs.labels.push_back(pc.label);
+    pairs.absorbed.push_back(std::move(absorbed));
+    pairs.operands.push_back(pc.operands);
   }
   return pairs;
 }
@@ -522,16 +542,18 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t j = 0; j < s.ops.nodes.size(); ++j) {
     bool absorbed = false;
     for (std::size_t q = 0; q < s.pairs.nodes.size() && c.instruction_fusion; ++q) {
-      if (s.pairs.nodes[q].first == s.ops.nodes[j]) absorbed = true;
+      const auto& in = s.pairs.absorbed[q];
+      if (std::count(in.begin(), in.end(), s.ops.nodes[j])) absorbed = true;
       if (s.pairs.nodes[q].second == s.ops.nodes[j]) {
         text +=
             fmt::format(" | {}: {}{}", s.pairs.labels[q], s.pairs.lowering[q]->text, alternate(j));
         absorbed = true;
       }
     }
+    const Lowering* low = s.ops.kept[j][c.lowering[j]];
     if (!absorbed)
-      text += fmt::format(" | {}: {}{}", s.ops.labels[j], s.ops.kept[j][c.lowering[j]]->text,
-                          alternate(j));
+      text += fmt::format(" | {}: {}{}{}", s.ops.labels[j], low->text,
+                          s.ops.stationary.count(low) ? " (stationary load)" : "", alternate(j));
   }
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
@@ -556,6 +578,7 @@ void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
     plan.prefix = s.form.prefix.get();
   }
   plan.absorbed.clear();
+  plan.fused_operands.clear();
   plan.tiling = c.tiling;
   plan.cores = options_.cores;
   plan.legality = &target_.legality;
@@ -566,7 +589,9 @@ void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
     plan.picks[s.ops.nodes[j]] =
         s.ops.pick(j, static_cast<std::size_t>(c.lowering[j]), engine(j), c.engines);
   for (std::size_t q = 0; q < s.pairs.nodes.size() && c.instruction_fusion; ++q) {
-    plan.absorbed[s.pairs.nodes[q].first] = s.pairs.nodes[q].second;
+    for (int n : s.pairs.absorbed[q]) plan.absorbed[n] = s.pairs.nodes[q].second;
+    if (!s.pairs.operands[q].empty())
+      plan.fused_operands[s.pairs.nodes[q].second] = s.pairs.operands[q];
     auto j = static_cast<std::size_t>(
         std::find(s.ops.nodes.begin(), s.ops.nodes.end(), s.pairs.nodes[q].second) -
         s.ops.nodes.begin());
@@ -595,6 +620,11 @@ std::optional<Program> CandidateSpace::heuristic() const {
     c.variant = s.form.variant;
     c.section = static_cast<int>(&s - sections_.data());
     c.lowering.assign(s.ops.nodes.size(), 0);
+    // A compiler's cheapest lowering reads the operands as the kernel writes them.
+    for (std::size_t j = 0; j < s.ops.kept.size(); ++j)
+      while (c.lowering[j] + 1 < static_cast<int>(s.ops.kept[j].size()) &&
+             s.ops.stationary.count(s.ops.kept[j][static_cast<std::size_t>(c.lowering[j])]))
+        ++c.lowering[j];
     const ir::Kernel& k = *variants_[0].kernel;
     for (const auto& g : s.form.groups) {
       GroupExtent e = group_extent(k, g, dims_);

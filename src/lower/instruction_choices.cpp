@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "tilesweep/base/hash.h"
 #include "tilesweep/ir/graph_printer.h"
+#include "tilesweep/lower/frame.h"
 
 namespace ts::lower {
 
@@ -90,6 +93,22 @@ std::string SynthesisCache::key(const TileOp& op, const sem::InstrTable& isa,
                      options.max_candidates, options.single_pass ? "|single pass" : "");
 }
 
+bool stationary_lhs(const ir::Kernel& k, int node) {
+  const ir::Node& n = k.nodes[node];
+  if (!is_matmul(n) || n.inputs.size() != 2) return false;
+  const ir::Node& x = k.nodes[n.inputs[0]];
+  if (x.op != "transpose" || x.shape.size() < 2 || !x.attrs.count("axes")) return false;
+  const auto* axes = std::get_if<std::vector<sem::Dim>>(&x.attrs.at("axes"));
+  if (!axes || axes->size() != x.shape.size()) return false;
+  std::size_t r = axes->size();
+  for (std::size_t d = 0; d < r; ++d) {
+    std::size_t want = d + 2 < r ? d : d + 2 == r ? r - 1 : r - 2;
+    if (!(*axes)[d].is_const() || (*axes)[d].value() != static_cast<std::int64_t>(want))
+      return false;
+  }
+  return true;
+}
+
 std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k,
                                               const SynthesisOptions& options) {
   std::vector<SynthesisQuery> out;
@@ -109,9 +128,17 @@ std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k,
   for (std::size_t c = 0; c < k.nodes.size(); ++c)
     for (int p : k.nodes[c].inputs)
       if (auto t = pair_tile_op(k, p, static_cast<int>(c)))
-        out.push_back(SynthesisQuery{static_cast<int>(c), p, false, std::move(t), "", fused});
+        out.push_back(
+            SynthesisQuery{static_cast<int>(c), p, false, std::move(t), "", fused, {}, {}});
   for (const auto& site : swap_sites(k))
-    out.push_back(SynthesisQuery{site.consumer, -1, true, transposed_use_op(), "", one});
+    out.push_back(SynthesisQuery{site.consumer, -1, true, transposed_use_op(), "", one, {}, {}});
+  for (std::size_t i = 0; i < k.nodes.size(); ++i)
+    if (stationary_lhs(k, static_cast<int>(i)))
+      out.push_back(
+          SynthesisQuery{static_cast<int>(i), -1, true, transposed_use_op(), "", one, {}, {}});
+  for (auto& r : region_candidates(k))
+    out.push_back(SynthesisQuery{r.root, r.members.front(), false, std::move(r.op), "", one,
+                                 std::move(r.members), std::move(r.operands)});
   return out;
 }
 
@@ -152,6 +179,25 @@ std::optional<FusedProducer> fuse_producer(int node, const SynthesisResult& r,
   return f;
 }
 
+// The regions with a proved instruction that do not overlap: from the last root back, each
+// root's largest region whose ops no region chosen and no pair holds. Appended to `pairs`.
+void choose_regions(std::vector<PairChoice> regions, std::vector<PairChoice>& pairs) {
+  std::set<int> used;
+  for (const auto& p : pairs) used.insert(p.producer), used.insert(p.consumer);
+  std::stable_sort(regions.begin(), regions.end(), [](const PairChoice& a, const PairChoice& b) {
+    return a.consumer != b.consumer ? a.consumer > b.consumer
+                                    : a.absorbed.size() > b.absorbed.size();
+  });
+  for (auto& r : regions) {
+    bool free = !used.count(r.consumer);
+    for (int m : r.absorbed) free = free && !used.count(m);
+    if (!free) continue;
+    used.insert(r.consumer);
+    used.insert(r.absorbed.begin(), r.absorbed.end());
+    pairs.push_back(std::move(r));
+  }
+}
+
 }  // namespace
 
 KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa,
@@ -160,8 +206,21 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
   KernelChoices out;
   std::map<int, const SynthesisResult*> uses;  // per swap site consumer
   std::map<int, const SynthesisResult*> synthesized;
+  std::vector<PairChoice> regions;
   for (auto& q : synthesis_queries(k, options)) {
     const ir::Node& n = k.nodes[q.node];
+    if (!q.region.empty()) {
+      PairChoice rc;
+      rc.producer = q.producer;
+      rc.consumer = q.node;
+      for (int m : q.region) rc.label += fmt::format("{}@{}+", k.nodes[m].op, k.nodes[m].loc.line);
+      rc.label += fmt::format("{}@{}", n.op, n.loc.line);
+      rc.synthesis = &cache.get(*q.op, isa, q.options, verdicts);
+      rc.absorbed = std::move(q.region);
+      rc.operands = std::move(q.operands);
+      if (!rc.synthesis->lowerings.empty()) regions.push_back(std::move(rc));
+      continue;
+    }
     if (q.transposed_use) {
       uses[q.node] = &cache.get(*q.op, isa, q.options, verdicts);
       continue;
@@ -193,6 +252,10 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
     }
     out.ops.push_back(std::move(c));
   }
+  choose_regions(std::move(regions), out.pairs);
+  for (auto& c : out.ops)
+    if (stationary_lhs(k, c.node) && uses.count(c.node) && !uses[c.node]->lowerings.empty())
+      c.stationary = uses[c.node];
   SynthesisOptions one = options;
   one.max_depth = 1;
   for (const auto& site : swap_sites(k)) {

@@ -58,7 +58,14 @@ class Synthesizer {
  public:
   Synthesizer(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& o,
               verify::VerdictCache* c)
-      : op_(ir::compact(op)), isa_(isa), opts_(o), cache_(c) {}
+      : op_(ir::compact(op)), isa_(isa), opts_(o), cache_(c) {
+    for (const auto& n : op_.nodes)
+      if (n.op == "const" && n.inputs.empty())
+        if (auto it = n.attrs.find("value"); it != n.attrs.end())
+          if (const double* v = std::get_if<double>(&it->second))
+            if (std::find(literals_.begin(), literals_.end(), *v) == literals_.end())
+              literals_.push_back(*v);
+  }
 
   SynthesisResult run() {
     TS_CHECK(op_.outputs.size() == 1, "synthesis needs a one-output op kernel");
@@ -201,6 +208,12 @@ class Synthesizer {
         for (double v : {0.0, 1.0, -1.0})
           broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", v}}, {}),
                     {p.shape[0], sem::Dim(1)});
+        // The literals of a region's kernel (region.h), as per-partition values: a bias or a
+        // scale tile folded into one instruction.
+        for (double v : literals_)
+          if (v != 0.0 && v != 1.0 && v != -1.0)
+            broadcast(ir::add_op(k, *ops.find("const"), {}, {{"value", v}}, {}),
+                      {p.shape[0], sem::Dim(1)});
         for (const auto& d : op_.dims) {
           broadcast(ir::add_op(k, *ops.find("dim"), {}, {{"value", sem::Dim::symbol(d)}}, {}),
                     {p.shape[0], sem::Dim(1)});
@@ -222,6 +235,11 @@ class Synthesizer {
       std::vector<sem::AttrValue> values;
       if (a.type == sem::AttrType::Name) {
         for (const auto& c : a.choices) values.push_back(c);
+      } else if (a.type == sem::AttrType::Float && a.default_value && !literals_.empty()) {
+        // An immediate (activation's scale, tensor_scalar's operand1): the default or one of
+        // the op's literals (a constant scale or shift folded into the instruction).
+        values.push_back(*a.default_value);
+        for (double v : literals_) values.push_back(v);
       } else if (a.default_value || a.default_reversed) {
         continue;  // the default
       } else if (a.type == sem::AttrType::Float) {
@@ -406,6 +424,7 @@ class Synthesizer {
   }
 
   ir::Kernel op_;
+  std::vector<double> literals_;  // the op kernel's literal constants (a region's), in node order
   const sem::InstrTable& isa_;
   std::vector<SketchStep> path_;  // the sketch being extended
   SynthesisOptions opts_;

@@ -222,6 +222,76 @@ TEST(Functional, FusedPairsMatchTheReference) {
   EXPECT_GT(checked, 0);
 }
 
+// Element-wise regions as one instruction (region.h) on numbers: silu's x / (1 + exp(-x)) as
+// activation(silu) (candidates with the instruction fusion on), against the reference.
+class FusedRegions : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(FusedRegions, MatchTheReference) {
+  auto [file, func] = GetParam();  // func: an activation function some instruction runs
+  const sim::Target& t = sim::builtin_target("trn1");
+  ir::Module m = suite_module(file);
+  const ir::Kernel& k = m.kernels.front();
+  sem::DimEnv dims = small_dims(k);
+  auto prepared = prepare(k, t, 2);
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims);
+  auto inputs = sweep::check_inputs(k, dims, 7);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  int checked = 0;
+  for (const auto& sec : space.sections()) {
+    if (!sec.fused) continue;
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 16)) {
+      if (!space.decode(i).instruction_fusion) continue;
+      lower::Program p = space.materialize(i).value();
+      ASSERT_TRUE(std::string(func).empty() ||
+                  std::any_of(p.insts.begin(), p.insts.end(),
+                              [&](const lower::Inst& in) {
+                                auto f = in.attrs.find("func");
+                                return f != in.attrs.end() &&
+                                       f->second == sem::AttrValue(std::string(func));
+                              }))
+          << space.describe(i);
+      ++checked;
+      ASSERT_TRUE(matches(sim::execute(p, inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, FusedRegions,
+                         ::testing::Values(std::pair{"nkibench/silu.py", "silu"}),
+                         [](const auto& info) {
+                           std::string s = std::filesystem::path(info.param.first).stem().string();
+                           return s;
+                         });
+
+// A matmul whose left operand is a transposed input, read as it lies as the stationary operand
+// (no transpose instruction, no transposing DMA), on numbers at several K tiles and row tiles.
+TEST(Functional, StationaryLhsMatchesTheReference) {
+  const sim::Target& t = sim::builtin_target("trn1");
+  ir::Module m = suite_module("nkibench/transpose_matmul.py");
+  const ir::Kernel& k = m.kernels.front();
+  sem::DimEnv dims = {{"K", 384}, {"M", 256}, {"N", 384}};
+  auto prepared = prepare(k, t, 2);
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
+  auto inputs = sweep::check_inputs(k, dims, 13);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  int checked = 0;
+  for (std::int64_t i = 0; i < space.size() && checked < 8; i += 3) {
+    if (space.describe(i).find("(stationary load)") == std::string::npos) continue;
+    lower::Program p = space.materialize(i).value();
+    for (const auto& in : p.insts)
+      ASSERT_EQ(in.spec->op.name.find("transpose"), std::string::npos) << space.describe(i);
+    ++checked;
+    ASSERT_TRUE(matches(sim::execute(p, inputs), ref))
+        << "candidate " << i << " (" << space.describe(i) << ")";
+  }
+  EXPECT_GT(checked, 0);
+}
+
 // The second propagation round's programs (values computed transposed, no transpose left on
 // them) on numbers, at shapes with several 128-column chunks and row tiles per strip: a spread
 // of the candidates of the transposed sections, on both targets (trn2's x^T comes by

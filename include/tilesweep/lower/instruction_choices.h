@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tilesweep/lower/layout_swap.h"
+#include "tilesweep/lower/region.h"
 #include "tilesweep/lower/synthesize.h"
 #include "tilesweep/lower/tile_op.h"
 
@@ -50,16 +51,27 @@ struct OpChoices {
   std::string tile;   // the tile op, e.g. "matmul(x, y)" over its tile shapes
   const SynthesisResult* synthesis = nullptr;  // null for layout ops and constants
   std::string note;                            // why there is no synthesis
+  // A matmul whose left operand is a transposed view of a value in HBM (transpose(x) of an
+  // input): the lowerings of matmul(transpose(x), y) (nc_matmul(x, y)), for x loaded as the
+  // stationary operand as it lies, no transpose (stationary_lhs()).
+  const SynthesisResult* stationary = nullptr;
 };
 
 // Instruction fusion (Axon §4.5): an element-wise op and the reduction that is its only user,
 // lowered together by synthesis to one instruction that reads the tile (sum(square(x)) =
 // activation_reduce), alone or followed by one that fixes up the reduced [P, 1] values
 // (mean(square(x)) = activation_reduce(x, func='square') / F): SynthesisOptions::single_pass.
+//
+// An element-wise region (region.h) is one too: `consumer` its root, `absorbed` the ops
+// computed inside the root's one instruction, `operands` the (reader, input) pairs its
+// lowering's parameters are. A pair leaves both empty (its producer is absorbed, the
+// producer's inputs are the operands).
 struct PairChoice {
   int producer = -1, consumer = -1;
   std::string label;                           // "square@2+mean@2"
   const SynthesisResult* synthesis = nullptr;  // proved single instructions
+  std::vector<int> absorbed;                   // a region's ops besides its root
+  std::vector<std::pair<int, int>> operands;   // a region's lowering parameters
 };
 
 // A producer of a swap site (layout_swap.h) with the transpose fused into its root instruction:
@@ -97,13 +109,20 @@ struct KernelChoices {
 // swap site consumer's tile op with its left operand transposed (`transposed_use`, depth 1).
 // (The instruction fusions of a swap site's producers depend on their lowerings, so they are
 // not listed: each process synthesizes those small queries itself.)
+// An element-wise region's query (depth 1) names its other ops (`region`) and operands.
 struct SynthesisQuery {
   int node = -1, producer = -1;
   bool transposed_use = false;
   std::optional<TileOp> op;
   std::string why;
   SynthesisOptions options;
+  std::vector<int> region;
+  std::vector<std::pair<int, int>> operands;
 };
+
+// True when matmul `node`'s left operand is a transpose of the last two dims of another value:
+// that value read as it lies is the matmul's stationary operand.
+bool stationary_lhs(const ir::Kernel& k, int node);
 
 // The queries of instruction_choices(k, ..., options), in its order.
 std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k,

@@ -47,6 +47,9 @@ struct OpPick {
   // A matmul computed transposed (layout_swap.h): its lowering's part over x alone, run once per
   // strip and K tile; `lowering` is then the fused root instruction over (pre(x), y).
   const ir::Kernel* pre = nullptr;
+  // A matmul whose left operand is a transposed view (OpChoices::stationary): the view's source
+  // loaded as it lies, [K tile, rows], once per strip, as `lowering`'s stationary operand.
+  bool stationary = false;
 
   int copies() const { return copy_engine < 0 ? engine : copy_engine; }
 };
@@ -67,6 +70,9 @@ struct ProgramPlan {
   std::vector<GroupTiling> tiling;       // per group
   std::map<int, OpPick> picks;           // per compute node
   std::map<int, int> absorbed;  // element-wise producer -> the reduction whose pick lowers both
+  // An element-wise region's root (region.h) -> its pick's parameters, each an operand (reader
+  // node, input index) of the region; its other ops are `absorbed` into it.
+  std::map<int, std::vector<std::pair<int, int>>> fused_operands;
   std::vector<int> transposed;  // nodes computed on transposed tiles (SwapSite::transposed), sorted
   int cores = 1;
   const Prefix* prefix = nullptr;  // make_prefix(k, dims, t, groups), or null to compute it here

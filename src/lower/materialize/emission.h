@@ -88,7 +88,8 @@ struct Nest {
   std::map<int, TransposedValue> transposed;
   std::map<int, Tile> scalars;  // scalar operands of transposed ops, loaded for the strip
   std::map<std::pair<int, std::uint64_t>, int>
-      transposed_lhs;  // (x, pre's structural hash) -> the strip's x^T
+      transposed_lhs;             // (x, pre's structural hash) -> the strip's x^T
+  std::map<int, int> stationary;  // a transposed view's source -> the strip's stationary operand
 
   std::int64_t strip_rows() const { return tiling.pt * tiling.block; }
   // The strip's buffers rotate through the candidate's multi-buffering depth.
@@ -145,6 +146,9 @@ Lowered<Inst*> make_inst(Emission& e, Common which, const SmallVector<Shape, 3>&
 Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec,
                          const SmallVector<Shape, 3>& operands, const Shape& out, ir::DType dt,
                          EngineOf engine);
+// A load of `value` at `places` into `dest` (a window of a buffer already made).
+std::optional<NoProgram> load_into(Emission& e, int block, int value,
+                                   const std::vector<Place>& places, const Tile& dest);
 Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& places,
                    const Shape& tile, Depth depth);
 std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value,

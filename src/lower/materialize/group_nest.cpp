@@ -164,17 +164,26 @@ std::optional<NoProgram> RowOps::emit(int node) {
   const ir::Node& n = e.kernel.nodes[node];
   // A reduction fused with its producer reads the producer's operands.
   int source = node;
-  for (const auto& [producer, consumer] : e.plan.absorbed)
-    if (consumer == node) source = producer;
+  if (!e.plan.fused_operands.count(node))
+    for (const auto& [producer, consumer] : e.plan.absorbed)
+      if (consumer == node) source = producer;
   if (source != node && reduces_rows(e.kernel, node))
     return NoProgram{
         fmt::format("'{}' across partitions fused with its producer is not placed yet", n.op),
         node};
   std::int64_t out_cols = cols_of(node);
+  // An element-wise region's root reads the region's operands (each through its reader).
+  std::vector<std::pair<int, int>> reads;
+  if (auto r = e.plan.fused_operands.find(node); r != e.plan.fused_operands.end()) {
+    reads = r->second;
+  } else {
+    for (std::size_t i = 0; i < e.kernel.nodes[source].inputs.size(); ++i)
+      reads.push_back({source, static_cast<int>(i)});
+  }
   std::vector<Tile> operands;
-  operands.reserve(e.kernel.nodes[source].inputs.size());
-  for (std::size_t i = 0; i < e.kernel.nodes[source].inputs.size(); ++i) {
-    Lowered<Tile> tile = operand(source, i, n.dtype);
+  operands.reserve(reads.size());
+  for (auto [reader, i] : reads) {
+    Lowered<Tile> tile = operand(reader, static_cast<std::size_t>(i), n.dtype);
     if (!tile) return tile.no_program();
     operands.push_back(*tile);
   }

@@ -126,6 +126,24 @@ Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& 
   return Tile{buf, {}, tile};
 }
 
+std::optional<NoProgram> load_into(Emission& e, int block, int value,
+                                   const std::vector<Place>& places, const Tile& dest) {
+  const ir::Node& n = e.kernel.nodes[value];
+  Lowered<Inst*> made = make_inst(e, Common::DmaCopy, {dest.shape}, dest.shape, n.dtype, {});
+  if (!made) return made.no_program();
+  Lowered<Access> access = hbm_access(e, *hbm_view(e, value), places);
+  if (!access) return access.no_program();
+  Inst& in = **made;
+  in.dma = true;
+  in.out = dest.buffer;
+  in.out_window = dest.window;
+  in.hbm = std::move(*access);
+  if (e.plan.notes) in.note = "load " + e.builder.buffer(in.hbm.buffer).name;
+  int id = e.builder.place(block, in);
+  e.load_of.push_back({dest.buffer, id});
+  return std::nullopt;
+}
+
 std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value,
                                const std::vector<Place>& places) {
   const ir::Node& n = e.kernel.nodes[value];

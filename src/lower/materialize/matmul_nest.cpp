@@ -50,6 +50,31 @@ std::optional<NoProgram> evacuate(Emission& e, Nest& nest, int node, int accumul
   return store(e, block, dest, node, at);
 }
 
+// The strip's stationary operand of a matmul whose left operand is a transposed view
+// (OpPick::stationary): the view's source as it lies, [k_tile, K / k_tile x S] with K tile j at
+// columns j x S, loaded once per strip (each DMA reads runs along the rows' dim, no transpose).
+Lowered<int> stationary_strip(Emission& e, Nest& nest, int node, std::int64_t k_tile) {
+  const ir::Node& n = e.kernel.nodes[node];
+  int x = n.inputs[0];
+  if (auto it = nest.stationary.find(x); it != nest.stationary.end()) return it->second;
+  if (!hbm_view(e, x) || nest.values.count(x))
+    return NoProgram{"a stationary left operand computed in the same loop nest", node};
+  std::int64_t K = e.shape(x).back(), S = nest.strip_rows(), rows = nest.tiling.pt;
+  int buf =
+      add_buffer(e, "xs", sem::Memory::Sbuf, n.dtype, {k_tile, K / k_tile * S}, nest.strip_depth());
+  int k_loop = nest_loop(e, nest.body, "k", K / k_tile), k_var = loop_var(k_loop, nest.body);
+  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block);
+  int row_tile = loop_var(rows_loop, k_loop);
+  std::vector<Place> at = places(e, nest, node, e.shape(x), row_tile, k_tile);
+  at.back().terms = {{k_var, k_tile}};
+  for (Place& p : at)
+    if (p.tile_dim >= 0) p.tile_dim = 1 - p.tile_dim;  // K on the partitions, the rows free
+  Tile dest{buf, window({{k_var, S}, {row_tile, rows}}, rows), {k_tile, rows}};
+  if (auto no = load_into(e, rows_loop, x, at, dest)) return *no;
+  nest.stationary[x] = buf;
+  return buf;
+}
+
 }  // namespace
 
 std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
@@ -60,6 +85,11 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   std::int64_t n_tile =
       nest.tiling.free > 0 ? std::min(nest.tiling.free, N) : std::min<std::int64_t>(N, 512);
   if (N % n_tile) n_tile = largest_divisor(N, n_tile);
+  // A stationary left operand is loaded for the strip before the N loop (hoisted out of it).
+  const bool stationary = e.plan.picks.at(node).stationary;
+  Lowered<int> strip = -1;
+  if (stationary) strip = stationary_strip(e, nest, node, k_tile);
+  if (!strip) return strip.no_program();
   int n_loop = nest_loop(e, nest.body, "n", N / n_tile), n_var = loop_var(n_loop, nest.body);
   int k_loop = nest_loop(e, n_loop, "k", K / k_tile), k_var = loop_var(k_loop, n_loop);
   Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, n_var, n_tile);
@@ -67,8 +97,12 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block),
       row_tile = loop_var(rows_loop, k_loop);
   Lowered<Tile> lhs = Tile{};
-  if (auto it = nest.transposed.find(x);
-      it != nest.transposed.end())  // its K tiles are the value's chunks
+  if (stationary)
+    lhs = Tile{*strip,
+               window({{k_var, nest.strip_rows()}, {row_tile, nest.tiling.pt}}, nest.tiling.pt),
+               {k_tile, nest.tiling.pt}};
+  else if (auto it = nest.transposed.find(x);
+           it != nest.transposed.end())  // its K tiles are the value's chunks
     lhs = Tile{it->second.buffer,
                window({{k_var, nest.strip_rows()}, {row_tile, nest.tiling.pt}}, nest.tiling.pt),
                {k_tile, nest.tiling.pt}};
