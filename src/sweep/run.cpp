@@ -349,6 +349,10 @@ int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ost
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                             static_cast<std::size_t>(threads));
   std::unique_ptr<Plan> plan = build_plan(comm, setup, o, err);
+  // The handlers before the collective that precedes the journal: a signal that arrives once the
+  // journal is on disk (while the synthesis records are written durably, say) must end in a
+  // partial archive on every rank, not kill one (scripts.slurm_sbatch cuts a run right then).
+  install_interrupt_handlers();
   std::string digest = agree_on_plan(comm, *plan);
   if (o.dry_run) {
     if (comm.rank() == 0) print_dry_run(*plan, setup.archive, out);
@@ -361,7 +365,6 @@ int run_ranks(const Comm& comm, const RunOptions& o, std::ostream& out, std::ost
     write_synthesis_records(synthesis_path(setup.archive), o.tool_version,
                             plan->synthesis_records());
   });
-  install_interrupt_handlers();
   PidsFile pids(comm, o, setup.archive, err);
   if (comm.rank() != 0) {
     run_worker(comm, *plan, err);
