@@ -34,7 +34,7 @@ check_arg "error: no kernel 'matmull' in '$ok'; did you mean 'matmul'?" eval "$o
 check_arg "error: --input: kernel 'matmul' has no parameter 'q'" eval "$ok" --input q=x.npy
 check_arg "error: cannot open 'missing.npy'" eval "$ok" --input x=missing.npy
 check_arg "error: cannot open 'nope.py'" check nope.py
-check_arg "--precision: f16 not in {f64,f32}" eval "$ok" --precision f16 --shape M=1
+check_arg "--precision: f16 not in {f64,f32,bf16}" eval "$ok" --precision f16 --shape M=1
 check_arg "error: cannot open 'nope.toml'" check "$ok" --ops nope.toml
 check_arg "The following argument was not expected: --bogus" check "$ok" --bogus
 echo "$n cases, $failed failed"
