@@ -11,6 +11,7 @@
 #include "kernel_options.h"
 #include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/error.h"
+#include "tilesweep/base/json_string.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/nki.h"
 #include "tilesweep/mesh/mesh_shape.h"
@@ -47,19 +48,6 @@ struct Outcome {
     return std::isfinite(local_ns) ? setting.latency(local_ns) : local_ns;
   }
 };
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : "null"; }
 // Byte counts and other whole quantities: integers, never "1024.000".

@@ -9,6 +9,7 @@
 
 #include "tilesweep/base/durable_file.h"
 #include "tilesweep/base/error.h"
+#include "tilesweep/base/json_string.h"
 #include "tilesweep/report/select.h"
 #include "verbs.h"
 
@@ -45,28 +46,13 @@ void check_output(const std::string& path, const std::string& option, const Sele
   check_writable(path, option);
 }
 
-std::string json_text(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\')
-      out += '\\', out += static_cast<char>(ch);
-    else if (ch == '\n')
-      out += "\\n";
-    else if (ch < 0x20)
-      out += fmt::format("\\u{:04x}", ch);
-    else
-      out += static_cast<char>(ch);
-  }
-  return out + "\"";
-}
-
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 
 std::string library_json(const store::Library& lib) {
   std::string out =
-      "{\n  \"tool_version\": " + json_text(lib.tool_version) + ",\n  \"archives\": [";
+      "{\n  \"tool_version\": " + json_string(lib.tool_version) + ",\n  \"archives\": [";
   for (std::size_t i = 0; i < lib.archives.size(); ++i)
-    out += (i ? ", " : "") + json_text(lib.archives[i]);
+    out += (i ? ", " : "") + json_string(lib.archives[i]);
   out += "],\n  \"entries\": [";
   for (std::size_t i = 0; i < lib.entries.size(); ++i) {
     const auto& e = lib.entries[i];
@@ -78,11 +64,11 @@ std::string library_json(const store::Library& lib) {
         "\"heuristic_ns\": {}, \"archive\": {}, \"job_name\": {}, \"tool_version\": {}, \"nki\": "
         "{}, "
         "\"nki_error\": {}}}",
-        i ? "," : "", json_text(e.kernel), json_text(e.target), json_text(e.shape),
-        json_text(e.mesh), e.variant, e.choice, e.index, json_text(e.config),
+        i ? "," : "", json_string(e.kernel), json_string(e.target), json_string(e.shape),
+        json_string(e.mesh), e.variant, e.choice, e.index, json_string(e.config),
         json_number(e.latency_ns), json_number(e.roofline_ns), json_number(e.roofline_pct),
-        json_number(e.heuristic_ns), json_text(e.archive), json_text(e.job_name),
-        json_text(e.tool_version), json_text(e.nki), json_text(e.nki_error));
+        json_number(e.heuristic_ns), json_string(e.archive), json_string(e.job_name),
+        json_string(e.tool_version), json_string(e.nki), json_string(e.nki_error));
   }
   return out + "\n  ]\n}\n";
 }
@@ -122,8 +108,8 @@ std::string python_module(const store::Library& lib) {
       "\"\"\"\nimport math\n\nENTRIES = {\n";
   for (const auto& e : lib.entries) {
     if (e.nki.empty() || e.mesh != "1") continue;
-    out += fmt::format("    ({}, {}, {}): {},\n", json_text(e.kernel), json_text(e.target),
-                       json_text(e.shape), json_text(e.nki));
+    out += fmt::format("    ({}, {}, {}): {},\n", json_string(e.kernel), json_string(e.target),
+                       json_string(e.shape), json_string(e.nki));
   }
   out +=
       "}\n_LOADED = {}\n\n\ndef _dims(shape):\n    return dict((k, int(v)) for k, v in "

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "tilesweep/base/error.h"
+#include "tilesweep/base/json_string.h"
 #include "tilesweep/base/source.h"
 #include "tilesweep/nki_import/importer.h"
 #include "tilesweep/sim/simulate.h"
@@ -21,19 +22,6 @@ struct TimeOpts {
   int trace = 0;
 };
 
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string integer(double v) { return fmt::format("{:.0f}", v); }
 
 void print_json(const TimeOpts& o, const lower::Program& p, const sim::SimResult& r) {
@@ -46,9 +34,9 @@ void print_json(const TimeOpts& o, const lower::Program& p, const sim::SimResult
       "\"scalar\": {:.1f}, \"gpsimd\": {:.1f}, \"dma\": {:.1f}}}, \"sbuf_peak_bytes\": {}, "
       "\"psum_peak_bytes\": {}, "
       "\"instructions\": {}}}\n",
-      quoted(p.kernel), quoted(o.file), quoted(o.target), r.latency_ns, integer(r.hbm_read_bytes),
-      integer(r.hbm_write_bytes), integer(r.spill_bytes), b[0], b[1], b[2], b[3], b[4],
-      r.sbuf_peak_bytes, r.psum_peak_bytes, integer(r.instructions));
+      json_string(p.kernel), json_string(o.file), json_string(o.target), r.latency_ns,
+      integer(r.hbm_read_bytes), integer(r.hbm_write_bytes), integer(r.spill_bytes), b[0], b[1],
+      b[2], b[3], b[4], r.sbuf_peak_bytes, r.psum_peak_bytes, integer(r.instructions));
 }
 
 void print_text(const TimeOpts& o, const lower::Program& p, const sim::SimResult& r) {

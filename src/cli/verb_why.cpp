@@ -6,6 +6,7 @@
 
 #include <iostream>
 
+#include "tilesweep/base/json_string.h"
 #include "tilesweep/report/why.h"
 #include "verbs.h"
 
@@ -13,33 +14,18 @@ namespace ts::cli {
 
 namespace {
 
-std::string json_text(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\')
-      out += '\\', out += static_cast<char>(ch);
-    else if (ch == '\n')
-      out += "\\n";
-    else if (ch < 0x20)
-      out += fmt::format("\\u{:04x}", ch);
-    else
-      out += static_cast<char>(ch);
-  }
-  return out + "\"";
-}
-
 std::string why_json(const std::vector<report::Why>& all) {
   std::string out = "[";
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& w = all[i];
     std::string details;
     for (std::size_t d = 0; d < w.details.size(); ++d)
-      details += (d ? ", " : "") + json_text(w.details[d]);
+      details += (d ? ", " : "") + json_string(w.details[d]);
     out += fmt::format(
         "{}\n  {{\"kernel\": {}, \"target\": {}, \"shape\": {}, \"mesh\": {}, \"bound\": {}, "
         "\"details\": [{}]}}",
-        i ? "," : "", json_text(w.kernel), json_text(w.target), json_text(w.shape),
-        json_text(w.mesh), json_text(w.bound), details);
+        i ? "," : "", json_string(w.kernel), json_string(w.target), json_string(w.shape),
+        json_string(w.mesh), json_string(w.bound), details);
   }
   return out + "\n]\n";
 }

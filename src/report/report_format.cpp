@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "tilesweep/base/json_string.h"
 #include "tilesweep/report/report.h"
 
 namespace ts::report {
@@ -23,23 +24,6 @@ std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return out + "\"";
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\')
-      out += '\\', out += static_cast<char>(ch);
-    else if (ch == '\n')
-      out += "\\n";
-    else if (ch == '\t')
-      out += "\\t";
-    else if (ch < 0x20)
-      out += fmt::format("\\u{:04x}", ch);
-    else
-      out += static_cast<char>(ch);
-  }
   return out + "\"";
 }
 
