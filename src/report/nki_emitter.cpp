@@ -12,6 +12,7 @@
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/lower/nki.h"
 #include "tilesweep/report/job_view.h"
+#include "tilesweep/report/lookup.h"
 #include "tilesweep/report/select.h"
 #include "tilesweep/semantics/op_spec.h"
 #include "tilesweep/sweep/mesh_setting.h"
@@ -35,22 +36,6 @@ struct NkiEmitter::Impl {
   const Prepared& prepare(const store::Meta& meta, const store::SourceRecord& src,
                           const store::BestRecord& b);
 };
-
-namespace {
-
-sem::DimEnv parse_dims(const std::string& shape) {
-  sem::DimEnv dims;
-  std::stringstream ss(shape);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos) throw UserError(fmt::format("shape '{}' is malformed", shape));
-    dims[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
-  }
-  return dims;
-}
-
-}  // namespace
 
 const NkiEmitter::Impl::Prepared& NkiEmitter::Impl::prepare(const store::Meta& meta,
                                                             const store::SourceRecord& src,
@@ -89,7 +74,7 @@ NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& s
     lower::SpaceOptions so;
     so.max_block = p.view.max_block, so.max_lowerings = p.view.max_lowerings, so.bufs = p.view.bufs;
     // On a mesh the candidate is the per-device kernel at its sharding's local shape.
-    sem::DimEnv dims = parse_dims(b.shape);
+    sem::DimEnv dims = parse_record_shape(b.shape);
     std::string header;
     if (b.mesh != "1") {
       const ir::Kernel& original = p.pk.variants.variants[0].kernel;
@@ -167,7 +152,8 @@ NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta,
     const Impl::Prepared& p = impl_->prepare(meta, src, b);
     lower::SpaceOptions so;
     so.max_block = p.view.max_block, so.max_lowerings = p.view.max_lowerings, so.bufs = p.view.bufs;
-    lower::CandidateSpace recorded(p.pk.space_variants(), *p.target, parse_dims(b.shape), so);
+    lower::CandidateSpace recorded(p.pk.space_variants(), *p.target, parse_record_shape(b.shape),
+                                   so);
     if (b.index < 0 || b.index >= recorded.size() || recorded.describe(b.index) != b.config)
       return {"",
               "the recorded candidate no longer re-builds (the search code changed since the "

@@ -13,6 +13,7 @@
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/candidate_space.h"
 #include "tilesweep/report/job_view.h"
+#include "tilesweep/report/lookup.h"
 #include "tilesweep/semantics/op_spec.h"
 #include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
@@ -128,18 +129,6 @@ std::vector<std::string> bound_details(const store::BestRecord& b, const store::
   return out;
 }
 
-sem::DimEnv parse_shape(const std::string& shape) {
-  sem::DimEnv dims;
-  std::stringstream ss(shape);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos) throw UserError(fmt::format("shape '{}' is malformed", shape));
-    dims[item.substr(0, eq)] = std::stoll(item.substr(eq + 1));
-  }
-  return dims;
-}
-
 // Why the rebuilt space of a key has no program: each variant and fusion form's NoProgram
 // reason, over the shardings of its mesh.
 std::vector<std::string> no_program_reasons(const LoadedArchive& l, std::size_t row,
@@ -167,8 +156,8 @@ std::vector<std::string> no_program_reasons(const LoadedArchive& l, std::size_t 
   so.max_block = view.max_block, so.max_lowerings = view.max_lowerings, so.bufs = view.bufs;
   std::vector<std::string> out;
   std::set<std::string> seen;
-  for (const auto& setting :
-       sweep::mesh_settings(kernel, parse_shape(b.shape), target, mesh::parse_mesh_shape(b.mesh))) {
+  for (const auto& setting : sweep::mesh_settings(kernel, parse_record_shape(b.shape), target,
+                                                  mesh::parse_mesh_shape(b.mesh))) {
     lower::CandidateSpace space(pk.space_variants(), target, setting.local, so);
     std::string where =
         setting.sharding.empty() ? "" : fmt::format(" (sharding {})", setting.sharding);
