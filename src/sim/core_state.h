@@ -61,7 +61,8 @@ class DmaEngines {
   // position j; engines not updated after seq0 as one marker each).
   void append_state(std::vector<double>& out, std::int64_t rotation, std::uint64_t seq0,
                     double ref) const;
-  // Moves the engines updated after seq0 `delta` later, then engine e's state to e + by.
+  // Moves the engines updated after seq0 `delta` later (the time before their first moved
+  // stretch counts as busy), then engine e's state to e + by.
   void shift(double delta, std::uint64_t seq0, std::int64_t by);
 
  private:

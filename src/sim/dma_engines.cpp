@@ -10,13 +10,14 @@ DmaEngines::DmaEngines(int engines)
 
 void DmaEngines::busy_after(int first, int count, double t) {
   busy_.clear();
-  bool alike = uniform_;
+  // The engines' lists are read once when they are all alike (every engine of the span equal
+  // to the first: a transfer may start on an engine a narrower one still holds).
   const Engine& head = engines_[first % n_];
-  for (int k = 1; k < count && !alike; ++k) {
+  bool alike = true;
+  for (int k = 1; k < count && alike && !uniform_; ++k) {
     const Engine& e = engines_[(first + k) % n_];
     alike = e.count == head.count &&
             std::equal(head.busy.begin(), head.busy.begin() + head.count, e.busy.begin());
-    if (!alike) break;
   }
   for (int k = 0; k < (alike ? 1 : count); ++k) {
     const Engine& e = engines_[(first + k) % n_];
@@ -94,9 +95,10 @@ void DmaEngines::append_engine(std::vector<double>& out, const Engine& e, std::u
     return;
   }
   out.push_back(e.floor == kNever ? kUnset : e.floor - ref);
-  // The latest stretches only: older gaps are too far back for the loop's next transfers.
-  constexpr int kRecent = 3;
-  for (int k = 0; k < kRecent; ++k) {
+  // Every kept stretch, the latest first: a later transfer may fill a gap however long ago it
+  // opened (loads that ran ahead leave one their successors cannot use), so two snapshots match
+  // only when all their gaps do (a boundary older than the horizon in both still counts as equal).
+  for (int k = 0; k < kKept; ++k) {
     bool has = k < e.count;
     out.push_back(has ? e.busy[e.count - 1 - k].first - ref : kUnset);
     out.push_back(has ? e.busy[e.count - 1 - k].second - ref : kUnset);
@@ -120,6 +122,9 @@ void DmaEngines::shift(double delta, std::uint64_t seq0, std::int64_t by) {
       e.busy[i].first += delta;
       e.busy[i].second += delta;
     }
+    // The skipped periods kept the engine as busy as the simulated ones: no time before its
+    // moved stretches is free (moving the first stretch's start would open a gap that never was).
+    if (e.count > 0) e.floor = std::max(e.floor, e.busy[0].first);
   }
   if (uniform_) return;
   std::int64_t r = ((by % n_) + n_) % n_;

@@ -66,6 +66,11 @@ bool periodic(const Snapshot& a, const Snapshot& b, double horizon_periods) {
   double delta = b.ref - a.ref;
   if (!(delta > 0) || a.state.size() != b.state.size()) return false;
   double tol = 1e-9 * std::max(1.0, std::abs(b.ref));
+  // No engine can be busy longer than a period in each period of a steady state: a loop that
+  // asks more of an engine (the DMA engines after loads that ran ahead into their free time)
+  // still has to slow down, however alike its recent state looks.
+  for (int e = 0; e < kEngines; ++e)
+    if (b.totals.busy[e] - a.totals.busy[e] > delta + tol) return false;
   // Times more than horizon_periods periods back count as equally old: nothing the loop does next
   // waits for them (a busy stretch that began long ago, the reads of a version freed long ago).
   double horizon = -horizon_periods * delta;

@@ -32,8 +32,9 @@ struct Snapshot {
 void take_snapshot(const CoreState& s, const Footprint& f, std::uint64_t seq0, Snapshot& out);
 
 // True when `b`, some iterations (a period) after `a`, shows every touched time advanced by the
-// same positive delta (relative tolerance 1e-9 of the time scale). Times more than
-// `horizon_periods` periods back in both count as equally old.
+// same positive delta (relative tolerance 1e-9 of the time scale) and no engine was busy longer
+// than delta in that period (the DMA engines: their time averaged over the engines). Times more
+// than `horizon_periods` periods back in both count as equally old.
 bool periodic(const Snapshot& a, const Snapshot& b, double horizon_periods);
 
 // Advances `s` (which is at snapshot `b`) by `repeats` more periods of the step a -> b.
