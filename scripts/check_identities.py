@@ -54,6 +54,13 @@ def _scan(a, b, axis):
     return np.moveaxis(out, 0, axis)
 
 
+def _iota(n, axis=0, ndim=None):
+    ndim = max(2, axis + 1) if ndim is None else ndim
+    shape = [1] * ndim
+    shape[axis] = n
+    return np.arange(n, dtype=float).reshape(shape)
+
+
 def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
@@ -78,6 +85,19 @@ OPS = {
     "sum": _reduce(np.sum), "mean": _reduce(np.mean), "max": _reduce(np.max), "min": _reduce(np.min),
     "cumsum": lambda x, axis: np.cumsum(x, axis=axis),
     "scan": _scan,
+    # masks are 0/1 values in the operands' dtype (the kernel language's comparisons)
+    "less": lambda a, b: (np.asarray(a) < b).astype(float),
+    "less_equal": lambda a, b: (np.asarray(a) <= b).astype(float),
+    "greater": lambda a, b: (np.asarray(a) > b).astype(float),
+    "greater_equal": lambda a, b: (np.asarray(a) >= b).astype(float),
+    "equal": lambda a, b: (np.asarray(a) == b).astype(float),
+    "not_equal": lambda a, b: (np.asarray(a) != b).astype(float),
+    "where": lambda c, a, b: np.where(np.asarray(c) != 0, a, b),
+    "iota": _iota,
+    "astype": lambda x, dtype: np.asarray(x, dtype=float),
+    "inf": np.inf,
+    # dtype names, for x.astype(f32): the check runs in float64 (no rounding)
+    "f32": np.float64, "bf16": np.float64, "f16": np.float64, "f8": np.float64,
 }
 
 

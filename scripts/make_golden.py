@@ -51,6 +51,18 @@ def mamba(delta, u, a, b, c):
     return out
 
 
+def causal_gqa(q, k, v):
+    """8 query heads over 2 kv heads; position i sees keys j <= i (np.tril), softmax over keys."""
+    S, D = q.shape[1], q.shape[2]
+    allowed = np.tril(np.ones((S, S), dtype=bool))
+    outs = []
+    for h in range(8):
+        s = q[h] @ k[h // 4].T / np.sqrt(D)
+        s = np.where(allowed, s, -np.inf)
+        outs.append(softmax(s, 1) @ v[h // 4])
+    return np.stack(outs)
+
+
 def gqa_axon(q, k, v):
     outs = []
     for h in range(8):
@@ -152,6 +164,9 @@ CASES = {
     ("examples", "layernorm_matmul"): ({"T": 5, "D": 8, "H": 6},
                                        [("x", "TD", U), ("gamma", "D", U), ("beta", "D", U), ("w", "DH", U), ("eps", "", 1e-5)],
                                        lambda x, gamma, beta, w, eps: [((x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * gamma + beta) @ w]),
+    ("examples", "causal_gqa"): ({"S": 6, "D": 4},
+                                 [("q", [8, "S", "D"], U), ("k", [2, "S", "D"], U), ("v", [2, "S", "D"], U)],
+                                 lambda q, k, v: [causal_gqa(q, k, v)]),
     ("examples", "gelu_mlp"): ({"T": 5, "D": 3},
                                [("x", "TD", U), ("w_in", ["D", 12], U), ("b_in", [12], U), ("w_out", [12, "D"], U), ("b_out", "D", U)],
                                lambda x, w_in, b_in, w_out, b_out: [gelu_tanh(x @ w_in + b_in) @ w_out + b_out]),

@@ -1,5 +1,6 @@
 #include "tilesweep/ir/dtype.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -59,6 +60,37 @@ double round_bf16(double v) {
   auto bits = std::bit_cast<std::uint32_t>(f);
   bits += 0x7FFFu + ((bits >> 16) & 1u);
   return static_cast<double>(std::bit_cast<float>(bits & 0xFFFF0000u));
+}
+
+namespace {
+
+// Round to nearest even with `fraction_bits` bits after the leading one, normals from 2^min_exp,
+// subnormals below, an infinity past `largest`.
+double round_binary(double v, int fraction_bits, int min_exp, double largest) {
+  if (!std::isfinite(v) || v == 0) return v;
+  int e = 0;
+  std::frexp(v, &e);  // |v| in [2^(e-1), 2^e)
+  int lead = std::max(e - 1, min_exp);
+  double ulp = std::ldexp(1.0, lead - fraction_bits);
+  double r = std::nearbyint(v / ulp) * ulp;
+  if (std::fabs(r) > largest) return std::copysign(HUGE_VAL, v);
+  return r;
+}
+
+}  // namespace
+
+double round_to(DType t, double v) {
+  switch (t) {
+    case DType::F32:
+      return round_f32(v);
+    case DType::BF16:
+      return round_bf16(v);
+    case DType::F16:
+      return round_binary(v, 10, -14, 65504.0);
+    case DType::F8:
+      return round_binary(v, 3, -6, 448.0);
+  }
+  return v;
 }
 
 }  // namespace ts::ir

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -55,8 +56,9 @@ constexpr int kMaxEvalDepth = 2 * kMaxExpressionHeight;
 
 // A value during elaboration: a tensor (graph node) or a compile-time constant.
 struct Value {
-  enum Kind { Tensor, Number, DimV, Bool, Tuple, None } kind = None;
+  enum Kind { Tensor, Number, DimV, Bool, Tuple, DTypeName, None } kind = None;
   int node = -1;
+  std::string dtype;  // DTypeName: as in x.astype(bf16)
   double number = 0;
   bool is_int = false;
   Dim dim;
@@ -97,6 +99,8 @@ const char* kind_name(const Value& v) {
       return "a bool";
     case Value::Tuple:
       return "a tuple";
+    case Value::DTypeName:
+      return "a dtype";
     case Value::None:
       return "None";
   }
@@ -342,8 +346,10 @@ class Elaborator {
         Value base = eval(*e.args[0], scope);
         if (base.kind == Value::Tensor && e.name == "T")
           return op_call("transpose", {base}, {}, e.loc);
-        fail(e.loc, "unknown attribute '.{}' of {} (only .T is supported)", e.name,
-             kind_name(base));
+        fail(e.loc,
+             "unknown attribute '.{}' of {} (only .T is supported; ops are called as methods, "
+             "like x.astype(bf16))",
+             e.name, kind_name(base));
       }
       case AstExpr::Subscript:
         return subscript(e, scope);
@@ -368,6 +374,13 @@ class Elaborator {
       return v;
     }
     if (e.name == "None") return Value{};
+    if (e.name == "inf") return Value::num(std::numeric_limits<double>::infinity(), false);
+    if (parse_dtype(e.name)) {
+      Value v;
+      v.kind = Value::DTypeName;
+      v.dtype = e.name;
+      return v;
+    }
     if (ops_.find(e.name) || functions_.count(e.name))
       fail(e.loc, "'{}' is a function; call it like {}(...)", e.name, e.name);
     std::vector<std::string> names;
@@ -388,10 +401,23 @@ class Elaborator {
            "'**' on tensors supports only the exponents 2 and 0.5; use square, sqrt, exp or log");
     }
     static const std::map<std::string, std::string> ops = {
-        {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"}, {"@", "matmul"}};
+        {"+", "add"},         {"-", "sub"},       {"*", "mul"},
+        {"/", "div"},         {"@", "matmul"},    {"<", "less"},
+        {"<=", "less_equal"}, {">", "greater"},   {">=", "greater_equal"},
+        {"==", "equal"},      {"!=", "not_equal"}};
     auto it = ops.find(op);
     if (it == ops.end()) fail(e.loc, "operator '{}' is not supported on tensors", op);
     return op_call(it->second, {a, b}, {}, e.loc);
+  }
+
+  static std::optional<bool> compare_numbers(const std::string& op, double x, double y) {
+    if (op == "<") return x < y;
+    if (op == "<=") return x <= y;
+    if (op == ">") return x > y;
+    if (op == ">=") return x >= y;
+    if (op == "==") return x == y;
+    if (op == "!=") return x != y;
+    return std::nullopt;
   }
 
   Value constant_binary(const AstExpr& e, const Value& a, const Value& b) {
@@ -411,9 +437,21 @@ class Elaborator {
         if (y.is_const() && y.value() <= 0) fail(e.loc, "division of a dim by {}", y.str());
         return Value::of_dim(op == "//" ? floordiv(x, y) : x - floordiv(x, y) * y);
       }
+      if (compare_numbers(op, 0, 0))
+        fail(
+            e.loc,
+            "a comparison of dims ({} {} {}) is not a value: dims are unknown until bound; compare "
+            "index tensors such as iota(N, axis=0) instead",
+            x.str(), op, y.str());
       fail(e.loc, "operator '{}' is not supported on dims (use + - * // %)", op);
     }
     double x = a.number, y = b.number;
+    if (auto c = compare_numbers(op, x, y)) {
+      Value v;
+      v.kind = Value::Bool;
+      v.flag = *c;
+      return v;
+    }
     if (op == "+") return Value::num(x + y, ints);
     if (op == "-") return Value::num(x - y, ints);
     if (op == "*") return Value::num(x * y, ints);
@@ -432,14 +470,27 @@ class Elaborator {
 
   Value call(const AstExpr& e, Scope& scope) {
     const AstExpr& callee = *e.args[0];
-    if (callee.kind == AstExpr::Attribute)
-      fail(callee.loc, "write {}(...) without a module prefix: kernel ops are built in",
-           callee.name);
-    if (callee.kind != AstExpr::Name) fail(callee.loc, "only named functions can be called");
     std::vector<Value> args;
+    if (callee.kind == AstExpr::Attribute) {
+      // x.astype(bf16), x.sum(axis=1): an op called on a tensor, the tensor its first operand.
+      const AstExpr& base = *callee.args[0];
+      bool unknown_name = base.kind == AstExpr::Name && !scope.count(base.name) &&
+                          std::find(k_.dims.begin(), k_.dims.end(), base.name) == k_.dims.end();
+      if (unknown_name || !ops_.find(callee.name))
+        fail(callee.loc, "write {}(...) without a module prefix: kernel ops are built in{}",
+             callee.name, unknown_name ? "" : " (or x.astype(dtype) for a cast)");
+      Value self = eval(base, scope);
+      if (self.kind != Value::Tensor)
+        fail(callee.loc, "'.{}(...)' needs a tensor before the dot, not {}", callee.name,
+             kind_name(self));
+      args.push_back(self);
+    } else if (callee.kind != AstExpr::Name) {
+      fail(callee.loc, "only named functions can be called");
+    }
     for (std::size_t i = 1; i < e.args.size(); ++i) args.push_back(eval(*e.args[i], scope));
     std::vector<std::pair<std::string, Value>> kws;
     for (const auto& k : e.keywords) kws.emplace_back(k.name, eval(*k.value, scope));
+    if (callee.kind == AstExpr::Attribute) return op_call(callee.name, args, kws, e.loc);
     if (auto f = functions_.find(callee.name); f != functions_.end())
       return inline_call(*f->second, args, kws, e.loc);
     if (!ops_.find(callee.name)) {
@@ -503,6 +554,8 @@ class Elaborator {
     switch (v.kind) {
       case Value::Bool:
         return v.flag;
+      case Value::DTypeName:
+        return v.dtype;
       case Value::Number:
         if (v.is_int) return static_cast<std::int64_t>(v.number);
         return v.number;
@@ -527,8 +580,9 @@ class Elaborator {
   }
 
   Value op_call(const std::string& name, std::vector<Value> args,
-                const std::vector<std::pair<std::string, Value>>& kws, const SourceLoc& loc) {
+                std::vector<std::pair<std::string, Value>> kws, const SourceLoc& loc) {
     const sem::OpSpec& op = *ops_.find(name);
+    if (name == "iota") iota_placement(args, kws, loc);
     if (op.fold && !args.empty() && args[0].kind == Value::Tuple) {
       std::vector<Value> parts = args[0].items;
       if (parts.size() < 2) fail(loc, "'{}' needs at least two tensors", name);
@@ -566,6 +620,34 @@ class Elaborator {
       attrs[k] = attr_value(v, name, k, loc);
     }
     return Value::tensor(add_node(name, inputs, attrs, loc));
+  }
+
+  // iota(n, axis=k, ndim=r): the spec's lead/trail groups ([1] * k and [1] * (r - 1 - k)) from
+  // the axis and the rank the user gives (ndim defaults to max(2, k + 1)).
+  void iota_placement(const std::vector<Value>& args,
+                      std::vector<std::pair<std::string, Value>>& kws, const SourceLoc& loc) {
+    std::int64_t axis = 0, ndim = -1;
+    std::vector<std::pair<std::string, Value>> rest;
+    for (const auto& [k, v] : kws) {
+      if (k != "axis" && k != "ndim") {
+        rest.emplace_back(k, v);
+        continue;
+      }
+      if (v.kind != Value::Number || !v.is_int || v.number < 0)
+        fail(loc, "argument '{}' of 'iota' must be a non-negative integer, not {}", k,
+             v.kind == Value::Number ? fmt::format("{}", v.number) : kind_name(v));
+      (k == "axis" ? axis : ndim) = static_cast<std::int64_t>(v.number);
+    }
+    if (args.size() > 1)
+      fail(loc, "'iota' takes one positional argument (the length); give axis= and ndim= by name");
+    if (ndim < 0) ndim = std::max<std::int64_t>(2, axis + 1);
+    if (axis >= ndim || ndim > 8)
+      fail(loc, "'iota': axis {} needs 0 <= axis < ndim <= 8 (ndim is {})", axis, ndim);
+    std::vector<Dim> lead(static_cast<std::size_t>(axis), Dim(1));
+    std::vector<Dim> trail(static_cast<std::size_t>(ndim - 1 - axis), Dim(1));
+    rest.emplace_back("lead", tuple(lead));
+    rest.emplace_back("trail", tuple(trail));
+    kws = std::move(rest);
   }
 
   int add_node(const std::string& name, std::vector<int> inputs, const sem::AttrMap& attrs,
@@ -692,9 +774,52 @@ class Elaborator {
         fail(anns[i]->loc, "'{}' returns {}{} but its annotation declares {}{}", f.name,
              dtype_name(n.dtype), format_shape(n.shape), dtype_name(t.dtype), format_shape(want));
       if (t.dtype != n.dtype && !n.weak)
-        fail(anns[i]->loc, "'{}' returns {} values but its annotation declares {}", f.name,
-             dtype_name(n.dtype), dtype_name(t.dtype));
+        fail(anns[i]->loc, "'{}' returns {} values but its annotation declares {}: {}", f.name,
+             dtype_name(n.dtype), dtype_name(t.dtype), dtype_origin(k_.outputs[i], t.dtype));
     }
+  }
+
+  // How a value, here called `what`, is described in a message.
+  std::string describe_node(int id) const {
+    const Node& n = k_.nodes[id];
+    if (n.param >= 0) return fmt::format("parameter '{}'", k_.params[n.param].name);
+    if (!n.label.empty()) return fmt::format("'{}' (line {})", n.label, n.loc.line);
+    return fmt::format("the '{}' at line {}", n.op, n.loc.line);
+  }
+
+  // Why output `id` has its dtype where `want` was declared: the value the dtype comes from (a
+  // parameter, a cast, an iota), followed down the operands of that dtype, and the op where it
+  // met values of another dtype and widened them; with the fix.
+  std::string dtype_origin(int id, DType want) const {
+    DType got = k_.nodes[id].dtype;
+    int meet = -1, other = -1;
+    for (int steps = 0; steps < static_cast<int>(k_.nodes.size()); ++steps) {
+      const Node& n = k_.nodes[id];
+      if (n.param >= 0 || !n.spec || !n.spec->dtype_fixed.empty() || !n.spec->dtype_cast.empty())
+        break;
+      int same = -1;
+      for (int in : n.inputs) {
+        const Node& x = k_.nodes[in];
+        if (x.weak) continue;
+        if (x.dtype == got && same < 0) same = in;
+        if (x.dtype != got) meet = id, other = in;
+      }
+      if (same < 0) break;
+      id = same;
+    }
+    std::string src = describe_node(id);
+    std::string fix =
+        k_.nodes[id].param >= 0
+            ? fmt::format("{}.astype({})", k_.params[k_.nodes[id].param].name, dtype_name(want))
+            : fmt::format("x.astype({}) on it", dtype_name(want));
+    if (meet < 0)
+      return fmt::format("the {} comes from {}; cast it with {}, or declare the result {}",
+                         dtype_name(got), src, fix, dtype_name(got));
+    return fmt::format(
+        "{} is {} and meets {} values of {} in '{}' at line {}, which promotes them to {}; cast it "
+        "with {}, or declare the result {}",
+        src, dtype_name(got), dtype_name(k_.nodes[other].dtype), describe_node(other),
+        k_.nodes[meet].op, k_.nodes[meet].loc.line, dtype_name(got), fix, dtype_name(got));
   }
 
   const sem::OpTable& ops_;

@@ -2,12 +2,48 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
 #include "tilesweep/base/hash.h"
 
 namespace ts::ir {
+
+namespace {
+
+DType dtype_named(const std::string& name, const sem::OpSpec& spec, const SourceLoc& loc) {
+  auto t = parse_dtype(name);
+  if (!t)
+    fail(loc, "op '{}' gives the dtype '{}', which is not f32, bf16, f16 or f8", spec.name, name);
+  return *t;
+}
+
+// The node's dtype by its op's rule (OpSpec::dtype_*): a fixed or cast dtype, else the NumPy
+// promotion of the operands that decide it (a literal, weak, takes the dtype of what it meets).
+void result_dtype(const Kernel& k, const sem::OpSpec& spec, Node& n, const SourceLoc& loc) {
+  if (!spec.dtype_fixed.empty()) {
+    n.dtype = dtype_named(spec.dtype_fixed, spec, loc);
+    return;
+  }
+  if (!spec.dtype_cast.empty()) {
+    n.dtype = dtype_named(std::get<std::string>(n.attrs.at(spec.dtype_cast)), spec, loc);
+    return;
+  }
+  bool any = false;
+  for (std::size_t j = 0; j < n.inputs.size(); ++j) {
+    const Node& in = k.nodes[n.inputs[j]];
+    bool decides = spec.dtype_from.empty() ||
+                   std::find(spec.dtype_from.begin(), spec.dtype_from.end(), spec.operands[j]) !=
+                       spec.dtype_from.end();
+    if (in.weak || !decides) continue;
+    n.dtype = any ? promote(n.dtype, in.dtype) : in.dtype;
+    any = true;
+  }
+  n.weak = !n.inputs.empty() && !any;
+}
+
+}  // namespace
 
 int add_op(Kernel& k, const sem::OpSpec& spec, std::vector<int> inputs, const sem::AttrMap& attrs,
            const SourceLoc& loc) {
@@ -23,14 +59,7 @@ int add_op(Kernel& k, const sem::OpSpec& spec, std::vector<int> inputs, const se
   n.body = std::move(inst.body);
   n.loc = loc;
   n.origin = static_cast<int>(k.nodes.size());
-  bool any = false;
-  for (int i : n.inputs) {
-    const Node& in = k.nodes[i];
-    if (in.weak) continue;
-    n.dtype = any ? promote(n.dtype, in.dtype) : in.dtype;
-    any = true;
-  }
-  n.weak = !n.inputs.empty() && !any;
+  result_dtype(k, spec, n, loc);
   for (auto& p : inst.preconditions) {
     if (loc.line > 0) p.what += fmt::format(" at line {}", loc.line);
     add_precondition(k, std::move(p));

@@ -208,10 +208,62 @@ std::vector<bool> number_nodes(const Kernel& k) {
   return number;
 }
 
-// How a value is stored: as computed (F64), float32, or for BF16 bfloat16 unless it is a number.
-double (*storage(Precision p, bool number))(double) {
+// True for a value whose dtype the kernel pins: an op whose spec fixes or casts its dtype (iota,
+// astype) and values computed only from such values (a mask of iota comparisons). `--precision
+// bf16` stores them in their own dtype, not in bf16: an index past 256 must stay exact.
+std::vector<bool> pinned_nodes(const Kernel& k) {
+  std::vector<bool> pinned(k.nodes.size(), false);
+  for (std::size_t i = 0; i < k.nodes.size(); ++i) {
+    const Node& n = k.nodes[i];
+    if (!n.spec) continue;
+    bool own = !n.spec->dtype_fixed.empty() || !n.spec->dtype_cast.empty();
+    bool any = false, all = true;
+    for (int j : n.inputs) {
+      if (k.nodes[j].weak) continue;
+      any = true;
+      all = all && pinned[j];
+    }
+    pinned[i] = own || (any && all);
+  }
+  return pinned;
+}
+
+using Store = double (*)(double);
+
+// How a value is stored: as computed (F64), float32, or for BF16 bfloat16 unless it is a number
+// or pinned to its own dtype.
+Store storage(Precision p, bool number, bool pinned, DType dtype) {
   if (p == Precision::F64) return nullptr;
+  if (p == Precision::BF16 && pinned) {
+    switch (dtype) {
+      case DType::BF16:
+        return round_bf16;
+      case DType::F16:
+        return [](double v) { return round_to(DType::F16, v); };
+      case DType::F8:
+        return [](double v) { return round_to(DType::F8, v); };
+      case DType::F32:
+        return round_f32;
+    }
+  }
   return p == Precision::BF16 && !number ? round_bf16 : round_f32;
+}
+
+// A cast (an op whose spec casts, like astype) rounds its values to its dtype at every precision,
+// as NumPy's x.astype does; other values are stored as `precision` says.
+Store cast_storage(const Node& n) {
+  if (!n.spec || n.spec->dtype_cast.empty()) return nullptr;
+  switch (n.dtype) {
+    case DType::BF16:
+      return round_bf16;
+    case DType::F16:
+      return [](double v) { return round_to(DType::F16, v); };
+    case DType::F8:
+      return [](double v) { return round_to(DType::F8, v); };
+    case DType::F32:
+      return round_f32;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -281,7 +333,7 @@ std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims,
   if (inputs.size() != k.params.size())
     throw UserError(fmt::format("error: kernel '{}' takes {} inputs, got {}", k.name,
                                 k.params.size(), inputs.size()));
-  std::vector<bool> number = number_nodes(k);
+  std::vector<bool> number = number_nodes(k), pinned = pinned_nodes(k);
   std::vector<Tensor> values(k.nodes.size());
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
     const Node& n = k.nodes[i];
@@ -294,15 +346,16 @@ std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims,
                         k.params[n.param].name, in.shape_str(), k.name, format_shape(n.shape),
                         Tensor(shape).shape_str()));
       values[i] = in;
-      if (auto store = storage(precision, number[i]))
+      if (auto store = storage(precision, number[i], false, n.dtype))
         for (double& v : values[i].data) v = store(v);
       continue;
     }
     std::vector<const Tensor*> operands;
     for (int j : n.inputs) operands.push_back(&values[j]);
     Tensor out(shape);
-    BodyEvaluator(n, operands, dims, precision == Precision::BF16)
-        .run(out, storage(precision, number[i]));
+    Store store = cast_storage(n);
+    if (!store) store = storage(precision, number[i], pinned[i], n.dtype);
+    BodyEvaluator(n, operands, dims, precision == Precision::BF16).run(out, store);
     values[i] = std::move(out);
   }
   std::vector<Tensor> outs;

@@ -234,17 +234,33 @@ class SyntaxParser {
     return make(std::move(e));
   }
 
+  bool at_comparison() {
+    return at_op("<") || at_op(">") || at_op("==") || at_op("!=") || at_op("<=") || at_op(">=");
+  }
+
+  // expr: sum (comparison sum)?; a comparison gives a mask. Python's chained `a < b < c` means
+  // `a < b and b < c`, which the language has no `and` for: an error, not NumPy's surprise.
   AstPtr expr() {
     DepthGuard g(*this);
-    if (at_op("<") || at_op(">") || at_op("=="))
-      fail(peek().loc, "expected an expression, found {}", describe(peek()));
+    if (at_comparison()) fail(peek().loc, "expected an expression, found {}", describe(peek()));
+    AstPtr lhs = sum();
+    if (!at_comparison()) return lhs;
+    Token op = next();
+    AstPtr rhs = sum();
+    if (at_comparison())
+      fail(peek().loc,
+           "chained comparisons like a < b < c are not supported; multiply the masks: (a < b) * "
+           "(b < c)");
+    return binary(op.text, lhs, rhs, op.loc);
+  }
+
+  AstPtr sum() {
+    if (at_comparison()) fail(peek().loc, "expected an expression, found {}", describe(peek()));
     AstPtr lhs = term();
     while (at_op("+") || at_op("-")) {
       Token op = next();
       lhs = binary(op.text, lhs, term(), op.loc);
     }
-    if (at_op("<") || at_op(">") || at_op("==") || at_op("!=") || at_op("<=") || at_op(">="))
-      fail(peek().loc, "comparisons are not supported in the kernel language");
     return lhs;
   }
 

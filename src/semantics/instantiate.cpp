@@ -128,13 +128,12 @@ class Instantiator {
         return axis_value(a, v, rank_of(a.of));
       case AttrType::Name: {
         auto* s = std::get_if<std::string>(&v);
-        if (!s) bad_attr(a, v, "a name");
-        if (std::find(a.choices.begin(), a.choices.end(), *s) == a.choices.end()) {
-          std::string list;
-          for (const auto& c : a.choices) list += (list.empty() ? "" : ", ") + c;
+        std::string list;
+        for (const auto& c : a.choices) list += (list.empty() ? "" : ", ") + c;
+        if (!s) bad_attr(a, v, ("one of " + list).c_str());
+        if (std::find(a.choices.begin(), a.choices.end(), *s) == a.choices.end())
           fail(loc_, "argument '{}' of '{}' must be one of {}, got '{}'", a.name, op_.name, list,
                *s);
-        }
         return *s;
       }
       case AttrType::Axes: {

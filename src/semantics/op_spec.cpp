@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "spec_parse.h"
@@ -125,13 +126,53 @@ void check_contract(const OpSpec& op, const SourceLoc& loc) {
            op.name, d);
 }
 
+// `dtype = "promote(a, b)" | "cast(attr)" | "f32"`: see OpSpec.
+void parse_dtype_rule(OpSpec& op, const toml::node& n, const std::string& file) {
+  SourceLoc loc = loc_of(n, file);
+  if (!n.is_string())
+    fail(loc, "op '{}': dtype must be a string: promote(operands...), cast(attribute) or a dtype",
+         op.name);
+  std::string s = n.as_string()->get();
+  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+  auto inner = [&](std::string_view head) -> std::optional<std::string> {
+    if (s.size() < head.size() + 2 || s.compare(0, head.size(), head) != 0 || s.back() != ')' ||
+        s[head.size()] != '(')
+      return std::nullopt;
+    return s.substr(head.size() + 1, s.size() - head.size() - 2);
+  };
+  if (auto args = inner("promote")) {
+    std::size_t at = 0;
+    while (at <= args->size()) {
+      std::size_t comma = args->find(',', at);
+      std::string a = args->substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      if (op.operand_index(a) < 0)
+        fail(loc, "op '{}': dtype promotes '{}', which is not an operand", op.name, a);
+      op.dtype_from.push_back(a);
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+  } else if (auto attr = inner("cast")) {
+    const AttrSpec* a = op.attr(*attr);
+    if (!a || a->type != AttrType::Name)
+      fail(loc, "op '{}': dtype casts to '{}', which is not a name attribute of the op", op.name,
+           *attr);
+    op.dtype_cast = *attr;
+  } else if (s == "f32" || s == "bf16" || s == "f16" || s == "f8") {
+    op.dtype_fixed = s;
+  } else {
+    fail(loc,
+         "op '{}': dtype '{}' is none of promote(operands...), cast(attribute), f32, bf16, f16, f8",
+         op.name, s);
+  }
+}
+
 }  // namespace
 
 OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file,
                 const SourceLoc& loc, const std::set<std::string>& extra_keys) {
   static const std::set<std::string> keys = {
-      "doc",      "operands", "attrs", "args", "shape", "broadcast", "out",
-      "contract", "requires", "expr",  "fold", "funcs", "binops",    "reduceops"};
+      "doc",      "operands", "attrs", "args",  "shape",  "broadcast", "out",  "contract",
+      "requires", "expr",     "fold",  "funcs", "binops", "reduceops", "dtype"};
   for (auto&& [k, v] : t) {
     if (!keys.count(std::string(k.str())) && !extra_keys.count(std::string(k.str()))) {
       std::set<std::string> all = keys;
@@ -202,6 +243,7 @@ OpSpec parse_op(const std::string& name, const toml::table& t, const std::string
     if (op.fold && op.operands.size() != 2)
       fail(loc_of(*f, file), "op '{}': fold needs exactly two operands", name);
   }
+  if (const toml::node* d = t.get("dtype")) parse_dtype_rule(op, *d, file);
   check_contract(op, loc);
   return op;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 
 #include "tilesweep/base/error.h"
@@ -155,6 +156,12 @@ Encoder::Val Encoder::term(const ir::Node& n, int t, Vars& vars,
   switch (tn.op) {
     case TermOp::Const:
       if (tn.integer) return Val(c.int_val(static_cast<std::int64_t>(tn.value)));
+      if (std::isinf(tn.value)) {
+        // A real has no infinity: `inf` is one opaque real shared by both sides of a query, so
+        // a rewrite that moves `-inf` (a mask's fill) is proved for any value it stands for.
+        Poly inf = nf_.factor(c.real_const("inf!"));
+        return real(tn.value > 0 ? inf : nf_.neg(inf));
+      }
       return real(nf_.constant(numeral(tn.value)));
     case TermOp::Index:
       return Val(vars[tn.var]);

@@ -8,12 +8,18 @@ namespace {
 TEST(OpTable, BuiltinHasTheLanguageOps) {
   const OpTable& t = OpTable::builtin();
   for (const char* op :
-       {"matmul",  "transpose", "reshape", "concat",     "broadcast_to", "repeat",  "exp",
-        "log",     "sqrt",      "rsqrt",   "reciprocal", "square",       "abs",     "relu",
-        "sigmoid", "silu",      "gelu",    "tanh",       "maximum",      "minimum", "sum",
-        "mean",    "max",       "min",     "cumsum",     "scan",         "slice"})
+       {"matmul",        "transpose", "reshape",   "concat", "broadcast_to", "repeat",
+        "exp",           "log",       "sqrt",      "rsqrt",  "reciprocal",   "square",
+        "abs",           "relu",      "sigmoid",   "silu",   "gelu",         "tanh",
+        "maximum",       "minimum",   "sum",       "mean",   "max",          "min",
+        "cumsum",        "scan",      "slice",     "less",   "less_equal",   "greater",
+        "greater_equal", "equal",     "not_equal", "where",  "iota",         "astype"})
     EXPECT_NE(t.find(op), nullptr) << op;
   EXPECT_EQ(t.find("matmul")->contract, std::vector<std::string>{"k"});
+  EXPECT_EQ(t.find("where")->dtype_from, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(t.find("iota")->dtype_fixed, "f32");
+  EXPECT_EQ(t.find("astype")->dtype_cast, "dtype");
+  EXPECT_TRUE(t.find("less")->dtype_from.empty());  // default: every operand
 }
 
 std::string load_error(const std::string& text) {
@@ -58,6 +64,18 @@ TEST(OpTable, BadSpecsAreClearErrors) {
        "user.toml:1:1: error: op 'f': contract lists 'm', which is not an operand dim missing from "
        "the output"},
       {"x = 1\n", "user.toml:1:5: error: unknown top-level key 'x' (ops go in [op.NAME] tables)"},
+      {"[op.f]\noperands = [\"x\"]\ndtype = \"promote(y)\"\nexpr = \"x\"\n",
+       "user.toml:3:9: error: op 'f': dtype promotes 'y', which is not an operand"},
+      {"[op.f]\noperands = [\"x\"]\ndtype = \"cast(x)\"\nexpr = \"x\"\n",
+       "user.toml:3:9: error: op 'f': dtype casts to 'x', which is not a name attribute of the op"},
+      {"[op.f]\noperands = [\"x\"]\ndtype = \"f64\"\nexpr = \"x\"\n",
+       "user.toml:3:9: error: op 'f': dtype 'f64' is none of promote(operands...), "
+       "cast(attribute), "
+       "f32, bf16, f16, f8"},
+      {"[op.f]\noperands = [\"x\"]\ndtype = 1\nexpr = \"x\"\n",
+       "user.toml:3:9: error: op 'f': dtype must be a string: promote(operands...), "
+       "cast(attribute) "
+       "or a dtype"},
       {"[op.f\n",
        "user.toml:1:6: error: Error while parsing table header: expected ']', saw '\\n'"},
   };

@@ -334,3 +334,27 @@ def softmax_scale_invariance_lhs(x: f32[M, N]) -> f32[M, N]:
 def softmax_scale_invariance_rhs(x: f32[M, N]) -> f32[M, N]:
     e = exp(x)
     return e / sum(e, axis=1, keepdims=True)
+
+# where(a < b, a, b) is the minimum, not the maximum.
+def where_less_not_maximum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return where(a < b, a, b)
+def where_less_not_maximum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return maximum(a, b)
+
+# A strict comparison is not a non-strict one (they differ where the operands are equal).
+def less_not_less_equal_lhs(a: f32[M, N]) -> f32[M, N]:
+    return a < a * 1.0
+def less_not_less_equal_rhs(a: f32[M, N]) -> f32[M, N]:
+    return a <= a * 1.0
+
+# A causal mask that drops the diagonal is another mask (off by one).
+def causal_mask_off_by_one_lhs(s: f32[M, N]) -> f32[M, N]:
+    return where(iota(N, axis=1) <= iota(M, axis=0), s, 0.0)
+def causal_mask_off_by_one_rhs(s: f32[M, N]) -> f32[M, N]:
+    return where(iota(N, axis=1) < iota(M, axis=0), s, 0.0)
+
+# The mask selects by position along the key axis, not the query axis (transposed mask).
+def causal_mask_transposed_lhs(s: f32[M, N]) -> f32[M, N]:
+    return where(iota(N, axis=1) <= iota(M, axis=0), s, 0.0)
+def causal_mask_transposed_rhs(s: f32[M, N]) -> f32[M, N]:
+    return where(iota(M, axis=0) <= iota(N, axis=1), s, 0.0)

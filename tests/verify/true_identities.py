@@ -605,3 +605,63 @@ def online_softmax_four_tiles_rhs(x: f32[M, 4 * T]) -> f32[M, 4 * T]:
     m4 = maximum(m3, max(x[:, 3 * T :], axis=1, keepdims=True))
     s4 = s3 * exp(m3 - m4) + sum(exp(x[:, 3 * T :] - m4), axis=1, keepdims=True)
     return exp(x - m4) / s4
+
+# ---------------------------------------------------------------- masks, where, iota, casts
+
+# Selection: where(a < b, a, b) is the smaller of the two.
+def where_less_is_minimum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return where(a < b, a, b)
+def where_less_is_minimum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return minimum(a, b)
+
+# Selection: where(a < b, b, a) is the larger of the two.
+def where_less_is_maximum_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return where(a < b, b, a)
+def where_less_is_maximum_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return maximum(a, b)
+
+# Comparisons: a < b is b > a (the mask is the same values).
+def less_is_flipped_greater_lhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return a < b
+def less_is_flipped_greater_rhs(a: f32[M, N], b: f32[M, N]) -> f32[M, N]:
+    return b > a
+
+# Selection: negating the condition swaps the branches.
+def where_negated_condition_lhs(a: f32[M, N], b: f32[M, N], x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return where(a < b, x, y)
+def where_negated_condition_rhs(a: f32[M, N], b: f32[M, N], x: f32[M, N], y: f32[M, N]) -> f32[M, N]:
+    return where(a >= b, y, x)
+
+# Masks are 0/1 values: multiplying by a mask is selecting against zero.
+def multiply_by_mask_lhs(s: f32[M, N], a: f32[M, N]) -> f32[M, N]:
+    return s * (a != 0.0)
+def multiply_by_mask_rhs(s: f32[M, N], a: f32[M, N]) -> f32[M, N]:
+    return where(a != 0.0, s, 0.0)
+
+# Causal mask: the same mask written from either side (key index <= query index).
+def causal_mask_either_side_lhs(s: f32[M, N]) -> f32[M, N]:
+    return where(iota(N, axis=1) <= iota(M, axis=0), s, -inf)
+def causal_mask_either_side_rhs(s: f32[M, N]) -> f32[M, N]:
+    return where(iota(M, axis=0) >= iota(N, axis=1), s, -inf)
+
+# Causal attention: the softmax scale moves across the mask (a finite fill, as NKI kernels use).
+def scale_past_causal_mask_lhs(s: f32[M, N], c: f32) -> f32[M, N]:
+    return where(iota(N, axis=1) <= iota(M, axis=0), s, -30000.0) * c
+def scale_past_causal_mask_rhs(s: f32[M, N], c: f32) -> f32[M, N]:
+    return where(iota(N, axis=1) <= iota(M, axis=0), s * c, -30000.0 * c)
+
+# Causal attention: a masked softmax's division becomes a multiply by the reciprocal.
+def masked_softmax_reciprocal_lhs(s: f32[M, N]) -> f32[M, N]:
+    m = where(iota(N, axis=1) <= iota(M, axis=0), s, -inf)
+    e = exp(m - max(m, axis=1, keepdims=True))
+    return e / sum(e, axis=1, keepdims=True)
+def masked_softmax_reciprocal_rhs(s: f32[M, N]) -> f32[M, N]:
+    m = where(iota(N, axis=1) <= iota(M, axis=0), s, -inf)
+    e = exp(m - max(m, axis=1, keepdims=True))
+    return e * (1.0 / sum(e, axis=1, keepdims=True))
+
+# Casts: a cast of f32 values to f32 changes nothing.
+def astype_same_dtype_lhs(x: f32[M, N]) -> f32[M, N]:
+    return exp(x).astype(f32)
+def astype_same_dtype_rhs(x: f32[M, N]) -> f32[M, N]:
+    return exp(x)

@@ -20,5 +20,9 @@ double round_f32(double v);
 // a double: what an engine that computes in fp32 writes to a bf16 tile. NaN stays NaN (whatever
 // its payload), a finite value past the bf16 range becomes +-inf, bf16 subnormals are kept.
 double round_bf16(double v);
+// `v` as a value of dtype `t` (a cast, rounded to nearest even): round_f32, round_bf16, IEEE half
+// (10 fraction bits, subnormals, past 65504 an infinity), and f8 taken as e4m3 (NKI's
+// float8_e4m3: 3 fraction bits, smallest normal 2^-6, largest finite 448; past it an infinity).
+double round_to(DType t, double v);
 
 }  // namespace ts::ir

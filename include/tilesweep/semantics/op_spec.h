@@ -37,6 +37,12 @@ struct OpSpec {
   std::vector<Item> requirements;     // extra shape preconditions
   ExprPtr expr;
   bool fold = false;  // a binary op that also takes a tuple, folded left
+  // The result's dtype (`dtype` key): the promotion of the dtypes of `dtype_from` (default: every
+  // operand), a fixed dtype name (`dtype = "f32"`), or `cast(attr)`: the dtype an attribute names,
+  // the values rounded to it.
+  std::vector<std::string> dtype_from;
+  std::string dtype_fixed;
+  std::string dtype_cast;
   SourceLoc loc;
 
   const AttrSpec* attr(std::string_view n) const;
