@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "kernel_options.h"
 #include "tilesweep/base/durable_file.h"
@@ -41,6 +42,7 @@ struct Outcome {
   std::vector<std::string>
       nki;  // per top entry with --emit-nki: the source, or "" (nki_error says why)
   std::vector<std::string> nki_error;
+  std::vector<std::string> no_program;  // when no candidate exists: why (lower's reasons)
 
   std::string sharding() const { return setting.sharding.empty() ? "none" : setting.sharding; }
   // A local latency (a baseline, infinite when none) on the mesh.
@@ -118,6 +120,7 @@ Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::Mes
   Outcome out;
   out.setting = std::move(setting);
   out.range = sweep::score_range(space, 0, space.size(), t, static_cast<std::size_t>(o.top));
+  if (space.size() == 0) out.no_program = space.counts().unsupported;
   if (auto h = space.heuristic()) {
     auto s = sweep::score_program(*h, t);
     if (s.feasible) out.heuristic_ns = out.setting.latency(s.sim.latency_ns);
@@ -141,6 +144,12 @@ void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, 
       roof.attainable_other_ns / 1e3);
   std::cout << fmt::format("{} candidates scored, {} infeasible, {:.2f} s\n", scored, infeasible,
                            seconds);
+  std::set<std::string> said;  // variants often share one reason: each once, the variant dropped
+  for (const auto& why : r.no_program) {
+    auto colon = why.find(": ");
+    std::string reason = colon == std::string::npos ? why : why.substr(colon + 2);
+    if (said.insert(reason).second) std::cout << "no program: " << reason << "\n";
+  }
   std::cout << fmt::format(
       "baselines: heuristic {:.2f} us, no-algebra {:.2f} us, no-fusion {:.2f} us\n",
       r.heuristic_ns / 1e3, r.mesh_ns(r.range.no_algebra_ns) / 1e3,

@@ -7,6 +7,7 @@
 
 #include "tilesweep/ir/graph_edit.h"
 #include "tilesweep/lower/frame.h"
+#include "tilesweep/lower/index_source.h"
 #include "tilesweep/verify/cache.h"
 
 namespace ts::lower {
@@ -15,14 +16,14 @@ OpClass classify(const ir::Node& n) {
   static const std::set<std::string> layout = {"reshape", "concat",       "slice",
                                                "repeat",  "broadcast_to", "transpose"};
   if (n.param >= 0) return OpClass::Input;
-  if (n.inputs.empty()) return OpClass::Constant;
+  if (n.inputs.empty()) return is_index_source(n) ? OpClass::Compute : OpClass::Constant;
   if (layout.count(n.op)) return OpClass::Layout;
   return OpClass::Compute;
 }
 
 bool is_constant(const ir::Kernel& k, int node) {
   const ir::Node& n = k.nodes[node];
-  if (n.param >= 0) return false;
+  if (n.param >= 0 || is_index_source(n)) return false;
   for (int in : n.inputs)
     if (!is_constant(k, in)) return false;
   return true;
@@ -54,6 +55,7 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
   };
   const ir::Node& n = k.nodes[id];
   if (classify(n) != OpClass::Compute) return reject("not a compute op");
+  if (is_index_source(n)) return reject(index_source_reason(n));
   bool elementwise = n.spec->broadcast == std::vector<std::string>{"S"};
   sem::AttrMap attrs = n.attrs;
   std::vector<std::vector<sem::Dim>> shapes;
