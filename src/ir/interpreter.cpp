@@ -249,10 +249,11 @@ Store storage(Precision p, bool number, bool pinned, DType dtype) {
   return p == Precision::BF16 && !number ? round_bf16 : round_f32;
 }
 
-// A cast (an op whose spec casts, like astype) rounds its values to its dtype at every precision,
-// as NumPy's x.astype does; other values are stored as `precision` says.
-Store cast_storage(const Node& n) {
-  if (!n.spec || n.spec->dtype_cast.empty()) return nullptr;
+// A cast (an op whose spec casts, like astype) rounds its values to its dtype at f32 and bf16
+// precision, as NumPy's x.astype does; at f64 (the real-number reference, where no dtype rounds,
+// as in the proofs) it is exact. Other values are stored as `precision` says.
+Store cast_storage(const Node& n, Precision p) {
+  if (p == Precision::F64 || !n.spec || n.spec->dtype_cast.empty()) return nullptr;
   switch (n.dtype) {
     case DType::BF16:
       return round_bf16;
@@ -353,7 +354,7 @@ std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims,
     std::vector<const Tensor*> operands;
     for (int j : n.inputs) operands.push_back(&values[j]);
     Tensor out(shape);
-    Store store = cast_storage(n);
+    Store store = cast_storage(n, precision);
     if (!store) store = storage(precision, number[i], pinned[i], n.dtype);
     BodyEvaluator(n, operands, dims, precision == Precision::BF16).run(out, store);
     values[i] = std::move(out);

@@ -13,8 +13,8 @@ bool is_index_source(const ir::Node& n) {
 
 std::string index_source_reason(const ir::Node& n) {
   return fmt::format(
-      "'{}' is an index tensor (a mask's positions): masks are not lowered yet (no iota / "
-      "affine_select instruction in the ISA description)",
+      "'{}' is an index tensor (a mask's positions): masks are not lowered yet (the ISA's iota and "
+      "affine_select need each tile's position, which tile ops do not carry)",
       n.op);
 }
 

@@ -1,7 +1,9 @@
 // Index tensors in the lowering: an op with no operands whose elements depend on their position
-// (iota) is not a uniform constant the program folds to a number. Until the ISA description has
-// an iota / affine_select instruction (NKI: nki.isa.iota, nki.isa.affine_select) it has no
-// lowering, and a kernel with a mask built from one has no program (the reason names it).
+// (iota) is not a uniform constant the program folds to a number. The ISA descriptions have
+// iota and affine_select (nki.isa.iota, nki.isa.affine_select), but their index expressions
+// need each tile's position in the tensor, which tile ops (position-free [P, F] computations)
+// do not carry: until they do, an index source has no lowering and a kernel with a mask built
+// from one has no program (the reason names it).
 #pragma once
 
 #include <string>
