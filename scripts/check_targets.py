@@ -633,6 +633,10 @@ def check_target(path: Path) -> dict:
     number("chip.neuron_cores", 1, 64, True)
     number("chip.hbm_bytes_per_s", 1e10, 1e14)
     number("chip.dma_engines", 1, 4096, True)
+    stacks = number("chip.hbm_stacks", 1, 64, True)
+    cores = doc.get("chip", {}).get("neuron_cores")
+    if isinstance(stacks, int) and isinstance(cores, int) and stacks > 0 and cores % stacks:
+        problem(where, f"chip.hbm_stacks = {stacks} must divide chip.neuron_cores = {cores}")
     lnc = get("chip.lnc")
     if lnc is not None and (not isinstance(lnc, list) or not lnc or any(x not in (1, 2) for x in lnc) or 1 not in lnc):
         problem(where, f"'chip.lnc' must list logical-core options from {{1, 2}} including 1, got {lnc!r}")
@@ -658,6 +662,7 @@ def check_target(path: Path) -> dict:
                 "dynamic_address_cycles", "psum_read_cycles"):
         number(f"overheads.{key}", 0, 1e5)
     number("overheads.semaphore_ns", 0, 1e5)
+    number("overheads.core_barrier_ns", 0, 1e5)
     number("dma.engines_per_core", 1, 1024, True)
     number("dma.queues_per_engine", 1, 1024, True)
     number("dma.bytes_per_ns_per_engine", 1, 1000)

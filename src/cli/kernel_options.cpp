@@ -2,6 +2,7 @@
 
 #include "args.h"
 #include "tilesweep/ir/frontend.h"
+#include "tilesweep/sim/cores.h"
 
 namespace ts::cli {
 
@@ -23,6 +24,17 @@ void KernelOptions::add_shape(CLI::App* cmd) {
 
 void KernelOptions::add_ops(CLI::App* cmd, const std::string& help) {
   cmd->add_option("--ops", ops, help);
+}
+
+void KernelOptions::add_cores(CLI::App* cmd) {
+  cmd->add_option("--cores", cores,
+                  "NeuronCores a candidate may split its outer loops over, at most (1 .. the "
+                  "target's cores per chip: trn1 2, trn2 8, trn3 8; the search tries 1, 2, 4, .. "
+                  "and N)");
+}
+
+void check_cores(const KernelOptions& o, const sim::Target& t) {
+  sim::check_cores(t, o.cores, "--cores");
 }
 
 LoadedKernel::LoadedKernel(const KernelOptions& o)

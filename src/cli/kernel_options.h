@@ -11,19 +11,25 @@
 #include "tilesweep/ir/graph.h"
 #include "tilesweep/semantics/dim.h"
 #include "tilesweep/semantics/op_spec.h"
+#include "tilesweep/target/target.h"
 
 namespace ts::cli {
 
 struct KernelOptions {
   std::string file, kernel, target = "trn1", shape;
   std::vector<std::string> ops;
+  int cores = 1;
 
   void add_file(CLI::App* cmd, const std::string& help = "kernel file");
   void add_kernel(CLI::App* cmd);
   void add_target(CLI::App* cmd);
   void add_shape(CLI::App* cmd);  // -s,--shape, required
   void add_ops(CLI::App* cmd, const std::string& help = "extra op semantics file (TOML)");
+  void add_cores(CLI::App* cmd);  // --cores N: NeuronCores a candidate may use, at most
 };
+
+// --cores checked against the target (1 .. its NeuronCores per chip); UserError otherwise.
+void check_cores(const KernelOptions& o, const sim::Target& t);
 
 // The kernel the options name, with the op table and module it points into. Built in place
 // (neither copied nor moved: the kernel's nodes point into the op table). Throws UserError for

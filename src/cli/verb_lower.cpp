@@ -113,6 +113,7 @@ VerbRun add_lower(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-lowerings", o->max_lowerings, "instruction sequences kept per op")
       ->check(CLI::PositiveNumber);
+  o->kernel.add_cores(cmd);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   o->kernel.add_ops(cmd);
   return [o, cmd]() {
@@ -120,6 +121,7 @@ VerbRun add_lower(CLI::App& app) {
     LoadedKernel loaded(o->kernel);
     const ir::Kernel& k = loaded.kernel();
     const sim::Target& t = sim::builtin_target(o->kernel.target);
+    check_cores(o->kernel, t);
     sem::DimEnv dims = kernel_dims(o->kernel, k);
     verify::VerdictCache verdicts(o->cache);
     lower::SynthesisCache synth;
@@ -130,6 +132,7 @@ VerbRun add_lower(CLI::App& app) {
     lower::SpaceOptions sopts;
     sopts.max_block = o->max_block;
     sopts.max_lowerings = o->max_lowerings;
+    sopts.cores = o->kernel.cores;
     lower::CandidateSpace space(pk.space_variants(), t, dims, sopts);
     const auto& c = space.counts();
     std::cout << fmt::format("kernel {} on {} at {}\n", k.name, t.name, o->kernel.shape);

@@ -116,6 +116,7 @@ Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::Mes
   so.max_block = o.max_block;
   so.max_lowerings = o.max_lowerings;
   so.engines_per_op = o.engines_per_op;
+  so.cores = o.kernel.cores;
   lower::CandidateSpace space(pk.space_variants(), t, setting.local, so);
   Outcome out;
   out.setting = std::move(setting);
@@ -225,6 +226,7 @@ VerbRun add_score(CLI::App& app) {
   cmd->add_flag(
       "--engines-per-op", o->engines_per_op,
       "choose the engine per op (where its instructions have two), not one policy for all");
+  o->kernel.add_cores(cmd);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");
   cmd->add_option("--emit-nki", o->nki_dir,
@@ -243,6 +245,7 @@ VerbRun add_score(CLI::App& app) {
     LoadedKernel loaded(o->kernel);
     const ir::Kernel& k = loaded.kernel();
     const sim::Target& t = sim::builtin_target(o->kernel.target);
+    check_cores(o->kernel, t);
     sem::DimEnv dims = kernel_dims(o->kernel, k);
     mesh::MeshShape shape = mesh::parse_mesh_shape(o->mesh);
     verify::VerdictCache verdicts(o->cache);
@@ -255,7 +258,8 @@ VerbRun add_score(CLI::App& app) {
     // collectives (alpha-beta on the target's topology). The first best wins ties.
     std::optional<Outcome> best;
     std::int64_t scored = 0, infeasible = 0;
-    for (sweep::MeshSetting& setting : sweep::mesh_settings(k, dims, t, shape)) {
+    for (sweep::MeshSetting& setting :
+         sweep::mesh_settings(k, dims, t, shape, std::nullopt, o->kernel.cores)) {
       Outcome r = search(pk, t, std::move(setting), *o, k);
       scored += r.range.scored, infeasible += r.range.infeasible;
       if (!best || r.best_ns < best->best_ns) best = std::move(r);

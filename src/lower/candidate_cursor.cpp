@@ -1,5 +1,7 @@
 #include "tilesweep/lower/candidate_cursor.h"
 
+#include "tilesweep/lower/core_split.h"
+
 namespace ts::lower {
 
 namespace {
@@ -24,9 +26,18 @@ const Lowered<Program>& CandidateCursor::at(std::int64_t index) {
   plan_.notes = false;
   if (valid_ && same_structure(next_, last_)) {
     rebind(*program_, plan_);
+    program_->cores = plan_.cores;
+    if (plan_.cores > 1) {
+      if (!conflict_) conflict_ = core_split_conflict(*program_);
+      if (*conflict_) {  // last_ keeps naming the program built
+        refused_ = NoProgram{"not split over cores: " + **conflict_};
+        return refused_;
+      }
+    }
   } else {
     program_ = space_.materialize(next_, plan_);
     valid_ = static_cast<bool>(program_);  // no program: the next candidate builds again
+    conflict_.reset();
     if (valid_) ++built_;
   }
   std::swap(last_, next_);

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <set>
 
+#include "tilesweep/lower/core_split.h"
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/target/instr_cost.h"
 
@@ -404,7 +405,7 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
   s.form.prefix = std::move(*prefix);
   ProgramPlan plan;
   plan.groups = s.form.groups;
-  plan.cores = options_.cores;
+  plan.cores = 1;
   plan.prefix = s.form.prefix.get();
   plan.transposed = s.form.transposed;
   for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
@@ -430,7 +431,7 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
   counts_.tile_configs += configs * static_cast<double>(options_.bufs.size());
   s.size = choice_radix(s) * static_cast<std::int64_t>(options_.bufs.size()) *
            (s.pairs.nodes.empty() ? 1 : 2);
-  s.size *= tiling_radix(s);
+  s.size *= tiling_radix(s) * core_choice_count(options_.cores);
   return s;
 }
 
@@ -504,6 +505,8 @@ void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
   // so that neighbouring candidates are one program rebound (CandidateCursor).
   c.engines = digit(static_cast<std::size_t>(s.engine.policies));  // per op: the copies' policy
   c.bufs = options_.bufs[digit(options_.bufs.size())];
+  c.cores = core_choice(options_.cores,
+                        digit(static_cast<std::size_t>(core_choice_count(options_.cores))));
   if (s.engine.per_op) {
     for (const auto& pairs : s.engine.op_choices) {
       auto [l, e] = pairs[static_cast<std::size_t>(digit(pairs.size()))];
@@ -534,6 +537,7 @@ std::string CandidateSpace::describe(std::int64_t index) const {
                   : c.engines     ? "alternate"
                                   : "default",
                   c.bufs);
+  if (c.cores > 1) text += fmt::format(" cores={}", c.cores);
   // Per op: its lowering, marked when it runs on its instructions' second engines.
   auto alternate = [&](std::size_t j) {
     return s.engine.per_op && c.op_engines[j] == 1 ? " (alternate engines)" : "";
@@ -580,7 +584,7 @@ void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
   plan.absorbed.clear();
   plan.fused_operands.clear();
   plan.tiling = c.tiling;
-  plan.cores = options_.cores;
+  plan.cores = c.cores;
   plan.legality = &target_.legality;
   // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op
   // digits.
@@ -605,8 +609,11 @@ Lowered<Program> CandidateSpace::materialize(const Candidate& c) const {
 }
 
 Lowered<Program> CandidateSpace::materialize(const Candidate& c, const ProgramPlan& plan) const {
-  return lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel, dims_,
-                            target_, plan);
+  Lowered<Program> p = lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel,
+                                          dims_, target_, plan);
+  if (p && p->cores > 1)
+    if (auto why = core_split_conflict(*p)) return NoProgram{"not split over cores: " + *why};
+  return p;
 }
 
 Lowered<Program> CandidateSpace::materialize(std::int64_t index) const {

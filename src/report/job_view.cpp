@@ -99,6 +99,7 @@ JobView parse_job_view(const std::string& job_toml,
   v.max_block = int_or(r, s, "max_block", v.max_block);
   v.isa_depth = int_or(r, s, "isa_depth", v.isa_depth);
   v.max_lowerings = int_or(r, s, "max_lowerings", v.max_lowerings);
+  v.cores = int_or(r, s, "cores", v.cores);
   if (const toml::node* b = s ? s->get("bufs") : nullptr) {
     v.bufs.clear();
     for (const auto& x : r.list(*b, "search.bufs", "[1, 2]"))

@@ -73,6 +73,7 @@ NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& s
     const Impl::Prepared& p = impl_->prepare(meta, src, b);
     lower::SpaceOptions so;
     so.max_block = p.view.max_block, so.max_lowerings = p.view.max_lowerings, so.bufs = p.view.bufs;
+    so.cores = p.view.cores;
     // On a mesh the candidate is the per-device kernel at its sharding's local shape.
     sem::DimEnv dims = parse_record_shape(b.shape);
     std::string header;
@@ -152,6 +153,7 @@ NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta,
     const Impl::Prepared& p = impl_->prepare(meta, src, b);
     lower::SpaceOptions so;
     so.max_block = p.view.max_block, so.max_lowerings = p.view.max_lowerings, so.bufs = p.view.bufs;
+    so.cores = p.view.cores;
     lower::CandidateSpace recorded(p.pk.space_variants(), *p.target, parse_record_shape(b.shape),
                                    so);
     if (b.index < 0 || b.index >= recorded.size() || recorded.describe(b.index) != b.config)

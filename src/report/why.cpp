@@ -154,6 +154,7 @@ std::vector<std::string> no_program_reasons(const LoadedArchive& l, std::size_t 
   sweep::PreparedKernel pk = sweep::prepare_kernel(kernel, target.isa, synthesis, po, nullptr);
   lower::SpaceOptions so;
   so.max_block = view.max_block, so.max_lowerings = view.max_lowerings, so.bufs = view.bufs;
+  so.cores = view.cores;
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const auto& setting : sweep::mesh_settings(kernel, parse_record_shape(b.shape), target,

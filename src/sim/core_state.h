@@ -101,6 +101,7 @@ struct CoreState {
   DmaEngines dma;
   std::int64_t dma_count = 0;  // DMAs issued: the round-robin queue position
   Field max_end;               // the latest end so far
+  double not_before = 0;       // no instruction starts earlier (the last barrier's end)
   Totals totals;
 };
 

@@ -1,5 +1,6 @@
 #include "tilesweep/sim/execute.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -26,7 +27,8 @@ std::string shape_str(const std::vector<std::int64_t>& s) {
 class Runner {
  public:
   Runner(const Program& p, const std::vector<ir::Tensor>& inputs);
-  void walk(int block);
+  void walk(int block, std::int64_t first = 0, std::int64_t last = -1);
+  void run_cores();
   std::vector<ir::Tensor> outputs() const;
 
  private:
@@ -112,9 +114,11 @@ std::string Runner::what(int i) const {
   return s + ")";
 }
 
-void Runner::walk(int b) {
+// Iterations [first, last) of block b (last -1: all of them).
+void Runner::walk(int b, std::int64_t first, std::int64_t last) {
   const lower::Block& blk = p_.blocks[b];
-  for (std::int64_t t = 0; t < blk.trips; ++t) {
+  if (last < 0) last = blk.trips;
+  for (std::int64_t t = first; t < last; ++t) {
     iter_[b] = t;
     for (const auto& item : blk.items) {
       if (item.block >= 0)
@@ -126,6 +130,33 @@ void Runner::walk(int b) {
     }
   }
   iter_[b] = 0;
+}
+
+// Several cores: each top-level item in turn on every core (the barrier after each loop), a
+// loop as the core's share of its iterations (ceil(trips / cores) each, as the timing simulator
+// splits them), on the core's own SBUF and PSUM; HBM is shared.
+void Runner::run_cores() {
+  const int cores = std::max(1, p_.cores);
+  std::vector<int> on_chip;
+  for (std::size_t b = 0; b < p_.buffers.size(); ++b)
+    if (p_.buffers[b].memory != sem::Memory::Hbm) on_chip.push_back(static_cast<int>(b));
+  std::vector<std::vector<ir::Tensor>> chip(static_cast<std::size_t>(cores));
+  for (auto& c : chip)
+    for (int b : on_chip) c.push_back(bufs_[b]);
+  for (const auto& item : p_.blocks[0].items)
+    for (int k = 0; k < cores; ++k) {
+      std::vector<ir::Tensor>& mine = chip[static_cast<std::size_t>(k)];
+      for (std::size_t j = 0; j < on_chip.size(); ++j) std::swap(bufs_[on_chip[j]], mine[j]);
+      if (item.block >= 0) {
+        std::int64_t trips = p_.blocks[item.block].trips, share = (trips + cores - 1) / cores;
+        walk(item.block, std::min(trips, k * share), std::min(trips, (k + 1) * share));
+      } else if (p_.insts[item.inst].dma) {
+        dma(item.inst);
+      } else {
+        compute(item.inst);
+      }
+      for (std::size_t j = 0; j < on_chip.size(); ++j) std::swap(bufs_[on_chip[j]], mine[j]);
+    }
 }
 
 // Copies between the affine HBM region and the tile (the on-chip window): along each buffer dim d
@@ -267,7 +298,10 @@ std::vector<ir::Tensor> Runner::outputs() const {
 
 std::vector<ir::Tensor> execute(const lower::Program& p, const std::vector<ir::Tensor>& inputs) {
   Runner r(p, inputs);
-  r.walk(0);
+  if (p.cores > 1)
+    r.run_cores();
+  else
+    r.walk(0);
   return r.outputs();
 }
 

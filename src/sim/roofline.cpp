@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tilesweep/sim/attainable.h"
+#include "tilesweep/sim/cores.h"
 
 namespace ts::sim {
 
@@ -120,15 +121,19 @@ Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t,
     double flops = 2 * out * extent;
     r.matmul_flops += flops;
     r.matmul_ns +=
-        flops / (fp32 ? t.roofline.matmul_flops_fp32 : t.roofline.matmul_flops_bf16) * 1e9;
+        flops / (c * (fp32 ? t.roofline.matmul_flops_fp32 : t.roofline.matmul_flops_bf16)) * 1e9;
     r.attainable_matmul_ns +=
         flops / (c * (fp32 ? peaks.matmul_flops_fp32 : peaks.matmul_flops_bf16)) * 1e9;
   }
-  r.memory_ns = r.traffic_bytes / t.roofline.hbm_bytes_per_s * 1e9;
-  r.other_ns = r.other_flops / t.roofline.vector_flops * 1e9;
+  // Several cores: the per-core peaks times the cores, their traffic capped by the HBM stacks
+  // they touch (cores.h).
+  const double hbm = hbm_bytes_per_s_per_core(t, cores) * c;
+  r.memory_ns = r.traffic_bytes /
+                std::min(c * t.roofline.hbm_bytes_per_s, c > 1 ? hbm : t.roofline.hbm_bytes_per_s) *
+                1e9;
+  r.other_ns = r.other_flops / (c * t.roofline.vector_flops) * 1e9;
   r.bound_ns = std::max({r.memory_ns, r.matmul_ns, r.other_ns});
-  r.attainable_memory_ns =
-      r.traffic_bytes / std::min(c * peaks.dma_bytes_per_s, peaks.hbm_bytes_per_s) * 1e9;
+  r.attainable_memory_ns = r.traffic_bytes / std::min(c * peaks.dma_bytes_per_s, hbm) * 1e9;
   r.attainable_other_ns = r.other_flops / (c * peaks.element_ops_per_s) * 1e9;
   r.attainable_ns =
       std::max({r.attainable_memory_ns, r.attainable_matmul_ns, r.attainable_other_ns});

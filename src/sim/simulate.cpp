@@ -6,6 +6,7 @@
 #include "inst_timing.h"
 #include "steady_state.h"
 #include "tilesweep/sim/capacity.h"
+#include "tilesweep/sim/cores.h"
 #include "timeline.h"
 
 namespace ts::sim {
@@ -29,8 +30,9 @@ struct OverBudget {};
 // Walks the loop nest in program order, extrapolating loops that reach a steady state.
 class Walker {
  public:
-  Walker(const lower::Program& p, Timeline& tl, const SimOptions& o)
+  Walker(const lower::Program& p, const Target& t, Timeline& tl, const SimOptions& o)
       : p_(p),
+        t_(t),
         tl_(tl),
         o_(o),
         iter_(p.blocks.size(), 0),
@@ -105,11 +107,17 @@ class Walker {
   }
 
   void run_items(int b) {
-    for (const lower::Item& item : p_.blocks[b].items) {
+    const auto& items = p_.blocks[b].items;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const lower::Item& item = items[i];
       if (item.inst >= 0)
         tl_.execute(item.inst, iter_);
       else
         run_block(item.block);
+      // A top-level loop split over the cores ends in a barrier when more work follows: what
+      // comes next may read what any core wrote.
+      if (b == 0 && item.block >= 0 && p_.cores > 1 && i + 1 < items.size())
+        tl_.barrier(core_barrier_ns(t_, p_.cores));
       if (tl_.state().totals.simulated > static_cast<double>(o_.max_simulated)) throw OverBudget{};
     }
   }
@@ -122,6 +130,7 @@ class Walker {
   }
 
   const lower::Program& p_;
+  const Target& t_;
   Timeline& tl_;
   const SimOptions& o_;
   std::vector<std::int64_t> iter_;
@@ -142,11 +151,12 @@ SimResult simulate(const lower::Program& p, const Target& t, const SimOptions& o
     r.reason = cap.reason;
     return r;
   }
-  int sharing = o.hbm_cores > 0 ? o.hbm_cores : std::max(1, p.cores);
-  double hbm_bytes_per_ns = t.chip.hbm_bytes_per_s / sharing / 1e9;
+  double hbm_bytes_per_ns = (o.hbm_cores > 0 ? t.chip.hbm_bytes_per_s / o.hbm_cores
+                                             : hbm_bytes_per_s_per_core(t, p.cores)) /
+                            1e9;
   Timeline tl(p, t, inst_timings(p, t, hbm_bytes_per_ns), o.trace ? &r.trace : nullptr);
   try {
-    Walker(p, tl, o).run_block(0);
+    Walker(p, t, tl, o).run_block(0);
   } catch (const OverBudget&) {
     r.feasible = false;
     r.reason = fmt::format(

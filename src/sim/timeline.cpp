@@ -83,11 +83,13 @@ void Timeline::finish(int inst, int engine, double start, double end) {
   if (trace_) trace_->push_back(TraceEvent{inst, static_cast<sem::Engine>(engine), start, end});
 }
 
+void Timeline::barrier(double ns) { s_.not_before = std::max(s_.not_before, s_.max_end.t + ns); }
+
 void Timeline::run_compute(int inst, bool continues) {
   const lower::Inst& in = p_.insts[inst];
   const InstTiming& tm = timing_[inst];
   const int e = tm.engine;
-  double start = std::max(0.0, s_.engine_free[e].t);
+  double start = std::max(s_.not_before, s_.engine_free[e].t);
   for (int b : in.in) start = std::max(start, read_ready(b, e));
   start = std::max(start, write_ready(in.out, e, continues));
   double end = start + tm.busy_ns;
@@ -101,7 +103,7 @@ void Timeline::run_compute(int inst, bool continues) {
 void Timeline::run_dma(int inst) {
   const lower::Inst& in = p_.insts[inst];
   const InstTiming& tm = timing_[inst];
-  double ready = t_.dma.dge_ns;
+  double ready = std::max(t_.dma.dge_ns, s_.not_before);
   if (in.store) {
     ready = std::max(ready, read_ready(in.in.front(), kDma));
   } else {

@@ -21,6 +21,10 @@ class Timeline {
   // Runs instruction `inst` at the loop iterations `iter` (indexed by block id).
   void execute(int inst, const std::vector<std::int64_t>& iter);
 
+  // Nothing runs before every instruction so far has ended plus `ns` (a barrier with the other
+  // cores, which run their shares in step with this one).
+  void barrier(double ns);
+
   CoreState& state() { return s_; }
   const CoreState& state() const { return s_; }
 

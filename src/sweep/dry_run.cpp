@@ -125,8 +125,8 @@ void print_quick_dry_run(const Job& job, const std::string& archive, std::ostrea
       for (const auto& shape : job.kernels[k].shapes)
         for (const auto& m : meshes) {
           ++keys;
-          for (const auto& s :
-               mesh_settings(*kernels[k], shape_env(shape), sim::builtin_target(t), m, topology)) {
+          for (const auto& s : mesh_settings(*kernels[k], shape_env(shape), sim::builtin_target(t),
+                                             m, topology, job.search.cores)) {
             Shape local = shape;
             for (auto& [dim, size] : local) size = s.local.at(dim);
             std::string lt = shape_text(local) == shape_text(shape) ? "" : shape_text(local);

@@ -333,13 +333,29 @@ std::vector<int> parse_bufs(const TomlReader& r, const toml::node& n) {
   return out;
 }
 
-Search parse_search(const TomlReader& r, const toml::table& doc) {
+// [search] cores: 1 .. the NeuronCores per chip of every target of the job.
+int parse_cores(const TomlReader& r, const toml::node& n, const std::vector<std::string>& targets) {
+  int cores = static_cast<int>(r.integer(n, "cores", 1, 64));
+  for (const auto& name : targets) {
+    const sim::Target& t = sim::builtin_target(name);
+    if (cores > t.chip.neuron_cores)
+      fail(
+          r.at(n),
+          "'cores' = {} is more than the {} NeuronCores of a {} chip; give at most {} (or sweep {} "
+          "in a job of its own)",
+          cores, t.chip.neuron_cores, name, t.chip.neuron_cores, name);
+  }
+  return cores;
+}
+
+Search parse_search(const TomlReader& r, const toml::table& doc,
+                    const std::vector<std::string>& targets) {
   Search s;
   const toml::table* t = r.table(doc, "search");
   if (!t) return s;
   r.check_keys(*t,
                {"max_block", "isa_depth", "keep", "ablations", "max_lowerings", "bufs",
-                "check_samples", "unit_size", "max_section_candidates", "engines"},
+                "check_samples", "unit_size", "max_section_candidates", "engines", "cores"},
                "[search]");
   if (auto* n = t->get("max_block"))
     s.max_block = static_cast<int>(r.integer(*n, "max_block", 1, 64));
@@ -362,6 +378,7 @@ Search parse_search(const TomlReader& r, const toml::table& doc) {
       fail(r.at(*n), "unknown engines '{}' (choices: policy, per-op){}", v, did_you_mean(v, kinds));
     s.engines_per_op = v == "per-op";
   }
+  if (auto* n = t->get("cores")) s.cores = parse_cores(r, *n, targets);
   return s;
 }
 
@@ -513,7 +530,7 @@ Job parse_job(const std::string& text, const std::string& path, OutputCheck outp
     job.seed = static_cast<std::uint64_t>(r.integer(*n, "seed", 0));
   fs::path dir = fs::path(path).parent_path();
   job.kernels = parse_kernels(r, doc, dir);
-  job.search = parse_search(r, doc);
+  job.search = parse_search(r, doc, job.targets);
   job.mesh = parse_mesh(r, doc);
   job.archive = parse_output(r, doc, dir, job.name, output);
   return job;

@@ -12,8 +12,8 @@ double MeshSetting::latency(double compute_ns) const {
 
 std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global,
                                        const sim::Target& target, const mesh::MeshShape& mesh,
-                                       std::optional<mesh::TopologyKind> topology) {
-  sim::Roofline roof = sim::roofline(kernel, global, target);
+                                       std::optional<mesh::TopologyKind> topology, int cores) {
+  sim::Roofline roof = sim::roofline(kernel, global, target, cores);
   const int devices = mesh.devices();
   if (devices == 1) return {MeshSetting{mesh.str(), "", global, {}, 0, roof}};
   // On a mesh the bound is the whole kernel's work and traffic spread evenly over the devices.

@@ -136,6 +136,12 @@ Target load_target(const std::string& target_text, const std::string& target_fil
       if (v.is_integer()) t.chip.lnc.push_back(static_cast<int>(*v.value<std::int64_t>()));
   if (t.chip.lnc.empty())
     fail(loc_of(chip, target_file), "'chip.lnc' must list the logical-core options, e.g. [1, 2]");
+  t.chip.hbm_stacks = static_cast<int>(r.integer(chip, "chip", "hbm_stacks", 1, 64));
+  if (t.chip.neuron_cores % t.chip.hbm_stacks != 0)
+    fail(loc_of(chip, target_file),
+         "'chip.hbm_stacks' = {} must divide 'chip.neuron_cores' = {} (each stack serves as many "
+         "cores)",
+         t.chip.hbm_stacks, t.chip.neuron_cores);
 
   const toml::table& sbuf = r.section("sbuf");
   t.sbuf.partitions = static_cast<int>(r.integer(sbuf, "sbuf", "partitions", 1, 1024));
@@ -170,6 +176,7 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   t.overheads.dynamic_address_cycles = r.number(o, "overheads", "dynamic_address_cycles", 0, 1e6);
   t.overheads.semaphore_ns = r.number(o, "overheads", "semaphore_ns", 0, 1e6);
   t.overheads.psum_read_cycles = r.number(o, "overheads", "psum_read_cycles", 0, 1e6);
+  t.overheads.core_barrier_ns = r.number(o, "overheads", "core_barrier_ns", 0, 1e6);
 
   const toml::table& d = r.section("dma");
   t.dma.engines_per_core = static_cast<int>(r.integer(d, "dma", "engines_per_core", 1, 1024));

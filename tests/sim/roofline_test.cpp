@@ -110,15 +110,22 @@ TEST(Roofline, AttainablePeaksComeFromTheTargetDescription) {
   EXPECT_DOUBLE_EQ(attainable_peaks(builtin_target("trn2")).matmul_flops_bf16, 78.6432e12);
 }
 
-// More cores divide the compute terms; the memory term stops at the chip's HBM bandwidth.
+// More cores divide the compute terms; the memory term stops at the bandwidth of the HBM stacks
+// the cores touch (trn2: two cores per stack of 2.9 TB/s / 4), the chip's at most.
 TEST(Roofline, AttainableBoundScalesWithTheCores) {
   const Target& t = builtin_target("trn2");
   sem::DimEnv dims{{"M", 4096}, {"N", 4096}};
   Roofline one = roofline(kernel("relu.py"), dims, t),
-           two = roofline(kernel("relu.py"), dims, t, 2);
-  EXPECT_DOUBLE_EQ(two.attainable_memory_ns, one.attainable_memory_ns / 2);
+           two = roofline(kernel("relu.py"), dims, t, 2),
+           four = roofline(kernel("relu.py"), dims, t, 4);
+  const double stack = t.chip.hbm_bytes_per_s / 4;
+  EXPECT_DOUBLE_EQ(two.attainable_memory_ns, one.traffic_bytes / stack * 1e9);
+  EXPECT_DOUBLE_EQ(four.attainable_memory_ns, one.traffic_bytes / (2 * stack) * 1e9);
   EXPECT_DOUBLE_EQ(two.attainable_other_ns, one.attainable_other_ns / 2);
-  EXPECT_DOUBLE_EQ(two.bound_ns, one.bound_ns);  // AccelOpt's bound is per core
+  // AccelOpt's per-core constants times the cores, the memory term capped likewise.
+  EXPECT_DOUBLE_EQ(one.memory_ns, one.traffic_bytes / t.roofline.hbm_bytes_per_s * 1e9);
+  EXPECT_DOUBLE_EQ(two.memory_ns, one.traffic_bytes / stack * 1e9);
+  EXPECT_DOUBLE_EQ(two.other_ns, one.other_ns / 2);
   Roofline many = roofline(kernel("relu.py"), dims, t, 64);
   EXPECT_DOUBLE_EQ(many.attainable_memory_ns, one.traffic_bytes / t.chip.hbm_bytes_per_s * 1e9);
 }

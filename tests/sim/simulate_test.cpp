@@ -208,12 +208,16 @@ TEST(Psum, AccumulationGroupIsOneVersion) {
 TEST(MultiCore, SplitsTheOuterLoop) {
   SimResult one = run(pipeline(64, 2048, 3, 1), true);
   SimResult two = run(pipeline(64, 2048, 3, 2), true);
-  EXPECT_NEAR(two.latency_ns / one.latency_ns, 0.5, 0.02);
+  EXPECT_NEAR(two.latency_ns / one.latency_ns, 0.5, 0.03);
   EXPECT_DOUBLE_EQ(two.hbm_read_bytes, one.hbm_read_bytes / 2);
-  // Eight cores on a chip share its HBM: 2.9 TB/s / 8 < the 368 GB/s of a core's DMA engines.
+  // trn2's two cores of an HBM stack (the LNC=2 pair) share it: 2.9 TB/s / 4 stacks / 2 cores =
+  // 362.5 GB/s each, below the 368 GB/s of a core's DMA engines; eight cores on four stacks
+  // get as much each, as does an even split of the chip's HBM over 8 cores (SimOptions).
   SimResult shared = simulate(pipeline(64, 2048, 3, 2), trn2(), SimOptions{true, 8, false});
-  EXPECT_GT(shared.latency_ns, two.latency_ns);
-  EXPECT_LT(shared.latency_ns, two.latency_ns * 1.03);
+  EXPECT_DOUBLE_EQ(shared.latency_ns, two.latency_ns);
+  SimResult alone = simulate(pipeline(64, 2048, 3, 2), trn2(), SimOptions{true, 1, false});
+  EXPECT_GT(two.latency_ns, alone.latency_ns);
+  EXPECT_LT(two.latency_ns, alone.latency_ns * 1.03);
   // An odd split: the slowest core runs ceil(65 / 2) = 33 iterations.
   SimResult odd = run(pipeline(65, 2048, 3, 2), true);
   EXPECT_DOUBLE_EQ(odd.hbm_read_bytes, 33.0 * 128 * 2048 * 4);

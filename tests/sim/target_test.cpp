@@ -13,6 +13,7 @@ neuron_cores = 2
 hbm_bytes_per_s = 820e9
 dma_engines = 32
 lnc = [1]
+hbm_stacks = 2
 [sbuf]
 partitions = 128
 bytes_per_partition = 196608
@@ -44,6 +45,7 @@ gpsimd_start_cycles = 150
 dynamic_address_cycles = 600
 semaphore_ns = 100
 psum_read_cycles = 64
+core_barrier_ns = 1400
 [dma]
 engines_per_core = 16
 queues_per_engine = 16
@@ -98,15 +100,15 @@ TEST(Target, MistakesNameFileLineAndKey) {
     return std::string("no error");
   };
   EXPECT_EQ(error(kTarget, "clock_hz = 2.8e9", "clock_hz = 2.8e12"),
-            "target.toml:21:12: error: 'engine.tensor.clock_hz' must be between 100000000 and "
+            "target.toml:22:12: error: 'engine.tensor.clock_hz' must be between 100000000 and "
             "10000000000, got 2800000000000");
-  EXPECT_EQ(error(kTarget, "banks = 8\n", ""), "target.toml:15:1: error: missing key 'psum.banks'");
+  EXPECT_EQ(error(kTarget, "banks = 8\n", ""), "target.toml:16:1: error: missing key 'psum.banks'");
   EXPECT_EQ(error(kTarget, "topology = \"torus\"", "topology = \"tree\""),
-            "target.toml:55:12: error: 'mesh.topology' must be ring, torus or switch, got 'tree'");
+            "target.toml:57:12: error: 'mesh.topology' must be ring, torus or switch, got 'tree'");
   EXPECT_EQ(error(kTarget, "[roofline]", "[rooflin]"),
             "target.toml:1:1: error: missing table [roofline]");
   EXPECT_EQ(error(kTarget, "[4096, 0.9]", "[4096, 1.9]"),
-            "target.toml:48:51: error: a DMA efficiency must be in (0, 1], got 1.9");
+            "target.toml:50:51: error: a DMA efficiency must be in (0, 1], got 1.9");
 }
 
 // A key nothing reads is an error at the key, with the closest known key of its table (or the
@@ -127,28 +129,33 @@ TEST(Target, UnknownKeysNameTheClosestKnownOne) {
   };
   for (const auto& c : std::vector<Case>{
            {"min_align_bytes = 4\n", "min_align_bytes = 4\nmin_align_byte = 8\n",
-            "target.toml:15:1: error: unknown key 'min_align_byte' in [sbuf]; did you mean "
+            "target.toml:16:1: error: unknown key 'min_align_byte' in [sbuf]; did you mean "
             "'min_align_bytes'?"},
            {"banks = 8\n", "banks = 8\nbank = 4\n",
-            "target.toml:19:1: error: unknown key 'bank' in [psum]; did you mean 'banks'?"},
+            "target.toml:20:1: error: unknown key 'bank' in [psum]; did you mean 'banks'?"},
            {"elements_per_cycle = 128\n[engine.vector]",
             "elements_per_cycle = 128\nclock = 1\n[engine.vector]",
-            "target.toml:23:1: error: unknown key 'clock' in [engine.tensor] (its keys: clock_hz, "
+            "target.toml:24:1: error: unknown key 'clock' in [engine.tensor] (its keys: clock_hz, "
             "elements_per_cycle)"},
            {"[engine.gpsimd]", "[engine.gpsimdd]\nx = 1\n[engine.gpsimd]",
-            "target.toml:29:9: error: unknown key 'gpsimdd' in [engine]; did you mean 'gpsimd'?"},
+            "target.toml:30:9: error: unknown key 'gpsimdd' in [engine]; did you mean 'gpsimd'?"},
            {"core = \"toy-core\"\n", "core = \"toy-core\"\ncores = 2\n",
             "target.toml:4:1: error: unknown key 'cores' in the target file; did you mean 'core'?"},
            {"lnc = [1]\n", "lnc = [1]\nlnx = [2]\n",
             "target.toml:9:1: error: unknown key 'lnx' in [chip]; did you mean 'lnc'?"},
            {"[roofline]\n", "[roofline]\nhbm_bytes = 1\n",
-            "target.toml:50:1: error: unknown key 'hbm_bytes' in [roofline] (its keys: "
+            "target.toml:52:1: error: unknown key 'hbm_bytes' in [roofline] (its keys: "
             "hbm_bytes_per_s, "
             "matmul_flops_bf16, matmul_flops_fp32, vector_flops)"},
            {"semaphore_ns = 100", "semaphor_ns = 100",
-            "target.toml:38:1: error: missing key 'overheads.semaphore_ns': is 'semaphor_ns' here "
+            "target.toml:39:1: error: missing key 'overheads.semaphore_ns': is 'semaphor_ns' here "
             "a misspelling of "
             "'semaphore_ns'?"},
+           {"hbm_stacks = 2", "hbm_stacks = 3",
+            "target.toml:4:1: error: 'chip.hbm_stacks' = 3 must divide 'chip.neuron_cores' = 2 "
+            "(each stack serves as many cores)"},
+           {"hbm_stacks = 2", "hbm_stacks = 0",
+            "target.toml:9:14: error: 'chip.hbm_stacks' must be between 1 and 64, got 0"},
        })
     EXPECT_EQ(error(c.from, c.to), c.want) << c.to;
 }
@@ -165,6 +172,10 @@ TEST(BuiltinTargets, AllLoadAndDifferWhereTheHardwareDoes) {
   const Target& t3 = builtin_target("trn3");
   EXPECT_EQ(t1.chip.neuron_cores, 2);
   EXPECT_EQ(t2.chip.neuron_cores, 8);
+  EXPECT_EQ(t1.chip.hbm_stacks, 2);  // A1
+  EXPECT_EQ(t2.chip.hbm_stacks, 4);  // A2: an LNC=2 pair per stack
+  EXPECT_EQ(t3.chip.hbm_stacks, 4);  // A3
+  for (const Target* t : {&t1, &t2, &t3}) EXPECT_GT(t->overheads.core_barrier_ns, 0) << t->name;
   EXPECT_FALSE(t1.has_instr("dma_transpose"));
   EXPECT_TRUE(t2.has_instr("dma_transpose"));
   EXPECT_EQ(t1.isa.find("nc_matmul")->limits.at("n"), 512);

@@ -99,6 +99,7 @@ TEST_F(JobTest, Defaults) {
   EXPECT_EQ(j.search.check_samples, 0);
   EXPECT_EQ(j.search.unit_size, 256);
   EXPECT_EQ(j.search.max_section_candidates, 0);
+  EXPECT_EQ(j.search.cores, 1);
   EXPECT_FALSE(j.mesh);
   EXPECT_EQ(j.archive, (dir_ / "j.h5").string());
 }
@@ -135,6 +136,37 @@ TEST_F(JobTest, EveryKeySet) {
   EXPECT_EQ(texts, (Strings{"1", "4", "2x2", "4x4", "2x2x2"}));
   EXPECT_EQ(devices, (std::vector<int>{1, 4, 4, 16, 8}));
   EXPECT_EQ(j.mesh->shapes[3].sizes, (std::vector<int>{4, 4}));
+}
+
+// [search] cores: up to the NeuronCores per chip of every target (bad values: tests/jobs/cores_*).
+TEST_F(JobTest, CoresUpToTheChip) {
+  const std::string k = "file = \"" + kMatmul + "\"\nshapes = { M = 1, K = 2, N = 3 }";
+  for (int cores : {1, 2, 3, 8})
+    EXPECT_EQ(job(k, fmt::format("[search]\ncores = {}\n", cores)).search.cores, cores);
+  struct Case {
+    std::string targets;
+    int cores;
+    bool ok;
+  };
+  for (const Case& c : std::vector<Case>{{"trn1", 2, true},
+                                         {"trn1", 3, false},
+                                         {"trn3", 8, true},
+                                         {"trn3", 9, false},
+                                         {"trn1\", \"trn2", 2, true},
+                                         {"trn2\", \"trn1", 8, false}}) {
+    std::string path =
+        write("c.toml", fmt::format("name = \"j\"\ntargets = [\"{}\"]\n[[kernel]]\n{}\n"
+                                    "[search]\ncores = {}\n",
+                                    c.targets, k, c.cores));
+    bool ok = true;
+    try {
+      EXPECT_EQ(load_job(path).search.cores, c.cores);
+    } catch (const UserError& e) {
+      ok = false;
+      EXPECT_NE(std::string(e.what()).find("NeuronCores of a trn"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(ok, c.ok) << c.targets << " " << c.cores;
+  }
 }
 
 TEST_F(JobTest, KeepTopN) {

@@ -1,13 +1,16 @@
 // Materializes the candidates of one space one after another, building a program only when its
-// structure changes. Candidates that differ only in engines and multi-buffering depth are one
-// program with those rebound (lower::rebind), and they are neighbours in the index (the
-// innermost digits), so a walk over a range of indices builds one program in every
-// engine-policies x depths (6 by default) and rebinds the rest.
+// structure changes. Candidates that differ only in engines, multi-buffering depth and cores are
+// one program with those rebound (lower::rebind; Program::cores, refused as materialize refuses
+// it: core_split.h), and they are neighbours in the index (the innermost digits), so a walk over
+// a range of indices builds one program in every engine-policies x depths x core counts (6 by
+// default) and rebinds the rest.
 //
 // Not thread-safe: one cursor per thread; the space is shared.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "tilesweep/lower/candidate_space.h"
 
@@ -30,6 +33,9 @@ class CandidateCursor {
   ProgramPlan plan_;
   bool valid_ = false;  // program_ holds last_'s program
   Lowered<Program> program_ = Program{};
+  // Whether program_'s structure splits over cores: unknown until a rebind to cores > 1 asks.
+  std::optional<std::optional<std::string>> conflict_;
+  Lowered<Program> refused_ = NoProgram{};  // what at() returns for a split it refuses
   std::int64_t built_ = 0;
 };
 

@@ -32,7 +32,9 @@ struct SpaceOptions {
   // engine, or every one on its second where it has one); true, that choice per op for its
   // instructions, and the policy for the copies around the ops (a superset of the policy's).
   bool engines_per_op = false;
-  int cores = 1;  // NeuronCores per candidate
+  // NeuronCores a candidate may split its top-level loops over, at most: the space offers 1, 2,
+  // 4, .. and `cores` (core_split.h), and a split whose program has no such form has no program.
+  int cores = 1;
 };
 
 // One variant of the kernel with its instruction choices.
@@ -51,6 +53,7 @@ struct Candidate {
       op_engines;  // per compute op (engines_per_op; `engines` then the copies'), else empty
   int bufs = 2;    // multi-buffering depth of every strip buffer
   bool instruction_fusion = false;  // fusable (element-wise, reduction) pairs as one instruction
+  int cores = 1;                    // NeuronCores its top-level loops are split over
   std::vector<GroupTiling> tiling;  // per group
 };
 

@@ -23,6 +23,7 @@ struct JobView {
   std::vector<JobKernelRef> kernels;
   int max_block = 8, isa_depth = 2, max_lowerings = 3;
   std::vector<int> bufs = {1, 2, 3};
+  int cores = 1;  // [search] cores: the most NeuronCores a candidate may use
 
   const JobKernelRef* kernel(const std::string& label) const;  // nullptr when absent
 };

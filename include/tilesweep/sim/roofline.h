@@ -47,9 +47,10 @@ struct Roofline {
 // A contraction (matmul-like: its contracted dims appear in two operands) counts at the
 // matmul peak of its operands' dtype (fp32, else bf16); a reduction (one operand) and any other
 // compute node at the vector peak; inputs, constants and layout ops (transpose, reshape,
-// broadcast_to, concat, repeat, slice, copy) count no FLOPs. The attainable terms are for a
-// program on `cores` NeuronCores (their DMA capped by the chip's HBM). UserError when a dim of
-// `dims` is missing.
+// broadcast_to, concat, repeat, slice, copy) count no FLOPs. Both bounds are for a program on
+// `cores` NeuronCores: the peaks times the cores, the traffic over their DMA capped by the HBM
+// stacks they touch (cores.h; one core: AccelOpt's constant as published). UserError when a dim
+// of `dims` is missing.
 Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t, int cores = 1);
 
 }  // namespace ts::sim

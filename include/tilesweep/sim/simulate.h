@@ -13,12 +13,16 @@
 //    back-to-back independent instructions hide, dependent ones pay).
 //  - DMA: bytes over the DMA engines the tile's partitions map to (partitions / engines each),
 //    at bytes_per_ns_per_engine x efficiency_at(contiguous bytes per partition), x the transpose
-//    fraction for a transposing access or dma_transpose; HBM bandwidth per core capped at the
-//    chip's HBM / sharing cores. A DMA starts dge_ns after kernel start at the earliest, and
-//    start_ns after any dependency it waits on (semaphore-to-start); its engines take transfers
-//    in the earliest gap (non-preemptive), so a prefetch may pass a store that waits.
+//    fraction for a transposing access or dma_transpose; HBM bandwidth per core capped at its
+//    share of the HBM stacks the program's cores touch (cores.h). A DMA starts dge_ns after kernel
+//    start at the earliest, and start_ns after any dependency it waits on (semaphore-to-start); its
+//    engines take transfers in the earliest gap (non-preemptive), so a prefetch may pass a store
+//    that waits.
 //  - dependencies: RAW on the version read, WAR against reads of version v - bufs, WAW; a
 //    dependency between different engines costs semaphore_ns (start_ns into a DMA).
+//  - several cores (Program::cores): each runs its share of every top-level loop (ceil(trips /
+//    cores) iterations, the slowest core's share is simulated); a top-level loop followed by more
+//    work ends in a barrier between the cores (core_barrier_ns, cores.h).
 #pragma once
 
 #include <array>
@@ -34,7 +38,8 @@ namespace ts::sim {
 struct SimOptions {
   bool extrapolate =
       true;            // skip the rest of a loop once it is periodic (exact for a periodic regime)
-  int hbm_cores = 0;   // cores sharing the chip's HBM bandwidth; 0: the program's cores
+  int hbm_cores = 0;   // cores sharing the chip's HBM bandwidth evenly; 0: the program's cores on
+                       // the stacks they touch (cores.h)
   bool trace = false;  // record every simulated instruction (extrapolated ones are not listed)
   // Instruction executions simulated before giving up: bounds a candidate's cost (0.1-0.4 us
   // each, so under half a second) when its loops reach no steady state, as with a prime dim

@@ -33,6 +33,9 @@
 //                    through the functional interpreter at the space's shape and compared with
 //                    the reference (sweep/check.h; /candidates `check`): 0 .. 1000000, default 0
 //     unit_size      candidates per work unit: 1 .. 1048576, default 256
+//     cores          NeuronCores a candidate may split its top-level loops over: 1 .. the
+//                    NeuronCores per chip of every target (trn1 2, trn2 8, trn3 8), default 1;
+//                    the search tries 1, 2, 4, ... and N cores (sim/cores.h)
 //     max_section_candidates  0 (default: score every candidate) or N >= 1: a section of a
 //                    space (a variant's fused or unfused form) with more candidates is scored
 //                    by a stratified sample of N of them drawn from `seed` (sweep/sample.h)
@@ -91,6 +94,7 @@ struct Search {
   std::int64_t unit_size = 256;
   std::int64_t max_section_candidates = 0;  // 0: every candidate
   bool engines_per_op = false;  // engines = "per-op": an engine choice per op, not one policy
+  int cores = 1;                // NeuronCores a candidate may use, at most
 };
 
 // "all" or "top:N", as a job file writes it.

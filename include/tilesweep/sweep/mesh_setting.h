@@ -37,8 +37,10 @@ struct MeshSetting {
 // The settings of `kernel` at `global` on `mesh`: on one device one setting (no sharding, the
 // plain roofline); otherwise one per mesh::sharding_choices(kernel, mesh, global), in that order
 // ("replicate" first, so never empty). `topology` overrides the target's own (a job's [mesh]).
+// The roofline is for a device's kernel on up to `cores` NeuronCores (sim::roofline).
 std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global,
                                        const sim::Target& target, const mesh::MeshShape& mesh,
-                                       std::optional<mesh::TopologyKind> topology = std::nullopt);
+                                       std::optional<mesh::TopologyKind> topology = std::nullopt,
+                                       int cores = 1);
 
 }  // namespace ts::sweep

@@ -26,6 +26,7 @@ struct Target {
     double hbm_bytes_per_s = 0;
     int dma_engines = 0;
     std::vector<int> lnc;
+    int hbm_stacks = 1;  // HBM stacks; the cores attached to one share its bandwidth
   } chip;
   struct Sbuf {
     int partitions = 0;
@@ -43,6 +44,7 @@ struct Target {
   struct Overheads {
     double min_ii_cycles = 0, mm_init_cycles = 0, vector_fixed_cycles = 0, gpsimd_start_cycles = 0,
            dynamic_address_cycles = 0, semaphore_ns = 0, psum_read_cycles = 0;
+    double core_barrier_ns = 0;  // one round of a barrier between the cores of a chip
   } overheads;
   struct Dma {
     int engines_per_core = 0, queues_per_engine = 0;
