@@ -22,7 +22,7 @@ import h5py
 import numpy as np
 
 FORMAT = "tilesweep-archive"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 OLDEST_READABLE = 1  # version 1: one device only, no sharding / compute_ns (and /best collective_ns) columns
 TABLES = ("candidates", "best", "proofs", "progress")
 

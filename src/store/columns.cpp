@@ -63,6 +63,7 @@ std::span<const Column<BestRecord>> Table<BestRecord>::columns() {
       {"collective_ns", &R::collective_ns, 2},
       {"roofline_ns", &R::roofline_ns},
       {"attainable_ns", &R::attainable_ns, 3},
+      {"cores", &R::cores, 4},
       {"busy_tensor_ns", busy<R>(0)},
       {"busy_vector_ns", busy<R>(1)},
       {"busy_scalar_ns", busy<R>(2)},

@@ -55,6 +55,7 @@ store::BestRecord best_row(const Plan& plan, const KeyRows& kr) {
     b.index = r.rec.index;
     b.config = r.rec.config, b.latency_ns = r.rec.latency_ns, b.compute_ns = r.rec.compute_ns;
     b.collective_ns = r.rec.collective_ns, b.busy_ns = r.rec.busy_ns;
+    b.cores = chosen->space->decode(r.rec.index).cores;
   }
   if (!plan.job().search.ablations) return b;
   b.heuristic_ns = heuristic_ns(*chosen);

@@ -17,7 +17,8 @@ namespace ts::store {
 
 // 2: sharding and compute_ns columns, /best collective_ns (version 1: one device only).
 // 3: /best attainable_ns (the bound at the target's own peaks; NaN when read from older archives).
-inline constexpr int kSchemaVersion = 3;
+// 4: /best cores (the NeuronCores the best candidate is split over; 1 from older archives).
+inline constexpr int kSchemaVersion = 4;
 inline constexpr int kOldestReadableSchema = 1;
 
 // Per-engine busy time, indexed by kEngineNames order.
@@ -68,6 +69,7 @@ struct BestRecord {
   std::int64_t choice = 0;
   std::int64_t index = 0;
   std::string config;
+  std::int32_t cores = 1;            // NeuronCores its top-level loops are split over
   double latency_ns = kNotComputed;  // on the mesh: compute_ns plus collective_ns
   double compute_ns = kNotComputed;
   double collective_ns = 0;
