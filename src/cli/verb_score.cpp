@@ -39,6 +39,7 @@ struct Outcome {
   sweep::RangeResult range;
   double heuristic_ns = NAN, best_ns = INFINITY;
   std::vector<std::string> configs;  // per top entry
+  std::vector<int> cores;            // per top entry: the NeuronCores it is split over
   std::vector<std::string>
       nki;  // per top entry with --emit-nki: the source, or "" (nki_error says why)
   std::vector<std::string> nki_error;
@@ -61,9 +62,10 @@ std::string json_subject(const ir::Kernel& k, const ScoreOpts& o, const sem::Dim
   for (const auto& [name, value] : dims)
     shape += fmt::format("{}{}: {}", shape.empty() ? "" : ", ", json_string(name), value);
   return fmt::format(
-      "\"kernel\": {}, \"file\": {}, \"target\": {}, \"shape\": {{{}}}, \"mesh\": {}, ",
+      "\"kernel\": {}, \"file\": {}, \"target\": {}, \"shape\": {{{}}}, \"mesh\": {}, "
+      "\"cores\": {}, ",
       json_string(k.name), json_string(o.kernel.file), json_string(o.kernel.target), shape,
-      json_string(o.mesh));
+      json_string(o.mesh), o.kernel.cores);
 }
 
 // The NKI source of each top candidate (--emit-nki).
@@ -126,7 +128,10 @@ Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::Mes
     auto s = sweep::score_program(*h, t);
     if (s.feasible) out.heuristic_ns = out.setting.latency(s.sim.latency_ns);
   }
-  for (const auto& c : out.range.top) out.configs.push_back(space.describe(c.index));
+  for (const auto& c : out.range.top) {
+    out.configs.push_back(space.describe(c.index));
+    out.cores.push_back(space.decode(c.index).cores);
+  }
   if (!out.range.top.empty())
     out.best_ns = out.setting.latency(out.range.top.front().sim.latency_ns);
   if (!o.nki_dir.empty()) emit_top(out, space, k, o);
@@ -182,12 +187,13 @@ void print_json(const std::string& subject, const Outcome& r, std::int64_t score
         "\"percent_of_attainable\": {}, \"busy_ns\": {{\"tensor\": {}, \"vector\": {}, "
         "\"scalar\": {}, \"gpsimd\": {}, \"dma\": {}}}, \"hbm_read_bytes\": {}, "
         "\"hbm_write_bytes\": {}, \"sbuf_peak_bytes\": {}, "
-        "\"psum_peak_bytes\": {}, \"spill_bytes\": {}, \"collective_ns\": {}, \"config\": {}}}",
+        "\"psum_peak_bytes\": {}, \"spill_bytes\": {}, \"collective_ns\": {}, \"cores\": {}, "
+        "\"config\": {}}}",
         i ? ", " : "", c.index, json_number(lat), json_number(100 * roof.bound_ns / lat),
         json_number(100 * roof.attainable_ns / lat), json_number(b[0]), json_number(b[1]),
         json_number(b[2]), json_number(b[3]), json_number(b[4]), json_integer(c.sim.hbm_read_bytes),
         json_integer(c.sim.hbm_write_bytes), c.sim.sbuf_peak_bytes, c.sim.psum_peak_bytes,
-        json_integer(c.sim.spill_bytes), json_number(r.setting.collective_ns),
+        json_integer(c.sim.spill_bytes), json_number(r.setting.collective_ns), r.cores[i],
         json_string(r.configs[i]));
   }
   std::cout << fmt::format(

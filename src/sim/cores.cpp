@@ -22,9 +22,8 @@ double core_barrier_ns(const Target& t, int cores) {
 
 void check_cores(const Target& t, int cores, const std::string& what) {
   if (cores < 1 || cores > t.chip.neuron_cores)
-    throw UserError(fmt::format(
-        "error: {} = {}: {} has {} NeuronCores per chip; give 1 to {}",
-        what, cores, t.name, t.chip.neuron_cores, t.chip.neuron_cores));
+    throw UserError(fmt::format("error: {} = {}: {} has {} NeuronCores per chip; give 1 to {}",
+                                what, cores, t.name, t.chip.neuron_cores, t.chip.neuron_cores));
 }
 
 }  // namespace ts::sim

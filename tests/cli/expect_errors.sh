@@ -37,5 +37,8 @@ check_arg "error: cannot open 'nope.py'" check nope.py
 check_arg "--precision: f16 not in {f64,f32,bf16}" eval "$ok" --precision f16 --shape M=1
 check_arg "error: cannot open 'nope.toml'" check "$ok" --ops nope.toml
 check_arg "The following argument was not expected: --bogus" check "$ok" --bogus
+check_arg "error: --cores = 3: trn1 has 2 NeuronCores per chip; give 1 to 2" score "$ok" --shape M=128,K=128,N=128 --cores 3
+check_arg "error: --cores = 0: trn2 has 8 NeuronCores per chip; give 1 to 8" lower "$ok" --target trn2 --shape M=128,K=128,N=128 --cores 0
+check_arg "error: --cores = 9: trn3 has 8 NeuronCores per chip; give 1 to 8" score "$ok" --target trn3 --shape M=128,K=128,N=128 --cores 9
 echo "$n cases, $failed failed"
 [[ $failed -eq 0 ]]

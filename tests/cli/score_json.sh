@@ -23,4 +23,17 @@ for c in d["top"]:
     # (the percentages are printed with three decimals)
     ratio = d["roofline_ns"] / d["attainable_ns"]
     assert abs(c["percent_of_roofline"] / c["percent_of_attainable"] / ratio - 1) < 1e-3, c
+    assert c["cores"] == 1, c
+assert d["cores"] == 1, d
 ' "$out"
+# --cores 2 on trn1 (its two cores): every candidate listed uses 1 or 2, the bound is for 2.
+two=$("$bin" score "$root/jobs/kernels/axon/relu.py" --target trn1 --shape M=1024,N=256 --top 3 --cores 2 --json)
+/usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["cores"] == 2, d
+for c in d["top"]:
+    assert c["cores"] in (1, 2) and (c["cores"] == 2) == ("cores=2" in c["config"]), c
+    assert 0 < c["percent_of_attainable"] <= 100, c
+assert d["top"][0]["cores"] == 2, d["top"][0]
+' "$two"
