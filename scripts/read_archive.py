@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads a tilesweep HDF5 archive (schema: results/README.md; versions 1 to 3) and prints a summary.
+"""Reads a tilesweep HDF5 archive (schema: results/README.md; versions 1 to 4) and prints a summary.
 
 Prints the /meta provenance and status, the row count of every table and the /best table
 (latency, roofline, % of roofline, speedup over the heuristic baseline). Exits 2 with a message

@@ -180,7 +180,7 @@ TEST_F(ArchiveTest, BadInputs) {
          write_archive(p, a);
        },
        "not a tilesweep archive: '<p>' has schema version 99 (this tilesweep reads versions 1 to "
-       "3)"},
+       "4)"},
       {"schema before the first",
        [](auto& p) {
          Archive a;
@@ -188,7 +188,7 @@ TEST_F(ArchiveTest, BadInputs) {
          write_archive(p, a);
        },
        "not a tilesweep archive: '<p>' has schema version 0 (this tilesweep reads versions 1 to "
-       "3)"},
+       "4)"},
       {"missing table",
        [&](auto& p) {
          write_archive(p, good);

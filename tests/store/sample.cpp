@@ -64,6 +64,7 @@ BestRecord sample_best(std::int64_t i) {
   r.collective_ns = 34.0;
   r.roofline_ns = 1000.25;
   r.attainable_ns = 1100.5 + i;
+  r.cores = static_cast<std::int32_t>(1 + i % 8);
   r.busy_ns = busy_of(i);
   r.heuristic_ns = 2000.0 + i;
   r.no_algebra_ns = i % 2 ? kNotComputed : 1500.0;
@@ -141,11 +142,11 @@ std::string dump(const CandidateRecord& r) {
 }
 
 std::string dump(const BestRecord& r) {
-  return fmt::format("{}|{}|{}|{}|{}|v{}|c{}|i{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", r.kernel,
-                     r.target, r.shape, r.mesh, r.sharding, r.variant, r.choice, r.index, r.config,
-                     r.latency_ns, r.compute_ns, r.collective_ns, r.roofline_ns, r.attainable_ns,
-                     r.busy_ns, r.heuristic_ns, r.no_algebra_ns, r.no_fusion_ns, r.candidates,
-                     r.infeasible);
+  return fmt::format("{}|{}|{}|{}|{}|v{}|c{}|i{}|{}|cores{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                     r.kernel, r.target, r.shape, r.mesh, r.sharding, r.variant, r.choice, r.index,
+                     r.config, r.cores, r.latency_ns, r.compute_ns, r.collective_ns, r.roofline_ns,
+                     r.attainable_ns, r.busy_ns, r.heuristic_ns, r.no_algebra_ns, r.no_fusion_ns,
+                     r.candidates, r.infeasible);
 }
 
 std::string dump(const ProofRecord& r) {
