@@ -6,7 +6,17 @@
 // Materialize: candidates alone, scattered over the space (a program built from scratch each).
 // Enumerate and Score: as a sweep visits them, runs of 256 consecutive indices (a unit) through
 // one CandidateCursor, the runs scattered over the space.
+//
+// Materialize and Enumerate run a fixed number of iterations, so that two builds make exactly
+// the same candidates: bench/count_instructions.sh compares them in instructions under
+// callgrind (instrumentation switched on after the fixture's proofs), which a shared machine's
+// timings cannot settle to a few percent.
 #include <benchmark/benchmark.h>
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_START_INSTRUMENTATION
+#endif
 
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/fusion.h"
@@ -33,27 +43,18 @@ struct Fixture {
 };
 
 Fixture& fixture(int which) {
-  static Fixture rmsnorm_matmul("axon/rmsnorm_matmul.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}});
-  static Fixture softmax("axon/softmax.py", {{"M", 4096}, {"N", 4096}});
-  static Fixture silu_mlp("axon/silu_mlp.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}});
-  static Fixture swiglu_mlp("axon/swiglu_mlp.py", {{"M", 4096}, {"K", 4096}, {"N", 4096}});
-  static Fixture gqa("axon/gqa.py", {{"M", 4096}, {"N", 4096}});
   switch (which) {
-    case 0:
-      return rmsnorm_matmul;
-    case 1:
-      return softmax;
-    case 2:
-      return silu_mlp;
-    case 3:
-      return swiglu_mlp;
-    default:
-      return gqa;
+    case 0: { static Fixture f("axon/rmsnorm_matmul.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}}); return f; }
+    case 1: { static Fixture f("axon/softmax.py", {{"M", 4096}, {"N", 4096}}); return f; }
+    case 2: { static Fixture f("axon/silu_mlp.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}}); return f; }
+    case 3: { static Fixture f("axon/swiglu_mlp.py", {{"M", 4096}, {"K", 4096}, {"N", 4096}}); return f; }
+    default: { static Fixture f("axon/gqa.py", {{"M", 4096}, {"N", 4096}}); return f; }
   }
 }
 
 void Materialize(benchmark::State& state) {
   Fixture& f = fixture(static_cast<int>(state.range(0)));
+  CALLGRIND_START_INSTRUMENTATION;
   std::int64_t i = 0, n = f.space->size();
   for (auto _ : state) {
     benchmark::DoNotOptimize(f.space->materialize(i));
@@ -71,6 +72,7 @@ std::int64_t next_in_run(std::int64_t i, std::int64_t& run, std::int64_t n) {
 
 void Enumerate(benchmark::State& state) {
   Fixture& f = fixture(static_cast<int>(state.range(0)));
+  CALLGRIND_START_INSTRUMENTATION;
   lower::CandidateCursor cursor(*f.space);
   std::int64_t i = 0, run = 0, n = f.space->size(), visited = 0;
   for (auto _ : state) {
@@ -84,6 +86,7 @@ void Enumerate(benchmark::State& state) {
 
 void Score(benchmark::State& state) {
   Fixture& f = fixture(static_cast<int>(state.range(0)));
+  CALLGRIND_START_INSTRUMENTATION;
   const sim::Target& t = sim::builtin_target("trn2");
   lower::CandidateCursor cursor(*f.space);
   std::int64_t i = 0, run = 0, n = f.space->size();
@@ -100,7 +103,7 @@ void Score(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(Materialize)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
-BENCHMARK(Enumerate)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(Materialize)->DenseRange(0, 4)->Iterations(1000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(Enumerate)->DenseRange(0, 4)->Iterations(3000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(Score)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
 BENCHMARK_MAIN();

@@ -37,9 +37,8 @@ bool needs_parens(const Dim& d) { return d.str().find_first_of("+-*/ ") != std::
 
 }  // namespace
 
-Dim::Dim(std::int64_t value) {
+Dim::Dim(std::int64_t value) : key_(std::to_string(value)) {  // what finish() writes for it
   if (value != 0) terms_[""] = Term{{}, value};
-  finish();
 }
 
 Dim Dim::symbol(const std::string& name) {

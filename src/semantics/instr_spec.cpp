@@ -195,6 +195,23 @@ void index_by_position(InstrSpec& in) {
   }
   if (auto m = in.memory.find("out"); m != in.memory.end()) in.out_memory = m->second;
   in.out_limits = limits_of(in.op.out);
+  auto slots_of = [&](const Pattern& p) {
+    std::vector<int> out;
+    for (const auto& item : p.items) {
+      if (item.group || item.name.empty()) {
+        out.push_back(-1);
+        continue;
+      }
+      auto it = std::find(in.dim_names.begin(), in.dim_names.end(), item.name);
+      out.push_back(static_cast<int>(it - in.dim_names.begin()));
+      if (it == in.dim_names.end()) in.dim_names.push_back(item.name);
+    }
+    return out;
+  };
+  for (std::size_t k = 0; k < in.op.operands.size(); ++k)
+    in.operand_dim_slots.push_back(k < in.op.shapes.size() ? slots_of(in.op.shapes[k])
+                                                           : std::vector<int>{});
+  in.out_dim_slots = slots_of(in.op.out);
 }
 
 InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::string& file,
@@ -307,6 +324,7 @@ void InstrTable::load(std::string_view toml_text, const std::string& file_name,
         if (a.type == AttrType::Name && !ops.find(c) && c != "add" && c != "mul" && c != "max" &&
             c != "min")
           fail(loc, "instruction '{}': '{}' in the choices of '{}' is not an op", name, c, a.name);
+    spec.id = static_cast<int>(instrs_.size());
     if (!instrs_.emplace(name, std::move(spec)).second)
       fail(loc, "instruction '{}' is defined twice", name);
   }

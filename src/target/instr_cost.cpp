@@ -87,32 +87,40 @@ double formula_value(const sem::InstrSpec& in, const CostVars& vars) {
 InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, std::span<const TileShape> operands,
                      std::span<const std::int64_t> out, ir::DType dtype) {
   InstrVars r;
-  // Clip a named pattern dim to its limit (0: none); the copies multiply, once per name.
-  CostVars clipped;  // the names clipped so far (values unused)
-  auto clip = [&](const std::string& name, std::int64_t limit, std::int64_t v) {
+  // The pattern dims by slot (in.dim_names), each clipped to its limit (0: none); the copies
+  // multiply once per clipped dim.
+  constexpr std::size_t kSlots = 32;
+  TS_CHECK(in.dim_names.size() <= kSlots, "instruction '{}' has more than {} pattern dims",
+           in.op.name, kSlots);
+  std::array<double, kSlots> value{};
+  std::array<bool, kSlots> given{}, clipped{};
+  auto clip = [&](int slot, std::int64_t limit, std::int64_t v) {
     if (limit == 0 || v <= limit) return v;
-    if (!clipped.find(name)) r.repeat *= static_cast<int>((v + limit - 1) / limit);
-    clipped.set(name, 0);
+    if (!clipped[static_cast<std::size_t>(slot)])
+      r.repeat *= static_cast<int>((v + limit - 1) / limit);
+    clipped[static_cast<std::size_t>(slot)] = true;
     return limit;
   };
   for (std::size_t k = 0; k < operands.size() && k < in.op.shapes.size(); ++k) {
-    const auto& items = in.op.shapes[k].items;
+    const auto& slots = in.operand_dim_slots[k];
     const auto& limits = in.operand_limits[k];
-    if (items.size() != operands[k].size()) continue;
-    for (std::size_t d = 0; d < items.size(); ++d)
-      if (!items[d].group && !items[d].name.empty())
-        r.vars.set(items[d].name,
-                   static_cast<double>(clip(items[d].name, limits[d], operands[k][d])));
+    if (slots.size() != operands[k].size()) continue;
+    for (std::size_t d = 0; d < slots.size(); ++d)
+      if (int slot = slots[d]; slot >= 0) {
+        value[static_cast<std::size_t>(slot)] =
+            static_cast<double>(clip(slot, limits[d], operands[k][d]));
+        given[static_cast<std::size_t>(slot)] = true;
+      }
   }
+  for (std::size_t i = 0; i < in.dim_names.size(); ++i)
+    if (given[i]) r.vars.add_new(in.dim_names[i], value[i]);
   // The output's dims, each clipped to its limit: one copy's elements and partitions.
-  const auto& out_items = in.op.out.items;
-  const bool named = out_items.size() == out.size();
+  const bool named = in.out_dim_slots.size() == out.size();
   double elements = 1, whole = 1, partitions = 1;
   for (std::size_t d = 0; d < out.size(); ++d) {
     std::int64_t v = out[d];
     whole *= static_cast<double>(v);
-    if (named && !out_items[d].group && !out_items[d].name.empty())
-      v = clip(out_items[d].name, in.out_limits[d], v);
+    if (named && in.out_dim_slots[d] >= 0) v = clip(in.out_dim_slots[d], in.out_limits[d], v);
     elements *= static_cast<double>(v);
     if (d + 2 == out.size()) partitions = static_cast<double>(v);
   }

@@ -127,10 +127,20 @@ const sem::AttrValue* value_of(const sem::InstrSpec& in, const sem::AttrMap& att
   return a && a->default_value ? &*a->default_value : nullptr;
 }
 
+// Values compare as written (an integer 1 and a float 1.0 differ in type, not in text).
+bool same_value(const sem::AttrValue& a, const sem::AttrValue& b) {
+  if (a.index() == b.index()) {
+    if (const auto* s = std::get_if<std::string>(&a)) return *s == std::get<std::string>(b);
+    if (const auto* i = std::get_if<std::int64_t>(&a)) return *i == std::get<std::int64_t>(b);
+    if (const auto* f = std::get_if<bool>(&a)) return *f == std::get<bool>(b);
+  }
+  return sem::to_string(a) == sem::to_string(b);
+}
+
 bool matches(const sem::InstrSpec& in, const sem::AttrMap& attrs, const sem::AttrMap& want) {
   for (const auto& [name, v] : want) {
     const sem::AttrValue* have = value_of(in, attrs, name);
-    if (!have || sem::to_string(*have) != sem::to_string(v)) return false;
+    if (!have || !same_value(*have, v)) return false;
   }
   return true;
 }
@@ -170,9 +180,68 @@ const char* rule_name(Rule r) {
   return "?";
 }
 
-Breach check_instruction(const Legality& l, const sem::InstrSpec& in, sem::Engine engine,
-                         std::span<const sem::Memory> operands, const sem::Memory* out,
-                         const sem::AttrMap& attrs) {
+namespace {
+
+// Operator names are short: compared inline, without a call to memcmp.
+bool same_name(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+// True when the resolved rules find nothing to object to; false sends the instruction to the
+// rules as written (check_by_name), which name the breach or find none.
+bool keeps(const Legality& l, const ResolvedRules& r, const sem::InstrSpec& in,
+           std::span<const sem::Memory> operands, const sem::Memory* out,
+           const sem::AttrMap& attrs) {
+  for (sem::Memory m : operands)
+    if (!r.reaches(m)) return false;
+  if (out && !r.reaches(*out)) return false;
+  for (const auto& o : r.operators) {
+    const sem::AttrValue* v = value_of(in, attrs, o.attr);
+    const std::string* op = v ? std::get_if<std::string>(v) : nullptr;
+    if (op && std::none_of(o.allowed.begin(), o.allowed.end(),
+                           [&](const std::string& a) { return same_name(a, *op); }))
+      return false;
+  }
+  for (int i : r.requirements) {
+    const AttrRequirement& req = l.requirements[static_cast<std::size_t>(i)];
+    if (matches(in, attrs, req.when) && !matches(in, attrs, req.require)) return false;
+  }
+  return true;
+}
+
+ResolvedRules resolve(const Legality& l, const sem::InstrSpec& in, sem::Engine engine) {
+  ResolvedRules out;
+  if (auto it = l.engines.find(engine); it != l.engines.end()) {
+    const EngineRules& r = it->second;
+    if (!r.memory.empty()) {
+      out.memories = 0;
+      for (sem::Memory m : r.memory) out.memories |= 1u << static_cast<unsigned>(m);
+    }
+    for (const auto& name : l.alu_attributes) {
+      const sem::AttrSpec* a = in.op.attr(name);
+      if (!a) continue;
+      // A value outside the attribute's choices is not in `allowed`: the rules as written
+      // decide it (check_by_name).
+      ResolvedRules::Operator o{name, {}};
+      for (const auto& op : r.alu)
+        if (a->choices.empty() || std::count(a->choices.begin(), a->choices.end(), op) > 0)
+          o.allowed.push_back(op);
+      out.operators.push_back(std::move(o));
+    }
+  }
+  for (std::size_t i = 0; i < l.requirements.size(); ++i)
+    if (l.requirements[i].instr == in.op.name && l.requirements[i].engine == engine)
+      out.requirements.push_back(static_cast<int>(i));
+  return out;
+}
+
+// The rules as written, name by name.
+Breach check_by_name(const Legality& l, const sem::InstrSpec& in, sem::Engine engine,
+                     std::span<const sem::Memory> operands, const sem::Memory* out,
+                     const sem::AttrMap& attrs) {
   if (auto it = l.engines.find(engine); it != l.engines.end()) {
     const EngineRules& r = it->second;
     if (Breach b = memory_breach(r, in, engine, operands, out)) return b;
@@ -186,13 +255,45 @@ Breach check_instruction(const Legality& l, const sem::InstrSpec& in, sem::Engin
     }
   }
   for (const auto& req : l.requirements)
-    if (req.instr == in.op.name && req.engine == engine && matches(in, attrs, req.when) &&
+    if (req.engine == engine && req.instr == in.op.name && matches(in, attrs, req.when) &&
         !matches(in, attrs, req.require))
       return {Rule::Requirement,
               fmt::format("{} on {} with {} needs {} ({})", in.op.name, sem::engine_name(engine),
                           sem::to_string(req.when.begin()->second),
                           sem::to_string(req.require.begin()->second), req.source)};
   return {};
+}
+
+}  // namespace
+
+void resolve_legality(Legality& l, const sem::InstrTable& isa) {
+  l.resolved.clear();
+  for (const auto& name : isa.names()) {
+    const sem::InstrSpec* in = isa.find(name);
+    if (in->id < 0) continue;
+    if (l.resolved.size() <= static_cast<std::size_t>(in->id))
+      l.resolved.resize(static_cast<std::size_t>(in->id) + 1);
+    Legality::Resolved& r = l.resolved[static_cast<std::size_t>(in->id)];
+    r.spec = in;
+    for (auto e : {sem::Engine::Tensor, sem::Engine::Vector, sem::Engine::Scalar,
+                   sem::Engine::GpSimd, sem::Engine::Dma})
+      r.by_engine.push_back(resolve(l, *in, e));
+  }
+}
+
+const ResolvedRules* resolved_rules(const Legality& l, const sem::InstrSpec& in,
+                                    sem::Engine engine) {
+  auto id = static_cast<std::size_t>(in.id);
+  if (in.id < 0 || id >= l.resolved.size() || l.resolved[id].spec != &in) return nullptr;
+  return &l.resolved[id].by_engine[static_cast<std::size_t>(engine)];
+}
+
+Breach check_instruction(const Legality& l, const sem::InstrSpec& in, sem::Engine engine,
+                         std::span<const sem::Memory> operands, const sem::Memory* out,
+                         const sem::AttrMap& attrs) {
+  const ResolvedRules* r = resolved_rules(l, in, engine);
+  if (r && keeps(l, *r, in, operands, out, attrs)) return {};
+  return check_by_name(l, in, engine, operands, out, attrs);
 }
 
 Legality parse_legality(const std::string& isa_text, const std::string& isa_file) {

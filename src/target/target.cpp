@@ -235,6 +235,7 @@ Target load_target(const std::string& target_text, const std::string& target_fil
           fmt::format("error: {}: a [[legality.require]] row names '{}', which is not an "
                       "instruction of this ISA",
                       isa_file, req.instr));
+  resolve_legality(t.legality, t.isa);
   return t;
 }
 

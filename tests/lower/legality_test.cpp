@@ -146,6 +146,47 @@ struct BadRules {
   const char* message;
 };
 
+// The rules resolved per instruction and engine at load (what candidates are checked with)
+// say what the rules as written say, for every instruction of every target on every engine,
+// operand and result memories, and every ALU operator choice plus one no instruction offers.
+TEST(Legality, ResolvedRulesAgreeWithTheRulesAsWritten) {
+  const Engine engines[] = {Engine::Tensor, Engine::Vector, Engine::Scalar, Engine::GpSimd,
+                            Engine::Dma};
+  const Memory memories[] = {Memory::Sbuf, Memory::Psum, Memory::Hbm};
+  int checked = 0, breaches = 0;
+  for (const auto& name : sim::builtin_target_names()) {
+    const sim::Target& t = sim::builtin_target(name);
+    sim::Legality as_written = t.legality;
+    as_written.resolved.clear();
+    for (const auto& i : t.isa.names()) {
+      const sem::InstrSpec& in = *t.isa.find(i);
+      ASSERT_NE(sim::resolved_rules(t.legality, in, Engine::Vector), nullptr) << name << " " << i;
+      std::vector<sem::AttrMap> attr_sets = {{}};
+      for (const auto& a : in.op.attrs)
+        if (std::count(t.legality.alu_attributes.begin(), t.legality.alu_attributes.end(), a.name) >
+            0) {
+          for (const auto& c : a.choices) attr_sets.push_back({{a.name, c}});
+          attr_sets.push_back({{a.name, std::string("divide")}});
+        }
+      for (Engine e : engines)
+        for (Memory operand : memories)
+          for (Memory out : memories)
+            for (const auto& attrs : attr_sets) {
+              std::vector<Memory> operands(in.op.operands.size(), operand);
+              sim::Breach fast = sim::check_instruction(t.legality, in, e, operands, &out, attrs);
+              sim::Breach slow = sim::check_instruction(as_written, in, e, operands, &out, attrs);
+              EXPECT_EQ(sim::rule_name(fast.rule), std::string(sim::rule_name(slow.rule)))
+                  << name << " " << i << " on " << sem::engine_name(e) << ": " << slow.why;
+              EXPECT_EQ(fast.why, slow.why);
+              ++checked;
+              breaches += slow ? 1 : 0;
+            }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(breaches, 100);  // the table exercises both answers
+}
+
 TEST(Legality, MalformedRulesNameTheFileAndLine) {
   const BadRules cases[] = {
       {"[legality.engine.gpsimd]\nmemory = [\"sbuf\"]\n",

@@ -7,6 +7,26 @@ namespace {
 
 Dim M = Dim::symbol("M"), N = Dim::symbol("N"), K = Dim::symbol("K");
 
+// A constant is keyed without the general normalization (the lowering makes thousands of them
+// per candidate): its key is the one arithmetic arrives at.
+TEST(Dim, ConstantKeysMatchArithmetic) {
+  struct Case {
+    Dim constant, computed;
+  } cases[] = {
+      {Dim(0), M - M},
+      {Dim(5), Dim(2) + Dim(3)},
+      {Dim(-7), Dim(0) - Dim(7)},
+      {Dim(128), Dim(16) * Dim(8)},
+      {Dim(-1), Dim(3) - Dim(4)},
+      {Dim(std::int64_t{1} << 40), Dim(std::int64_t{1} << 20) * Dim(std::int64_t{1} << 20)},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(c.constant.key(), c.computed.key());
+    EXPECT_EQ(c.constant.str(), c.computed.str());
+    EXPECT_TRUE(c.constant == c.computed) << c.constant.key();
+  }
+}
+
 TEST(Dim, CanonicalText) {
   struct Case {
     Dim d;

@@ -1,6 +1,6 @@
 // The target's legality rules (sim::Legality, from isa.toml [legality]) applied to programs: the
 // engine each instruction runs on is one that keeps the rules (the candidate's pick when it
-// does, else the first of the instruction's engines that does), and a built program is checked
+// does, else the first of the instruction's engines that does), and a built program can be checked
 // instruction by instruction.
 #pragma once
 
@@ -27,8 +27,5 @@ struct InstBreach {
   sim::Breach breach;
 };
 std::vector<InstBreach> legality_breaches(const Program& p, const sim::Legality& l);
-
-// InternalError naming the first instruction that breaks a rule: the lowering never builds one.
-void check_legality(const Program& p, const sim::Legality& l);
 
 }  // namespace ts::lower

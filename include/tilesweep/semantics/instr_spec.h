@@ -33,6 +33,12 @@ struct InstrSpec {
   std::vector<Memory> out_memory;
   std::vector<std::vector<std::int64_t>> operand_limits;
   std::vector<std::int64_t> out_limits;
+  // The named scalar dims of the operands' and the output's patterns, each once, in order of
+  // first appearance (operands first), and the slot of each pattern item in that list (-1: a
+  // group or an unnamed item): the cost variables are filled by slot, not looked up by name.
+  std::vector<std::string> dim_names;
+  std::vector<std::vector<int>> operand_dim_slots;
+  std::vector<int> out_dim_slots;
   ExprPtr cost;        // engine cycles
   std::string source;  // where the facts come from
   // The NKI call that runs it (optional; placeholder syntax in the isa.toml headers): `nki` in
@@ -43,6 +49,7 @@ struct InstrSpec {
   // spellings ([nki.current_engines]) under "current:ENGINE".
   std::string nki, nki_current;
   std::map<std::string, std::string> nki_names;
+  int id = -1;  // its position in its InstrTable's load order (derived at load)
 };
 
 // Expands an `nki` template: each `{name}` becomes value(name), `{{` and `}}` are literal braces.

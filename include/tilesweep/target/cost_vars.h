@@ -39,6 +39,8 @@ class CostVars {
       }
     add(name, value);
   }
+  // Adds a name the caller knows is not there yet (no search).
+  void add_new(std::string_view name, double value) { add(name, value); }
   // Adds the name only when it is new (keeps an existing value).
   void set_default(std::string_view name, double value) {
     if (!find(name)) add(name, value);
@@ -49,10 +51,12 @@ class CostVars {
   const Item* end() const { return items_.data() + size_; }
 
  private:
-  // Names are short ("P", "N", "MIN_II"): the first character settles most comparisons
-  // without a call to memcmp.
+  // Names are short ("P", "N", "MIN_II"): compared inline, without a call to memcmp.
   static bool same(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && (a.empty() || a[0] == b[0]) && a == b;
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)  // inline: a call to memcmp costs more
+      if (a[i] != b[i]) return false;
+    return true;
   }
   void add(std::string_view name, double value) {
     TS_CHECK(size_ < kMax, "instruction has more than {} cost variables", kMax);

@@ -31,11 +31,39 @@ struct AttrRequirement {
   std::string source;
 };
 
+// The rules above resolved for one instruction of the ISA on one engine (resolve_legality): what
+// check_instruction still has to look at, so that candidates (built by the million) test bits and
+// short lists instead of names.
+struct ResolvedRules {
+  unsigned memories = ~0u;  // bit m set: the engine reaches sem::Memory m
+  struct Operator {
+    std::string attr;                  // an ALU attribute of the instruction (op0, ...)
+    std::vector<std::string> allowed;  // the engine's operators among the attribute's choices
+  };
+  std::vector<Operator> operators;
+  std::vector<int> requirements;  // rows of Legality::requirements for this instr and engine
+  bool reaches(sem::Memory m) const { return (memories >> static_cast<unsigned>(m) & 1u) != 0; }
+};
+
 struct Legality {
   std::map<sem::Engine, EngineRules> engines;  // an engine not listed has no restriction
   std::vector<std::string> alu_attributes;     // attribute names holding an ALU operator (op0, ...)
   std::vector<AttrRequirement> requirements;
+  // By InstrSpec::id, then engine; each entry names the spec it was resolved for (a spec of
+  // another table, or of a copy, is checked from the rules above).
+  struct Resolved {
+    const sem::InstrSpec* spec = nullptr;
+    std::vector<ResolvedRules> by_engine;  // indexed by sem::Engine
+  };
+  std::vector<Resolved> resolved;
 };
+
+// Fills l.resolved for every instruction of `isa` (the target's own table; done once at load).
+void resolve_legality(Legality& l, const sem::InstrTable& isa);
+
+// The resolved rules of `in` on `engine`; null when `in` is not of the table l was resolved for.
+const ResolvedRules* resolved_rules(const Legality& l, const sem::InstrSpec& in,
+                                    sem::Engine engine);
 
 enum class Rule { None, Memory, Operator, Requirement };
 const char* rule_name(Rule r);  // "none", "memory", "operator", "requirement"

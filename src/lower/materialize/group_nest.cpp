@@ -185,7 +185,7 @@ std::optional<NoProgram> RowOps::emit(int node) {
   for (auto [reader, i] : reads) {
     Lowered<Tile> tile = operand(reader, static_cast<std::size_t>(i), n.dtype);
     if (!tile) return tile.no_program();
-    operands.push_back(*tile);
+    operands.push_back(std::move(*tile));
   }
   int buf = add_buffer(e, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,
                        {nest.tiling.pt, nest.tiling.block * out_cols}, nest.strip_depth());
