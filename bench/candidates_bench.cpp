@@ -44,11 +44,26 @@ struct Fixture {
 
 Fixture& fixture(int which) {
   switch (which) {
-    case 0: { static Fixture f("axon/rmsnorm_matmul.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}}); return f; }
-    case 1: { static Fixture f("axon/softmax.py", {{"M", 4096}, {"N", 4096}}); return f; }
-    case 2: { static Fixture f("axon/silu_mlp.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}}); return f; }
-    case 3: { static Fixture f("axon/swiglu_mlp.py", {{"M", 4096}, {"K", 4096}, {"N", 4096}}); return f; }
-    default: { static Fixture f("axon/gqa.py", {{"M", 4096}, {"N", 4096}}); return f; }
+    case 0: {
+      static Fixture f("axon/rmsnorm_matmul.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}});
+      return f;
+    }
+    case 1: {
+      static Fixture f("axon/softmax.py", {{"M", 4096}, {"N", 4096}});
+      return f;
+    }
+    case 2: {
+      static Fixture f("axon/silu_mlp.py", {{"M", 2048}, {"K", 2048}, {"N", 2048}});
+      return f;
+    }
+    case 3: {
+      static Fixture f("axon/swiglu_mlp.py", {{"M", 4096}, {"K", 4096}, {"N", 4096}});
+      return f;
+    }
+    default: {
+      static Fixture f("axon/gqa.py", {{"M", 4096}, {"N", 4096}});
+      return f;
+    }
   }
 }
 
