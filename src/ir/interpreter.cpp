@@ -232,29 +232,9 @@ using Store = double (*)(double);
 
 // How a value is stored: as computed (F64), float32, or for BF16 bfloat16 unless it is a number
 // or pinned to its own dtype.
-Store storage(Precision p, bool number, bool pinned, DType dtype) {
-  if (p == Precision::F64) return nullptr;
-  if (p == Precision::BF16 && pinned) {
-    switch (dtype) {
-      case DType::BF16:
-        return round_bf16;
-      case DType::F16:
-        return [](double v) { return round_to(DType::F16, v); };
-      case DType::F8:
-        return [](double v) { return round_to(DType::F8, v); };
-      case DType::F32:
-        return round_f32;
-    }
-  }
-  return p == Precision::BF16 && !number ? round_bf16 : round_f32;
-}
-
-// A cast (an op whose spec casts, like astype) rounds its values to its dtype at f32 and bf16
-// precision, as NumPy's x.astype does; at f64 (the real-number reference, where no dtype rounds,
-// as in the proofs) it is exact. Other values are stored as `precision` says.
-Store cast_storage(const Node& n, Precision p) {
-  if (p == Precision::F64 || !n.spec || n.spec->dtype_cast.empty()) return nullptr;
-  switch (n.dtype) {
+// Rounding to `dtype` itself.
+Store rounding_to(DType dtype) {
+  switch (dtype) {
     case DType::BF16:
       return round_bf16;
     case DType::F16:
@@ -265,6 +245,20 @@ Store cast_storage(const Node& n, Precision p) {
       return round_f32;
   }
   return nullptr;
+}
+
+Store storage(Precision p, bool number, bool pinned, DType dtype) {
+  if (p == Precision::F64) return nullptr;
+  if (p == Precision::BF16 && pinned) return rounding_to(dtype);
+  return p == Precision::BF16 && !number ? round_bf16 : round_f32;
+}
+
+// A cast (an op whose spec casts, like astype) rounds its values to its dtype at f32 and bf16
+// precision, as NumPy's x.astype does; at f64 (the real-number reference, where no dtype rounds,
+// as in the proofs) it is exact. Other values are stored as `precision` says.
+Store cast_storage(const Node& n, Precision p) {
+  if (p == Precision::F64 || !n.spec || n.spec->dtype_cast.empty()) return nullptr;
+  return rounding_to(n.dtype);
 }
 
 }  // namespace
