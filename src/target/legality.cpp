@@ -127,7 +127,8 @@ const sem::AttrValue* value_of(const sem::InstrSpec& in, const sem::AttrMap& att
   return a && a->default_value ? &*a->default_value : nullptr;
 }
 
-// Values compare as written (an integer 1 and a float 1.0 differ in type, not in text).
+// Values compare by their text, as the rules are written (an integer 1 equals a float 1.0);
+// names, integers and bools of the same type directly, which gives the same answer.
 bool same_value(const sem::AttrValue& a, const sem::AttrValue& b) {
   if (a.index() == b.index()) {
     if (const auto* s = std::get_if<std::string>(&a)) return *s == std::get<std::string>(b);
