@@ -66,16 +66,18 @@ TEST(InstrTable, ApplyAndReduceInlineTheNamedOps) {
       UserError);
 }
 
+// The error of loading `text` as an isa.toml ("no error" when it loads).
+std::string error(const std::string& text) {
+  InstrTable t;
+  try {
+    t.load(text, "isa.toml", OpTable::builtin());
+  } catch (const UserError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 TEST(InstrTable, BadEntriesAreClearErrors) {
-  auto error = [](const std::string& text) {
-    InstrTable t;
-    try {
-      t.load(text, "isa.toml", OpTable::builtin());
-    } catch (const UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   EXPECT_EQ(
       error("[instr.x]\noperands = [\"a\"]\nexpr = \"a\"\nengines = [\"warp\"]\ncost = \"1\"\n"),
       "isa.toml:4:11: error: unknown engine 'warp' (expected tensor, vector, scalar, gpsimd or "
@@ -90,15 +92,6 @@ TEST(InstrTable, BadEntriesAreClearErrors) {
 
 // Unknown keys of an ISA file's tables name the closest known key, or the keys there are.
 TEST(InstrTable, UnknownKeysSuggest) {
-  auto error = [](const std::string& text) {
-    InstrTable t;
-    try {
-      t.load(text, "isa.toml", OpTable::builtin());
-    } catch (const UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   const std::string x =
       "[instr.x]\noperands = [\"src\", \"bias\"]\nshape = { src = \"[p, free]\", bias = \"[p, 1]\" "
       "}\n"

@@ -89,41 +89,33 @@ TEST(Target, Loads) {
   EXPECT_DOUBLE_EQ(t.dma.efficiency_at(1e6), 1.0);
 }
 
+// The error of loading the test target with `from` replaced by `to` ("no error" when it loads).
+std::string error(const std::string& from, const std::string& to) {
+  std::string text = kTarget;
+  text.replace(text.find(from), from.size(), to);
+  try {
+    load_target(text, "target.toml", kIsa, "isa.toml");
+  } catch (const UserError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 TEST(Target, MistakesNameFileLineAndKey) {
-  auto error = [](std::string text, const std::string& from, const std::string& to) {
-    text.replace(text.find(from), from.size(), to);
-    try {
-      load_target(text, "target.toml", kIsa, "isa.toml");
-    } catch (const UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_EQ(error(kTarget, "clock_hz = 2.8e9", "clock_hz = 2.8e12"),
+  EXPECT_EQ(error("clock_hz = 2.8e9", "clock_hz = 2.8e12"),
             "target.toml:22:12: error: 'engine.tensor.clock_hz' must be between 100000000 and "
             "10000000000, got 2800000000000");
-  EXPECT_EQ(error(kTarget, "banks = 8\n", ""), "target.toml:16:1: error: missing key 'psum.banks'");
-  EXPECT_EQ(error(kTarget, "topology = \"torus\"", "topology = \"tree\""),
+  EXPECT_EQ(error("banks = 8\n", ""), "target.toml:16:1: error: missing key 'psum.banks'");
+  EXPECT_EQ(error("topology = \"torus\"", "topology = \"tree\""),
             "target.toml:57:12: error: 'mesh.topology' must be ring, torus or switch, got 'tree'");
-  EXPECT_EQ(error(kTarget, "[roofline]", "[rooflin]"),
-            "target.toml:1:1: error: missing table [roofline]");
-  EXPECT_EQ(error(kTarget, "[4096, 0.9]", "[4096, 1.9]"),
+  EXPECT_EQ(error("[roofline]", "[rooflin]"), "target.toml:1:1: error: missing table [roofline]");
+  EXPECT_EQ(error("[4096, 0.9]", "[4096, 1.9]"),
             "target.toml:50:51: error: a DMA efficiency must be in (0, 1], got 1.9");
 }
 
 // A key nothing reads is an error at the key, with the closest known key of its table (or the
 // list of them); a misspelled required key is named as the likely misspelling (issue 21).
 TEST(Target, UnknownKeysNameTheClosestKnownOne) {
-  auto error = [](const std::string& from, const std::string& to) {
-    std::string text = kTarget;
-    text.replace(text.find(from), from.size(), to);
-    try {
-      load_target(text, "target.toml", kIsa, "isa.toml");
-    } catch (const UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   struct Case {
     std::string from, to, want;
   };
