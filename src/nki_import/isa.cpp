@@ -115,15 +115,20 @@ Value Translator::reduce(const std::string& op, const Args& a, const Value* dst,
   std::vector<Value> axes = ax == a.end()                 ? std::vector<Value>{}
                             : ax->second.kind == K::Tuple ? ax->second.items
                                                           : std::vector<Value>{ax->second};
+  // A view of an array's tile (`t[i, j]`) has the block dims indexed away: its axes count from
+  // the partition dim.
+  const bool view = x->second.kind == K::View;
+  const std::int64_t rank = static_cast<std::int64_t>(arr.shape.size()) - (view ? arr.par : 0);
+  const std::int64_t par = view ? 0 : arr.par;
   for (const Value& v : axes) {
     std::int64_t d = const_int(v, loc, "an axis");
-    if (d < 0) d += static_cast<std::int64_t>(arr.shape.size());
-    if (d == arr.par)
+    if (d < 0) d += rank;
+    if (d == par)
       throw UserError(loc,
                       "a reduction across partitions is not supported (reduce along the free dims, "
                       "or transpose first)");
   }
-  if (axes.empty() || axes.size() + 1 < arr.shape.size())
+  if (axes.empty() || static_cast<std::int64_t>(axes.size()) + 1 < rank)
     throw UserError(loc, "reduce along all free dims of the tile (axis=1 for a 2-D tile)");
   std::string rop = op == "sum" || op == "mean" ? "add" : op;
   Operand in = operand(x->second, loc);

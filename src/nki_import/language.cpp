@@ -58,7 +58,11 @@ Value Translator::call_language(const std::string& fn, const Expr& e, const Valu
   if (fn == "num_programs") return Value::integer(1);
   if (fn == "device_print") return Value::none();
   if (fn == "ndarray" || fn == "zeros" || fn == "ones" || fn == "full" || fn == "empty") {
-    Value v = allocate(fn, bind_args(e, {"shape", "dtype", "buffer", "fill_value"}, false), loc);
+    // nl.full(shape, fill_value, dtype, ...): its second positional argument is the value.
+    std::vector<std::string> order =
+        fn == "full" ? std::vector<std::string>{"shape", "fill_value", "dtype", "buffer"}
+                     : std::vector<std::string>{"shape", "dtype", "buffer", "fill_value"};
+    Value v = allocate(fn, bind_args(e, order, false), loc);
     return dst ? copy_into(v, dst, std::nullopt, loc) : v;
   }
   if (fn == "load") return load(bind_args(e, {"src", "mask", "dtype"}, false), dst, loc);
@@ -134,7 +138,8 @@ Value Translator::allocate(const std::string& fn, const Args& a, const SourceLoc
   Value v = Value::of_array(id);
   if (fn == "ndarray" || fn == "empty") return v;
   double fill = fn == "ones"   ? 1.0
-                : fn == "full" ? number(a.at("fill_value"), loc, "fill_value")
+                : fn == "full" ? number(a.count("fill_value") ? a.at("fill_value") : Value::none(),
+                                        loc, "nl.full's fill_value")
                                : 0.0;
   if (m == sem::Memory::Hbm)
     throw UserError(loc, fmt::format("nl.{} in HBM is not supported; use nl.ndarray", fn));

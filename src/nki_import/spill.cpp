@@ -10,9 +10,10 @@
 //    an instruction writing a tile of it writes a staging tile that a DMA saves, one reading a
 //    tile reads a staging tile a DMA reloads first (the profiles' spill save / reload bytes).
 // Staging tiles are one tile wide and multi-buffered (kStagingBuffers); reads of the same tile in
-// one loop body (where the array is not written) share one reload. An array that some instruction
-// uses whole cannot be staged by tiles and is not spilled (the capacity check then refuses the
-// kernel).
+// one loop body (where the array is not written) share one reload, and a read of a tile written
+// earlier in the same loop body reads the save's staging tile (no reload). An array that some
+// instruction uses whole cannot be staged by tiles and is not spilled (the capacity check then
+// refuses the kernel).
 #include "spill.h"
 
 #include <algorithm>
@@ -229,16 +230,27 @@ class Spiller {
     return d;
   }
 
+  using TileKey =
+      std::tuple<int, int, std::int64_t, std::int64_t, std::vector<std::pair<int, std::int64_t>>>;
+  TileKey key_of(int buf, int inst, const Window& w) {
+    return std::make_tuple(
+        buf, block_of(inst), w.offset, w.width,
+        std::vector<std::pair<int, std::int64_t>>(w.terms.begin(), w.terms.end()));
+  }
+
   void stage_read(int buf, const Use& u, const Access& a) {
     Inst& in = p_.insts[static_cast<std::size_t>(u.inst)];
     const Window& w = in.in_window[u.operand];
     int block = block_of(u.inst);
-    auto key =
-        std::make_tuple(buf, block, w.offset, w.width,
-                        std::vector<std::pair<int, std::int64_t>>(w.terms.begin(), w.terms.end()));
+    TileKey key = key_of(buf, u.inst, w);
     auto shared = reloads_.find(key);
+    auto saved = saved_.find(key);
     int tile = -1;
-    if (shared != reloads_.end() && !written_in(buf, block)) {
+    if (saved != saved_.end()) {
+      // The tile was written earlier in the same loop body: its staging tile still holds it (the
+      // compiler reads the value it just computed, it does not reload what it saved).
+      tile = saved->second;
+    } else if (shared != reloads_.end() && !written_in(buf, block)) {
       tile = shared->second;
     } else {
       tile = staging(buf, w.width, "_reload");
@@ -264,6 +276,7 @@ class Spiller {
   void stage_write(int buf, const Use& u, const Access& a) {
     Inst& in = p_.insts[static_cast<std::size_t>(u.inst)];
     int tile = staging(buf, in.out_window.width, "_save");
+    saved_[key_of(buf, u.inst, in.out_window)] = tile;
     after_[u.inst].push_back(dma(a, true, tile, in));
     p_.insts[static_cast<std::size_t>(u.inst)].out = tile;
     p_.insts[static_cast<std::size_t>(u.inst)].out_window = Window{};
@@ -272,10 +285,8 @@ class Spiller {
   Program& p_;
   const sim::Target& t_;
   std::map<int, std::vector<Inst>> before_, after_;
-  std::map<
-      std::tuple<int, int, std::int64_t, std::int64_t, std::vector<std::pair<int, std::int64_t>>>,
-      int>
-      reloads_;
+  std::map<TileKey, int> reloads_;
+  std::map<TileKey, int> saved_;  // the staging tile of the latest write of a tile in its body
   std::vector<int> block_of_;
   std::set<std::pair<int, int>> written_;  // (array, block) pairs where the array is written
   std::vector<int> dead_;

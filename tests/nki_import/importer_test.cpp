@@ -69,6 +69,17 @@ ir::Tensor softmax_ref(const std::vector<ir::Tensor>& in) {
   return out;
 }
 
+ir::Tensor rowmax_ref(const std::vector<ir::Tensor>& in) {
+  std::int64_t R = in[0].shape[0], C = in[0].shape[1];
+  ir::Tensor out({R, 1});
+  for (std::int64_t r = 0; r < R; ++r) {
+    double mx = -3.0e38;
+    for (std::int64_t c = 0; c < C; ++c) mx = std::max(mx, in[0].data[r * C + c]);
+    out.data[r] = mx;
+  }
+  return out;
+}
+
 std::function<ir::Tensor(const std::vector<ir::Tensor>&)> affine_ref(double scale, double shift) {
   return [scale, shift](const std::vector<ir::Tensor>& in) {
     ir::Tensor out(in[0].shape);
@@ -130,6 +141,8 @@ INSTANTIATE_TEST_SUITE_P(
         // 180 KiB per partition on chip: rematerialized (x read once, by the reloads) / spilled
         // (x read once, the scratch tensor written and read once: spill_bytes below)
         FunctionalCase{"spill_remat.py", {"x=f32[5760,1024]"}, affine_ref(3, 0), 5760.0 * 1024 * 4},
+        // nl.full's positional fill value; a reduction of one tile of an on-chip array
+        FunctionalCase{"rowmax_full.py", {"x=f32[256,64]"}, rowmax_ref, 256 * 64 * 4},
         FunctionalCase{"spill_scratch.py",
                        {"x=f32[5760,1024]"},
                        affine_ref(2, 1),
@@ -143,7 +156,10 @@ TEST(Spill, CountsSavedAndReloadedBytesAndFits) {
   const sim::Target& t = sim::builtin_target("trn1");
   const double x_bytes = 5760.0 * 1024 * 4;
   for (const auto& [file, spilled, written] : std::vector<std::tuple<std::string, double, double>>{
-           {"spill_remat.py", 0, x_bytes}, {"spill_scratch.py", 2 * x_bytes, 2 * x_bytes}}) {
+           {"spill_remat.py", 0, x_bytes},
+           {"spill_scratch.py", 2 * x_bytes, 2 * x_bytes},
+           // the read right after the write takes the staging tile: one reload, not two
+           {"spill_forward.py", 2 * x_bytes, 3 * x_bytes}}) {
     ImportedKernel k =
         import_kernel(read(kernel_path(file)), file, "", {parse_kernel_arg("x=f32[5760,1024]")}, t);
     sim::SimResult r = sim::simulate(k.program, t);
@@ -235,6 +251,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "            acc += nisa.nc_matmul(t, t)\n",
                   {"a=f32[512,128]"},
                   "k.py:10:20: error: += into 'zeros' accumulates across 2 nested loops"},
+        ErrorCase{"full_without_value",
+                  "@nki.jit\ndef k(a):\n    t = nl.full((128, 4), dtype=nl.float32)\n",
+                  {"a=f32[128,4]"},
+                  "k.py:6:9: error: nl.full's fill_value must be a number"},
         ErrorCase{"unclosed_string",
                   "@nki.jit\ndef k(a):\n    s = 'abc\n",
                   {"a=f32[4,4]"},
