@@ -1,6 +1,8 @@
 # NKIBench baseline kernels (AccelOpt), their schedules written in tilesweep's own words: the
 # loop nests, tile sizes, engines and instruction sequence of the public baselines (compiler
 # output of the reference programs). Measured on trn1; latencies in calibration.toml.
+import math
+
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl
 import neuronxcc.nki.isa as nisa
@@ -371,4 +373,222 @@ def matmul_add_rmsnorm(x, w, z, g, eps=1e-6):
         row[...] = nl.multiply(row, r)
         row[...] = nl.multiply(row, gt)
         nl.store(out[i * 128:(i + 1) * 128, :], value=row)
+    return out
+
+
+@nki.jit
+def bmm_softmax(lhs, rhs):
+    # softmax(lhs @ rhs) along the rows: lhs [B, M, K=64], rhs [B, K, N] fp32. Two passes per
+    # batch, as the baseline (compiler output) runs them. Pass 1, per 1024-column chunk of N: the
+    # rhs chunk loaded; per 1024-row block of M, eight [128, 64] lhs tiles loaded and transposed
+    # (Tensor, through PSUM, into a [64, 1024] strip); per 128-row tile and 512-column half one
+    # matmul, its [128, 512] scores copied out of PSUM into the whole-batch score array (4 GiB of
+    # scores in all: over SBUF, spilled to HBM) and their row max folded into the row tile's
+    # running max. Pass 2, per row tile: -max (Vector, two operators), per [128, 512] piece
+    # exp(s - max) on Scalar and its row sum (Vector) folded into a running sum, 1 / sum, the
+    # pieces scaled by it (Vector) and stored per 1024 columns.
+    B, M, K = lhs.shape
+    _, _, N = rhs.shape
+    MB, NC = M // 1024, N // 1024
+    out = nl.ndarray((B, M // 128, 128, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    for b in nl.affine_range(B):
+        scores = nl.ndarray((NC, MB, 8, 2, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+        rmax = nl.full((MB, 8, nl.par_dim(128), 1), -3.4e38, dtype=nl.float32, buffer=nl.sbuf)
+        for j in nl.affine_range(NC):
+            r = nl.load(rhs[b, :, j * 1024:(j + 1) * 1024])
+            for i in nl.affine_range(MB):
+                strip = nl.ndarray((nl.par_dim(K), 1024), dtype=nl.float32, buffer=nl.sbuf)
+                for t in nl.affine_range(8):
+                    lt = nl.load(lhs[b, (i * 8 + t) * 128:(i * 8 + t + 1) * 128, :])
+                    strip[:, t * 128:(t + 1) * 128] = nisa.nc_transpose(lt)
+                for t in nl.affine_range(8):
+                    for h in nl.affine_range(2):
+                        ps = nisa.nc_matmul(strip[:, t * 128:(t + 1) * 128], r[:, h * 512:(h + 1) * 512])
+                        scores[j, i, t, h] = nl.copy(ps)
+                        part = nisa.tensor_reduce(op=nl.max, data=scores[j, i, t, h], axis=(1,), keepdims=True)
+                        rmax[i, t] = nl.maximum(rmax[i, t], part)
+        for i in nl.affine_range(MB):
+            for t in nl.affine_range(8):
+                negm = nisa.tensor_scalar(data=rmax[i, t], op0=nl.maximum, operand0=-3.4e38,
+                                          op1=nl.multiply, operand1=-1.0)
+                ex = nl.ndarray((NC, 2, nl.par_dim(128), 512), dtype=nl.float32, buffer=nl.sbuf)
+                rsum = nl.zeros((nl.par_dim(128), 1), dtype=nl.float32, buffer=nl.sbuf)
+                for j in nl.affine_range(NC):
+                    for h in nl.affine_range(2):
+                        ex[j, h] = nisa.activation(op=nl.exp, data=scores[j, i, t, h], bias=negm)
+                        rsum += nisa.tensor_reduce(op=nl.add, data=ex[j, h], axis=(1,), keepdims=True)
+                inv = nisa.reciprocal(data=rsum)
+                for j in nl.affine_range(NC):
+                    o = nl.ndarray((nl.par_dim(128), 1024), dtype=nl.float32, buffer=nl.sbuf)
+                    for h in nl.affine_range(2):
+                        o[:, h * 512:(h + 1) * 512] = nisa.tensor_scalar(data=ex[j, h], op0=nl.multiply, operand0=inv)
+                    nl.store(out[b, i * 8 + t, :, j * 1024:(j + 1) * 1024], value=o)
+    return out
+
+
+@nki.jit
+def gqa_full(q, k, v):
+    # Grouped-query attention without a mask, softmax(q k^T / sqrt(D)) v, fp32, 16 query heads
+    # sharing 8 key/value heads (query head h uses kv head h // 2). Inputs in the baseline's
+    # layouts: q [S / 128, 128, QH, D] (row tiles), k [1, KH, 4, 128, 8, D] (4096 keys per head),
+    # v [1, S / 128, 128, KH * D]. Three phases, as the baseline (compiler output) runs them.
+    # Phase 1: per row tile and 8-head half, q loaded [128, 8 x 128] and each head transposed
+    # (Tensor, through PSUM) into q^T tiles [D, 128] (256 KiB per partition in all: spilled).
+    # Phase 2, per half of the kv heads: their k loaded per [128, 8 x 128] and transposed into
+    # k^T [D, 4096] per head; per (kv head, query head of its pair, row tile, 512-key piece) one
+    # matmul, the scores scaled by 1 / sqrt(D) out of PSUM into the whole score array (1 GiB:
+    # spilled) and their row max folded into a running max. Phase 3, per kv head: its v loaded
+    # ([128 keys, D] tiles; the baseline loads v whole, [128, KH x D] per 128-key tile, as its
+    # first step, and the compiler frees k^T before; tilesweep keeps an array allocated outside
+    # every loop on chip for the whole kernel, so v is loaded per kv head here: the same bytes);
+    # per (query head of the pair, row tile): -max, per 512-key piece
+    # exp(s - max) (Scalar) and its row sum folded into a running sum (Vector), 1 / sum, the
+    # pieces scaled (Vector) and transposed per 128 keys (Tensor, through PSUM); 32 matmuls
+    # accumulate p v [128, D] in PSUM, copied out and stored.
+    NT, P, QH, D = q.shape
+    _, KH, KC, _, KJ, _ = k.shape
+    S = KC * P * KJ
+    NP = S // 512
+    G = QH // KH
+    out = nl.ndarray((1, KH, G, NT, P, D), dtype=nl.float32, buffer=nl.shared_hbm)
+    qT = nl.ndarray((2, NT, 8, nl.par_dim(D), P), dtype=nl.float32, buffer=nl.sbuf)
+    scores = nl.ndarray((KH, G, NT, NP, nl.par_dim(P), 512), dtype=nl.float32, buffer=nl.sbuf)
+    rmax = nl.full((KH, G, NT, nl.par_dim(P), 1), -3.4e38, dtype=nl.float32, buffer=nl.sbuf)
+    for r in nl.affine_range(NT):
+        for hh in nl.affine_range(2):
+            qt = nl.load(q[r, :, hh * 8:(hh + 1) * 8, :])
+            for j in nl.affine_range(8):
+                qT[hh, r, j] = nisa.nc_transpose(qt[:, j * D:(j + 1) * D])
+    for g in nl.affine_range(2):
+        kT = nl.ndarray((4, KJ, nl.par_dim(D), 512), dtype=nl.float32, buffer=nl.sbuf)
+        for kh in nl.affine_range(4):
+            for c in nl.affine_range(KC):
+                kt = nl.load(k[0, g * 4 + kh, c])
+                for j in nl.affine_range(KJ):
+                    kT[kh, j, :, c * P:(c + 1) * P] = nisa.nc_transpose(kt[:, j * D:(j + 1) * D])
+        for kh in nl.affine_range(4):
+            for qq in nl.affine_range(G):
+                for r in nl.affine_range(NT):
+                    for n in nl.affine_range(NP):
+                        ps = nisa.nc_matmul(qT[g, r, kh * G + qq], kT[kh, n])
+                        scores[g * 4 + kh, qq, r, n] = nisa.tensor_scalar(data=ps, op0=nl.multiply, operand0=1.0 / math.sqrt(D))
+                        part = nisa.tensor_reduce(op=nl.max, data=scores[g * 4 + kh, qq, r, n], axis=(1,), keepdims=True)
+                        rmax[g * 4 + kh, qq, r] = nl.maximum(rmax[g * 4 + kh, qq, r], part)
+    for kvh in nl.affine_range(KH):
+        v_h = nl.ndarray((S // P, nl.par_dim(P), D), dtype=nl.float32, buffer=nl.sbuf)
+        for t in nl.affine_range(S // P):
+            v_h[t] = nl.load(v[0, t, :, kvh * D:(kvh + 1) * D])
+        for qq in nl.affine_range(G):
+            for r in nl.affine_range(NT):
+                negm = nisa.tensor_scalar(data=rmax[kvh, qq, r], op0=nl.maximum, operand0=-3.4e38,
+                                          op1=nl.multiply, operand1=-1.0)
+                ex = nl.ndarray((NP, nl.par_dim(P), 512), dtype=nl.float32, buffer=nl.sbuf)
+                rsum = nl.zeros((nl.par_dim(P), 1), dtype=nl.float32, buffer=nl.sbuf)
+                for n in nl.affine_range(NP):
+                    ex[n] = nisa.activation(op=nl.exp, data=scores[kvh, qq, r, n], bias=negm)
+                    rsum += nisa.tensor_reduce(op=nl.add, data=ex[n], axis=(1,), keepdims=True)
+                inv = nisa.reciprocal(data=rsum)
+                pT = nl.ndarray((S // P, nl.par_dim(P), P), dtype=nl.float32, buffer=nl.sbuf)
+                for n in nl.affine_range(NP):
+                    pn = nisa.tensor_scalar(data=ex[n], op0=nl.multiply, operand0=inv)
+                    for c in nl.affine_range(4):
+                        pT[n * 4 + c] = nisa.nc_transpose(pn[:, c * P:(c + 1) * P])
+                acc = nl.zeros((nl.par_dim(P), D), dtype=nl.float32, buffer=nl.psum)
+                for t in nl.affine_range(S // P):
+                    acc += nisa.nc_matmul(pT[t], v_h[t])
+                o = nl.copy(acc)
+                nl.store(out[0, kvh, qq, r], value=o)
+    return out
+
+
+def _lora_quarter(xT_hbm, w, accT, c, kq, first):
+    # One quarter of K for a 1024-column chunk of N: its 10 w tiles [128, 1024] loaded; per 512-row
+    # block, its x^T tiles reloaded from HBM; per 128 columns, 10 matmuls accumulate (x w)^T in
+    # PSUM, copied into the accumulator (first quarter) or added to it (the compiler's
+    # loop_reduce over the quarters).
+    MB = accT.shape[1]
+    P = 128
+    wq = nl.ndarray((10, nl.par_dim(P), 1024), dtype=nl.float32, buffer=nl.sbuf)
+    for t in nl.affine_range(10):
+        wq[t] = nl.load(w[kq * 10 + t, :, c * 1024:(c + 1) * 1024])
+    for m in nl.affine_range(MB):
+        xq = nl.ndarray((10, nl.par_dim(P), 512), dtype=nl.float32, buffer=nl.sbuf)
+        for t in nl.affine_range(10):
+            xq[t] = nl.load(xT_hbm[kq * 10 + t, m])
+        for n in nl.affine_range(8):
+            ps = nl.zeros((nl.par_dim(P), 512), dtype=nl.float32, buffer=nl.psum)
+            for t in nl.affine_range(10):
+                ps += nisa.nc_matmul(wq[t, :, n * P:(n + 1) * P], xq[t])
+            if first:
+                accT[n, m] = nl.copy(ps)
+            else:
+                accT[n, m] += ps
+
+
+@nki.jit
+def lora(x, w, a, b):
+    # x @ w + (x @ a) @ b, fp32: x [M, K] as [M / 512, 4, 128, K / 128, 128], w [K / 128, 128, N],
+    # a [K / 128, 128, R = 128], b [R, N]; out [M, N] as [M / 512, 4, 128, N / 128, 128]. The
+    # baseline (compiler output) works on transposed products ([N or R on partitions, 512 rows]).
+    # Phase 1: a loaded whole; per half of M and 512-row block, x loaded per [128 rows, 8 x 128]
+    # and transposed (Tensor, through PSUM) into x^T [128, 512] per K tile; 40 matmuls accumulate
+    # (x a)^T [R, 512]; then per 1024-column chunk of b (loaded once per half of M), per 512-row
+    # block and 128 columns one matmul gives (x a b)^T [128, 512], copied into the whole-problem
+    # array (201 MB: spilled). Phase 2: x loaded again per [128 rows, 5 x 128] and transposed
+    # once into x^T tiles kept in HBM (the baseline transposes x per 1024-column chunk of N; its
+    # profile reads x twice in all and reloads 12 x 84 MB, so the compiler hoisted the transposes
+    # out of the chunk loop and spilled them: written here as an explicit HBM tensor). Phase 3, per
+    # 1024-column chunk of N and quarter of K (sequential): see _lora_quarter; the chunk's
+    # accumulator (128 KiB per partition) is spilled between quarters. Then per 512-row block and
+    # 128 columns: the accumulator + (x a b)^T, transposed back per 128 rows and stored.
+    MB, RT, P, KT, _ = x.shape
+    _, _, N = w.shape
+    R = a.shape[2]
+    NC = N // 1024
+    out = nl.ndarray((MB, RT, P, N // P, P), dtype=nl.float32, buffer=nl.shared_hbm)
+    xT_hbm = nl.ndarray((KT, MB, P, 512), dtype=nl.float32, buffer=nl.hbm)
+    a_all = nl.ndarray((KT, nl.par_dim(P), R), dtype=nl.float32, buffer=nl.sbuf)
+    for k in nl.affine_range(KT):
+        a_all[k] = nl.load(a[k])
+    xabT = nl.ndarray((NC, 8, MB, nl.par_dim(P), 512), dtype=nl.float32, buffer=nl.sbuf)
+    for half in nl.affine_range(2):
+        xaT = nl.ndarray((MB // 2, nl.par_dim(R), 512), dtype=nl.float32, buffer=nl.sbuf)
+        for m in nl.affine_range(MB // 2):
+            xT = nl.ndarray((KT, nl.par_dim(P), 512), dtype=nl.float32, buffer=nl.sbuf)
+            for kc in nl.affine_range(KT // 8):
+                for r in nl.affine_range(RT):
+                    xt = nl.load(x[half * (MB // 2) + m, r, :, kc * 8:(kc + 1) * 8, :])
+                    for j in nl.affine_range(8):
+                        xT[kc * 8 + j, :, r * P:(r + 1) * P] = nisa.nc_transpose(xt[:, j * P:(j + 1) * P])
+            acc = nl.zeros((nl.par_dim(R), 512), dtype=nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(KT):
+                acc += nisa.nc_matmul(a_all[k], xT[k])
+            xaT[m] = nl.copy(acc)
+        for c in nl.affine_range(NC):
+            bc = nl.load(b[:, c * 1024:(c + 1) * 1024])
+            for m in nl.affine_range(MB // 2):
+                for n in nl.affine_range(8):
+                    ps = nisa.nc_matmul(bc[:, n * P:(n + 1) * P], xaT[m])
+                    xabT[c, n, half * (MB // 2) + m] = nl.copy(ps)
+    for m in nl.affine_range(MB):
+        for kt in nl.affine_range(KT // 5):
+            xT5 = nl.ndarray((5, nl.par_dim(P), 512), dtype=nl.float32, buffer=nl.sbuf)
+            for r in nl.affine_range(RT):
+                xt = nl.load(x[m, r, :, kt * 5:(kt + 1) * 5, :])
+                for j in nl.affine_range(5):
+                    xT5[j, :, r * P:(r + 1) * P] = nisa.nc_transpose(xt[:, j * P:(j + 1) * P])
+            for j in nl.affine_range(5):
+                nl.store(xT_hbm[kt * 5 + j, m], value=xT5[j])
+    for c in nl.affine_range(NC):
+        accT = nl.ndarray((8, MB, nl.par_dim(P), 512), dtype=nl.float32, buffer=nl.sbuf)
+        _lora_quarter(xT_hbm, w, accT, c, 0, True)
+        for kq in nl.sequential_range(1, 4):
+            _lora_quarter(xT_hbm, w, accT, c, kq, False)
+        for m in nl.affine_range(MB):
+            for n in nl.affine_range(8):
+                s = nl.add(accT[n, m], xabT[c, n, m])
+                for r in nl.affine_range(RT):
+                    o = nisa.nc_transpose(s[:, r * P:(r + 1) * P])
+                    ot = nl.copy(o)
+                    nl.store(out[m, r, :, c * 8 + n, :], value=ot)
     return out
