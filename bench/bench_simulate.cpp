@@ -16,10 +16,10 @@
 
 namespace {
 
-using ts::sim::Target;
+using ts::target::Target;
 namespace test = ts::sim::test;
 
-const Target& trn2() { return ts::sim::builtin_target("trn2"); }
+const Target& trn2() { return ts::target::builtin_target("trn2"); }
 
 void run(benchmark::State& state, const ts::lower::Program& p, bool extrapolate) {
   const ts::sim::SimOptions o{extrapolate, 0, false};

@@ -36,7 +36,7 @@ struct Fixture {
   Fixture(const std::string& file, sem::DimEnv dims)
       : module(ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file,
                                sem::OpTable::builtin())) {
-    const sim::Target& t = sim::builtin_target("trn2");
+    const target::Target& t = target::builtin_target("trn2");
     prepared = sweep::prepare_kernel(module.kernels.front(), t.isa, cache);
     space = std::make_unique<lower::CandidateSpace>(prepared.space_variants(), t, std::move(dims));
   }
@@ -102,7 +102,7 @@ void Enumerate(benchmark::State& state) {
 void Score(benchmark::State& state) {
   Fixture& f = fixture(static_cast<int>(state.range(0)));
   CALLGRIND_START_INSTRUMENTATION;
-  const sim::Target& t = sim::builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   lower::CandidateCursor cursor(*f.space);
   std::int64_t i = 0, run = 0, n = f.space->size();
   double simulated = 0, scored = 0;

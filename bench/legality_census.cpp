@@ -28,7 +28,7 @@ struct Tally {
   std::vector<std::string> without_program;  // kernels none of whose sampled candidates builds
 };
 
-void census(const ts::sweep::JobKernel& jk, const ts::sim::Target& t, int per_kernel,
+void census(const ts::sweep::JobKernel& jk, const ts::target::Target& t, int per_kernel,
             ts::lower::SynthesisCache& cache, Tally& tally) {
   ts::ir::Module m = ts::ir::load_module(jk.file, ts::sem::OpTable::builtin());
   const ts::ir::Kernel& k = m.kernel(jk.name);
@@ -48,8 +48,8 @@ void census(const ts::sweep::JobKernel& jk, const ts::sim::Target& t, int per_ke
     if (!breaches.empty()) ++tally.illegal_programs;
     for (const auto& b : breaches) {
       const auto& in = p.insts[static_cast<std::size_t>(b.inst)];
-      ++tally.by_rule[ts::sim::rule_name(b.breach.rule)];
-      ++tally.by_what[fmt::format("{}: {} on {}", ts::sim::rule_name(b.breach.rule),
+      ++tally.by_rule[ts::target::rule_name(b.breach.rule)];
+      ++tally.by_what[fmt::format("{}: {} on {}", ts::target::rule_name(b.breach.rule),
                                   in.spec->op.name, ts::sem::engine_name(in.engine))];
     }
     ts::sim::SimResult r = ts::sim::simulate(p, t);
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
                "|---|---|---|---|---|---|---|---|---|\n";
   std::map<std::string, Tally> tallies;
   for (const char* name : {"trn1", "trn2", "trn3"}) {
-    const auto& t = ts::sim::builtin_target(name);
+    const auto& t = ts::target::builtin_target(name);
     ts::lower::SynthesisCache cache;
     Tally& tally = tallies[name];
     for (const auto& jk : kernels) census(jk, t, per_kernel, cache, tally);

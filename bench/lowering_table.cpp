@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 int main(int argc, char** argv) {
   std::string target = argc > 1 ? argv[1] : "trn1";
-  const auto& t = ts::sim::builtin_target(target);
+  const auto& t = ts::target::builtin_target(target);
   ts::lower::SynthesisCache cache;
   ts::verify::VerdictCache verdicts;
   std::map<std::string, std::string> tile_ops;  // tile signature -> lowerings
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
           for (const auto& l : op.synthesis->lowerings) {
             ts::sem::DimEnv env;
             for (const auto& d : l.program.dims) env[d] = d == "P" ? 128 : 512;
-            ranked.emplace_back(ts::sim::program_ns(t, l.program, env), l.text);
+            ranked.emplace_back(ts::target::program_ns(t, l.program, env), l.text);
           }
           std::sort(ranked.begin(), ranked.end());
           for (std::size_t i = 0; i < ranked.size() && i < 4; ++i)

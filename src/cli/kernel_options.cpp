@@ -33,7 +33,7 @@ void KernelOptions::add_cores(CLI::App* cmd) {
                   "and N)");
 }
 
-void check_cores(const KernelOptions& o, const sim::Target& t) {
+void check_cores(const KernelOptions& o, const target::Target& t) {
   sim::check_cores(t, o.cores, "--cores");
 }
 

@@ -29,7 +29,7 @@ struct KernelOptions {
 };
 
 // --cores checked against the target (1 .. its NeuronCores per chip); UserError otherwise.
-void check_cores(const KernelOptions& o, const sim::Target& t);
+void check_cores(const KernelOptions& o, const target::Target& t);
 
 // The kernel the options name, with the op table and module it points into. Built in place
 // (neither copied nor moved: the kernel's nodes point into the op table). Throws UserError for

@@ -120,7 +120,7 @@ VerbRun add_lower(CLI::App& app) {
     if (!*cmd) return -1;
     LoadedKernel loaded(o->kernel);
     const ir::Kernel& k = loaded.kernel();
-    const sim::Target& t = sim::builtin_target(o->kernel.target);
+    const target::Target& t = target::builtin_target(o->kernel.target);
     check_cores(o->kernel, t);
     sem::DimEnv dims = kernel_dims(o->kernel, k);
     verify::VerdictCache verdicts(o->cache);

@@ -112,7 +112,7 @@ void write_top(const Outcome& r, const ir::Kernel& k, const ScoreOpts& o, std::o
 }
 
 // Searches the local shape of `setting`.
-Outcome search(const sweep::PreparedKernel& pk, const sim::Target& t, sweep::MeshSetting setting,
+Outcome search(const sweep::PreparedKernel& pk, const target::Target& t, sweep::MeshSetting setting,
                const ScoreOpts& o, const ir::Kernel& k) {
   lower::SpaceOptions so;
   so.max_block = o.max_block;
@@ -250,7 +250,7 @@ VerbRun add_score(CLI::App& app) {
                     static_cast<std::size_t>(o->threads));
     LoadedKernel loaded(o->kernel);
     const ir::Kernel& k = loaded.kernel();
-    const sim::Target& t = sim::builtin_target(o->kernel.target);
+    const target::Target& t = target::builtin_target(o->kernel.target);
     check_cores(o->kernel, t);
     sem::DimEnv dims = kernel_dims(o->kernel, k);
     mesh::MeshShape shape = mesh::parse_mesh_shape(o->mesh);

@@ -84,7 +84,7 @@ VerbRun add_time(CLI::App& app) {
     if (!*cmd) return -1;
     std::vector<nki::KernelArg> args;
     for (const auto& a : o->args) args.push_back(nki::parse_kernel_arg(a));
-    const sim::Target& t = sim::builtin_target(o->target);
+    const target::Target& t = target::builtin_target(o->target);
     std::string source = read_text_file(o->file);
     nki::ImportedKernel k = nki::import_kernel(source, o->file, o->kernel, args, t);
     sim::SimOptions so;

@@ -88,13 +88,13 @@ CandidateSpace::CandidateSpace(CandidateSpace&&) noexcept = default;
 namespace {
 
 // Distinct instruction sequences of an op, cheapest first at a nominal 128 x 512 tile.
-std::vector<const Lowering*> kept_lowerings(const SynthesisResult& r, const sim::Target& t,
+std::vector<const Lowering*> kept_lowerings(const SynthesisResult& r, const target::Target& t,
                                             int max_kept) {
   std::vector<std::pair<double, const Lowering*>> costed;
   for (const auto& l : r.lowerings) {
     sem::DimEnv env;
     for (const auto& d : l.program.dims) env[d] = d == "P" ? 128 : 512;
-    costed.push_back({sim::program_ns(t, l.program, env), &l});
+    costed.push_back({target::program_ns(t, l.program, env), &l});
   }
   std::stable_sort(costed.begin(), costed.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -111,7 +111,7 @@ std::vector<const Lowering*> kept_lowerings(const SynthesisResult& r, const sim:
   return out;
 }
 
-int engine_options(const std::vector<const Lowering*>& ls, const sim::Target& t) {
+int engine_options(const std::vector<const Lowering*>& ls, const target::Target& t) {
   std::size_t most = 1;
   for (const auto* l : ls)
     for (const auto& n : l->program.nodes)
@@ -165,7 +165,7 @@ bool copies_can_move(const Program& p) {
 }
 
 // What the simulator's capacity check counts (sim/capacity.h).
-bool fits(const Program& p, const sim::Target& t) {
+bool fits(const Program& p, const target::Target& t) {
   OnChipUse u = on_chip_use(p, t.psum.bank_bytes);
   return u.sbuf_bytes <= t.sbuf.usable_bytes_per_partition && u.psum_banks <= t.psum.banks;
 }
@@ -444,7 +444,7 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::no_section(int varia
   return std::nullopt;
 }
 
-CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const sim::Target& target,
+CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const target::Target& target,
                                sem::DimEnv dims, const SpaceOptions& options)
     : variants_(std::move(variants)), target_(target), dims_(std::move(dims)), options_(options) {
   counts_.variants = static_cast<std::int64_t>(variants_.size());

@@ -115,7 +115,7 @@ LinkClass Topology::link_class(const Group& g) const {
   return worst;
 }
 
-Topology topology_for(const sim::Target& target, std::optional<TopologyKind> kind,
+Topology topology_for(const target::Target& target, std::optional<TopologyKind> kind,
                       int devices_per_chip) {
   const auto& m = target.mesh;
   if (devices_per_chip < 1 || target.chip.neuron_cores % devices_per_chip != 0)

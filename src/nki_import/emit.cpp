@@ -155,10 +155,11 @@ Value Translator::emit(const std::string& instr, std::optional<sem::Engine> engi
     out = whole(id);
     result = Value::of_array(id);
   }
-  std::vector<sim::TileShape> shapes;
+  std::vector<target::TileShape> shapes;
   for (const Operand& o : in) shapes.push_back({o.parts, o.width});
-  auto vars = sim::instr_vars(target_, s, shapes, std::vector<std::int64_t>{out.parts, out.width},
-                              dtypes.empty() ? dt : dtypes[0]);
+  auto vars =
+      target::instr_vars(target_, s, shapes, std::vector<std::int64_t>{out.parts, out.width},
+                         dtypes.empty() ? dt : dtypes[0]);
   lower::Inst& inst = builder_.new_inst();
   inst.spec = &s;
   inst.engine = eng;
@@ -219,7 +220,8 @@ Operand Translator::constant(double value, std::int64_t parts, const SourceLoc& 
   inst.engine = s.engines.front();
   inst.out = buf;
   inst.attrs = {{"value", value}, {"P", sem::Dim(parts)}, {"F", sem::Dim(1)}};
-  auto vars = sim::instr_vars(target_, s, {}, std::vector<std::int64_t>{parts, 1}, ir::DType::F32);
+  auto vars =
+      target::instr_vars(target_, s, {}, std::vector<std::int64_t>{parts, 1}, ir::DType::F32);
   inst.vars = vars.vars;
   inst.note = "constant";
   builder_.place_first(0, inst);

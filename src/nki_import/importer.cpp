@@ -73,7 +73,7 @@ KernelArg parse_kernel_arg(const std::string& text) {
 
 std::vector<std::string> jit_kernels(std::string_view source, const std::string& file) {
   Module m = parse_module(source, file);
-  sim::Target none;
+  target::Target none;
   Translator t(m, none);
   std::vector<std::string> names;
   for (const Stmt& s : m.body)
@@ -83,7 +83,7 @@ std::vector<std::string> jit_kernels(std::string_view source, const std::string&
 
 ImportedKernel import_kernel(std::string_view source, const std::string& file,
                              const std::string& kernel, const std::vector<KernelArg>& args,
-                             const sim::Target& t) {
+                             const target::Target& t) {
   Module m = parse_module(source, file);
   Translator tr(m, t);
   std::string name = kernel;

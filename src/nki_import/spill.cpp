@@ -133,7 +133,7 @@ Access scratch_access(int scratch, std::int64_t parts, const Window& w) {
 
 class Spiller {
  public:
-  Spiller(Program& p, const sim::Target& t) : p_(p), t_(t) {}
+  Spiller(Program& p, const target::Target& t) : p_(p), t_(t) {}
 
   bool over() const {
     return lower::on_chip_use(p_, t_.psum.bank_bytes).sbuf_bytes >
@@ -283,7 +283,7 @@ class Spiller {
   }
 
   Program& p_;
-  const sim::Target& t_;
+  const target::Target& t_;
   std::map<int, std::vector<Inst>> before_, after_;
   std::map<TileKey, int> reloads_;
   std::map<TileKey, int> saved_;  // the staging tile of the latest write of a tile in its body
@@ -323,7 +323,7 @@ void Spiller::finish() {
 
 }  // namespace
 
-void spill_over_capacity(Program& p, const sim::Target& t) {
+void spill_over_capacity(Program& p, const target::Target& t) {
   Spiller s(p, t);
   while (s.over()) {
     int buf = s.candidate();

@@ -13,6 +13,6 @@ constexpr int kStagingBuffers = 4;
 
 // On-chip arrays over SBUF's capacity moved out, largest first, as the compiler does
 // (rematerialized from their input or spilled to an HBM scratch tensor).
-void spill_over_capacity(lower::Program& p, const sim::Target& t);
+void spill_over_capacity(lower::Program& p, const target::Target& t);
 
 }  // namespace ts::nki

@@ -32,7 +32,7 @@ constexpr std::int64_t kMaxUnroll = 512;
 
 }  // namespace
 
-Translator::Translator(const Module& m, const sim::Target& t)
+Translator::Translator(const Module& m, const target::Target& t)
     : module_(m), target_(t), builder_(std::string{}) {
   scopes_.emplace_back();
   for (const Stmt& s : m.body) {

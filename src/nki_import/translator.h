@@ -59,7 +59,7 @@ using Args = std::map<std::string, Value>;
 constexpr int kRotatingBuffers = 2;
 class Translator {
  public:
-  Translator(const Module& m, const sim::Target& t);
+  Translator(const Module& m, const target::Target& t);
   ImportedKernel run(const Stmt& kernel, const std::vector<KernelArg>& args);
   const Stmt* function(const std::string& name) const;
   bool is_jit(const Stmt& def);
@@ -139,7 +139,7 @@ class Translator {
   std::optional<ir::DType> dtype_arg(const Args& a, const char* key, const SourceLoc& loc) const;
 
   const Module& module_;
-  const sim::Target& target_;
+  const target::Target& target_;
   lower::ProgramBuilder builder_;
   std::vector<Array> arrays_;
   std::vector<std::map<std::string, Value>>

@@ -27,7 +27,7 @@ struct NkiEmitter::Impl {
     JobView view;
     std::unique_ptr<ir::Module> module;
     const ir::Kernel* kernel = nullptr;
-    const sim::Target* target = nullptr;
+    const target::Target* target = nullptr;
     sweep::PreparedKernel pk;
   };
   lower::SynthesisCache synthesis;
@@ -49,7 +49,7 @@ const NkiEmitter::Impl::Prepared& NkiEmitter::Impl::prepare(const store::Meta& m
   if (ref->source.empty())
     throw UserError(
         fmt::format("kernel file '{}' is not recorded in /meta kernel_sources", ref->file));
-  p->target = &sim::builtin_target(b.target);
+  p->target = &target::builtin_target(b.target);
   auto t = meta.targets.find(b.target);
   std::string builtin = p->target->target_text + "\n# ---- isa ----\n" + p->target->isa_text;
   if (t == meta.targets.end() || t->second != builtin)

@@ -18,7 +18,7 @@ Table latency_table(const store::Archive& a) {
   for (const auto& b : a.best)
     if (!partitions.count(b.target)) {
       try {
-        partitions[b.target] = sim::builtin_target(b.target).sbuf.partitions;
+        partitions[b.target] = target::builtin_target(b.target).sbuf.partitions;
       } catch (const std::exception&) {
         partitions[b.target] = 0;
       }

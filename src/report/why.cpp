@@ -49,7 +49,7 @@ std::string bytes_text(double bytes) {
 
 int target_partitions(const std::string& target) {
   try {
-    return sim::builtin_target(target).sbuf.partitions;
+    return target::builtin_target(target).sbuf.partitions;
   } catch (const std::exception&) {
     return 0;
   }
@@ -140,7 +140,7 @@ std::vector<std::string> no_program_reasons(const LoadedArchive& l, std::size_t 
   const JobKernelRef* ref = view.kernel(b.kernel);
   if (!ref || ref->source.empty())
     throw UserError(fmt::format("kernel '{}' is not recorded in the archive", b.kernel));
-  const sim::Target& target = sim::builtin_target(b.target);
+  const target::Target& target = target::builtin_target(b.target);
   auto t = meta.targets.find(b.target);
   if (t == meta.targets.end() ||
       t->second != target.target_text + "\n# ---- isa ----\n" + target.isa_text)

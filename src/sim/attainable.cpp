@@ -33,9 +33,9 @@ DimSizes dim_sizes(const sem::InstrSpec& in) {
 }
 
 // A pattern's concrete shape at `env`; nullopt for a group or an item it cannot size.
-std::optional<TileShape> concrete(const sem::Pattern& p,
-                                  const std::map<std::string, std::int64_t>& env) {
-  TileShape shape;
+std::optional<target::TileShape> concrete(const sem::Pattern& p,
+                                          const std::map<std::string, std::int64_t>& env) {
+  target::TileShape shape;
   for (const auto& item : p.items) {
     if (item.group) return std::nullopt;
     if (!item.name.empty()) {
@@ -51,7 +51,7 @@ std::optional<TileShape> concrete(const sem::Pattern& p,
   return shape;
 }
 
-double elements(const TileShape& s) {
+double elements(const target::TileShape& s) {
   double n = 1;
   for (auto d : s) n *= static_cast<double>(d);
   return n;
@@ -68,7 +68,7 @@ void each_size(const sem::InstrSpec& in, Visit visit) {
   std::map<std::string, std::int64_t> env;
   for (int visited = 0; visited < 5000; ++visited) {
     for (std::size_t d = 0; d < dims.size(); ++d) env[dims[d].first] = (*dims[d].second)[at[d]];
-    std::vector<TileShape> operands;
+    std::vector<target::TileShape> operands;
     bool ok = true;
     for (const auto& s : in.op.shapes) {
       auto shape = concrete(s, env);
@@ -84,10 +84,11 @@ void each_size(const sem::InstrSpec& in, Visit visit) {
 }
 
 // Cycles of one issue of `in` on these tiles: its formula, times the copies over its limits.
-double cycles(const Target& t, const sem::InstrSpec& in, const std::vector<TileShape>& operands,
-              const TileShape& out, ir::DType dtype) {
-  InstrVars v = instr_vars(t, in, operands, out, dtype);
-  return formula_value(in, v.vars) * v.repeat;
+double cycles(const target::Target& t, const sem::InstrSpec& in,
+              const std::vector<target::TileShape>& operands, const target::TileShape& out,
+              ir::DType dtype) {
+  target::InstrVars v = instr_vars(t, in, operands, out, dtype);
+  return target::formula_value(in, v.vars) * v.repeat;
 }
 
 // Data operations one element of the result costs in `e`: arithmetic, calls and reductions
@@ -115,9 +116,9 @@ bool on(const sem::InstrSpec& in, sem::Engine e) {
 }
 
 // The Tensor engine's FLOP/s at its best contraction, for fp32 or bf16 operands.
-double matmul_peak(const Target& t, const sem::InstrSpec& in, ir::DType dtype) {
+double matmul_peak(const target::Target& t, const sem::InstrSpec& in, ir::DType dtype) {
   double best = 0;
-  each_size(in, [&](const std::vector<TileShape>& ops, const TileShape& out,
+  each_size(in, [&](const std::vector<target::TileShape>& ops, const target::TileShape& out,
                     const std::map<std::string, std::int64_t>& env) {
     double flops = 2 * elements(out);
     for (const auto& c : in.op.contract) flops *= static_cast<double>(env.at(c));
@@ -129,9 +130,9 @@ double matmul_peak(const Target& t, const sem::InstrSpec& in, ir::DType dtype) {
 
 // Elements per cycle of an element-wise (or reducing) instruction at its best tile: the larger
 // of what it reads and writes.
-double elements_per_cycle(const Target& t, const sem::InstrSpec& in) {
+double elements_per_cycle(const target::Target& t, const sem::InstrSpec& in) {
   double best = 0;
-  each_size(in, [&](const std::vector<TileShape>& ops, const TileShape& out,
+  each_size(in, [&](const std::vector<target::TileShape>& ops, const target::TileShape& out,
                     const std::map<std::string, std::int64_t>&) {
     double n = elements(out);
     for (const auto& s : ops) n = std::max(n, elements(s));
@@ -144,7 +145,7 @@ double elements_per_cycle(const Target& t, const sem::InstrSpec& in) {
 
 }  // namespace
 
-AttainablePeaks compute_attainable_peaks(const Target& t) {
+AttainablePeaks compute_attainable_peaks(const target::Target& t) {
   AttainablePeaks p;
   double efficiency = 0;
   for (const auto& [bytes, fraction] : t.dma.efficiency)
@@ -173,9 +174,10 @@ AttainablePeaks compute_attainable_peaks(const Target& t) {
   return p;
 }
 
-const AttainablePeaks& attainable_peaks(const Target& t) {
+const AttainablePeaks& attainable_peaks(const target::Target& t) {
   static std::mutex mu;
-  static std::map<std::tuple<const Target*, std::string, std::string>, AttainablePeaks> cache;
+  static std::map<std::tuple<const target::Target*, std::string, std::string>, AttainablePeaks>
+      cache;
   std::lock_guard<std::mutex> lock(mu);
   auto key = std::make_tuple(&t, t.target_text, t.isa_text);
   auto it = cache.find(key);

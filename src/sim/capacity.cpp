@@ -21,7 +21,7 @@ std::string need_have(std::int64_t need, std::int64_t have, const char* what) {
   return fmt::format("needs {} bytes per partition, {} {}", need, have, what);
 }
 
-std::string partition_check(const lower::Program& p, const Target& t) {
+std::string partition_check(const lower::Program& p, const target::Target& t) {
   for (const auto& b : p.buffers) {
     if (b.memory == sem::Memory::Hbm || b.shape.empty()) continue;
     int limit = b.memory == sem::Memory::Sbuf ? t.sbuf.partitions : t.psum.partitions;
@@ -34,7 +34,7 @@ std::string partition_check(const lower::Program& p, const Target& t) {
 
 }  // namespace
 
-Capacity check_capacity(const lower::Program& p, const Target& t) {
+Capacity check_capacity(const lower::Program& p, const target::Target& t) {
   Capacity c;
   c.reason = partition_check(p, t);
   if (!c.reason.empty()) return c;

@@ -30,12 +30,13 @@ bool transposing(const lower::Access& a) {
   return false;
 }
 
-double cycles_to_ns(const Target& t, sem::Engine e, double cycles) {
+double cycles_to_ns(const target::Target& t, sem::Engine e, double cycles) {
   return cycles / t.engines.at(e).clock_hz * 1e9;
 }
 
 // Engine cycles of one copy: the formula, MIN_II and the fixed overheads of the fact sheet.
-double compute_cycles(const Program& p, const Target& t, const Inst& in, double formula_cycles) {
+double compute_cycles(const Program& p, const target::Target& t, const Inst& in,
+                      double formula_cycles) {
   double c = formula_cycles;
   const auto& o = t.overheads;
   if (in.engine != sem::Engine::Tensor) c = std::max(c, o.min_ii_cycles);
@@ -47,7 +48,7 @@ double compute_cycles(const Program& p, const Target& t, const Inst& in, double 
   return c;
 }
 
-InstTiming dma_timing(const Program& p, const Target& t, const Inst& in, double bytes,
+InstTiming dma_timing(const Program& p, const target::Target& t, const Inst& in, double bytes,
                       double hbm_bytes_per_ns) {
   InstTiming r;
   r.engine = static_cast<int>(sem::Engine::Dma);
@@ -80,7 +81,7 @@ InstTiming dma_timing(const Program& p, const Target& t, const Inst& in, double 
 
 // The formula with the variables the materializer computed when they are all there (no copy),
 // else with the defaults filled in.
-InstTiming compute_timing(const Program& p, const Target& t, const Inst& in) {
+InstTiming compute_timing(const Program& p, const target::Target& t, const Inst& in) {
   InstTiming r;
   r.engine = static_cast<int>(in.engine);
   double cycles = 0;
@@ -96,7 +97,7 @@ InstTiming compute_timing(const Program& p, const Target& t, const Inst& in) {
 
 }  // namespace
 
-lower::CostVars cost_vars(const Program& p, const Target& t, const Inst& in) {
+lower::CostVars cost_vars(const Program& p, const target::Target& t, const Inst& in) {
   lower::CostVars v = in.vars;
   const Buffer* tile = tile_of(p, in);
   double elements = tile ? static_cast<double>(tile->elements()) : 1;
@@ -123,7 +124,8 @@ lower::CostVars cost_vars(const Program& p, const Target& t, const Inst& in) {
   return v;
 }
 
-std::vector<InstTiming> inst_timings(const Program& p, const Target& t, double hbm_bytes_per_ns) {
+std::vector<InstTiming> inst_timings(const Program& p, const target::Target& t,
+                                     double hbm_bytes_per_ns) {
   std::vector<InstTiming> out;
   out.reserve(p.insts.size());
   for (const Inst& in : p.insts) {

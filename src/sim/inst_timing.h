@@ -23,11 +23,11 @@ struct InstTiming {
 };
 
 // `hbm_bytes_per_ns`: the HBM bandwidth one core gets (caps the DMA engines' aggregate).
-std::vector<InstTiming> inst_timings(const lower::Program& p, const Target& t,
+std::vector<InstTiming> inst_timings(const lower::Program& p, const target::Target& t,
                                      double hbm_bytes_per_ns);
 
 // The cost variables of an instruction, with the defaults instr_cost.cpp uses (MIN_II, P, N,
 // bytes, fp32 from the output tile) filled in where the materializer left them out.
-lower::CostVars cost_vars(const lower::Program& p, const Target& t, const lower::Inst& in);
+lower::CostVars cost_vars(const lower::Program& p, const target::Target& t, const lower::Inst& in);
 
 }  // namespace ts::sim

@@ -96,7 +96,8 @@ void Roofline::spread_over(double d) {
     *x /= d;
 }
 
-Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t, int cores) {
+Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
+                  int cores) {
   const AttainablePeaks& peaks = attainable_peaks(t);
   const double c = std::max(1, cores);
   Roofline r;

@@ -30,7 +30,7 @@ struct OverBudget {};
 // Walks the loop nest in program order, extrapolating loops that reach a steady state.
 class Walker {
  public:
-  Walker(const lower::Program& p, const Target& t, Timeline& tl, const SimOptions& o)
+  Walker(const lower::Program& p, const target::Target& t, Timeline& tl, const SimOptions& o)
       : p_(p),
         t_(t),
         tl_(tl),
@@ -130,7 +130,7 @@ class Walker {
   }
 
   const lower::Program& p_;
-  const Target& t_;
+  const target::Target& t_;
   Timeline& tl_;
   const SimOptions& o_;
   std::vector<std::int64_t> iter_;
@@ -140,7 +140,7 @@ class Walker {
 
 }  // namespace
 
-SimResult simulate(const lower::Program& p, const Target& t, const SimOptions& o) {
+SimResult simulate(const lower::Program& p, const target::Target& t, const SimOptions& o) {
   lower::validate(p);
   SimResult r;
   Capacity cap = check_capacity(p, t);

@@ -8,7 +8,7 @@ namespace {
 constexpr int kDma = static_cast<int>(sem::Engine::Dma);
 }  // namespace
 
-Timeline::Timeline(const lower::Program& p, const Target& t, std::vector<InstTiming> timing,
+Timeline::Timeline(const lower::Program& p, const target::Target& t, std::vector<InstTiming> timing,
                    std::vector<TraceEvent>* trace)
     : p_(p), t_(t), timing_(std::move(timing)), trace_(trace), s_(t.dma.engines_per_core) {
   s_.buffers.resize(p.buffers.size());

@@ -15,7 +15,7 @@ namespace ts::sim {
 class Timeline {
  public:
   // `p` and `t` must outlive the Timeline.
-  Timeline(const lower::Program& p, const Target& t, std::vector<InstTiming> timing,
+  Timeline(const lower::Program& p, const target::Target& t, std::vector<InstTiming> timing,
            std::vector<TraceEvent>* trace);
 
   // Runs instruction `inst` at the loop iterations `iter` (indexed by block id).
@@ -45,7 +45,7 @@ class Timeline {
   void finish(int inst, int engine, double start, double end);
 
   const lower::Program& p_;
-  const Target& t_;
+  const target::Target& t_;
   std::vector<InstTiming> timing_;
   std::vector<TraceEvent>* trace_;
   CoreState s_;

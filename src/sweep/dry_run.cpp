@@ -98,7 +98,7 @@ std::size_t synthesis_query_count(const Job& job, const std::vector<const ir::Ke
     for (const auto& t : job.targets)
       for (const auto& q : lower::synthesis_queries(*k, o))
         if (q.op)
-          seen.insert(lower::SynthesisCache::key(*q.op, sim::builtin_target(t).isa, q.options));
+          seen.insert(lower::SynthesisCache::key(*q.op, target::builtin_target(t).isa, q.options));
   return seen.size();
 }
 
@@ -125,8 +125,9 @@ void print_quick_dry_run(const Job& job, const std::string& archive, std::ostrea
       for (const auto& shape : job.kernels[k].shapes)
         for (const auto& m : meshes) {
           ++keys;
-          for (const auto& s : mesh_settings(*kernels[k], shape_env(shape), sim::builtin_target(t),
-                                             m, topology, job.search.cores)) {
+          for (const auto& s :
+               mesh_settings(*kernels[k], shape_env(shape), target::builtin_target(t), m, topology,
+                             job.search.cores)) {
             Shape local = shape;
             for (auto& [dim, size] : local) size = s.local.at(dim);
             std::string lt = shape_text(local) == shape_text(shape) ? "" : shape_text(local);

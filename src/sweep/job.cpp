@@ -57,7 +57,7 @@ std::string parse_name(const TomlReader& r, const toml::table& doc) {
 }
 
 std::vector<std::string> parse_targets(const TomlReader& r, const toml::table& doc) {
-  std::vector<std::string> known = sim::builtin_target_names();
+  std::vector<std::string> known = target::builtin_target_names();
   const toml::node* n = doc.get("targets");
   if (!n)
     fail(r.at(doc.source()),
@@ -337,7 +337,7 @@ std::vector<int> parse_bufs(const TomlReader& r, const toml::node& n) {
 int parse_cores(const TomlReader& r, const toml::node& n, const std::vector<std::string>& targets) {
   int cores = static_cast<int>(r.integer(n, "cores", 1, 64));
   for (const auto& name : targets) {
-    const sim::Target& t = sim::builtin_target(name);
+    const target::Target& t = target::builtin_target(name);
     if (cores > t.chip.neuron_cores)
       fail(
           r.at(n),

@@ -11,7 +11,7 @@ double MeshSetting::latency(double compute_ns) const {
 }
 
 std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global,
-                                       const sim::Target& target, const mesh::MeshShape& mesh,
+                                       const target::Target& target, const mesh::MeshShape& mesh,
                                        std::optional<mesh::TopologyKind> topology, int cores) {
   sim::Roofline roof = sim::roofline(kernel, global, target, cores);
   const int devices = mesh.devices();

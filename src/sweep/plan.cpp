@@ -78,7 +78,7 @@ Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdi
     const JobKernel& jk = job.kernels[k];
     for (int t = 0; t < targets; ++t) {
       const PreparedKernel& pk = prepared(k, t);
-      const sim::Target& machine = sim::builtin_target(job.targets[t]);
+      const target::Target& machine = target::builtin_target(job.targets[t]);
       for (int s = 0; s < static_cast<int>(jk.shapes.size()); ++s) {
         for (int m = 0; m < static_cast<int>(meshes_.size()); ++m, ++keys_) {
           for (MeshSetting& setting :
@@ -152,7 +152,7 @@ void Plan::prepare_all(const ProofShare& share,
     int dealt = 0;
     for (int k = 0; k < kernels; ++k)
       for (int t = 0; t < targets; ++t) {
-        const sem::InstrTable& isa = sim::builtin_target(job_.targets[t]).isa;
+        const sem::InstrTable& isa = target::builtin_target(job_.targets[t]).isa;
         for (const auto& v : variants[k].variants)
           for (const auto& q : lower::synthesis_queries(v.kernel, o.synthesis))
             if (q.op && seen.insert(lower::SynthesisCache::key(*q.op, isa, q.options)).second &&
@@ -167,7 +167,7 @@ void Plan::prepare_all(const ProofShare& share,
     for (int t = 0; t < targets; ++t) {
       auto t0 = std::chrono::steady_clock::now();
       std::size_t searched = synthesis_.searches();
-      prepared_.push_back(prepare_choices(variants[k], sim::builtin_target(job_.targets[t]).isa,
+      prepared_.push_back(prepare_choices(variants[k], target::builtin_target(job_.targets[t]).isa,
                                           synthesis_, o, &verdicts_));
       prepared_.back().propagate_ms = propagate_ms[k];
       tell(fmt::format(

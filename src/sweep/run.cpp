@@ -210,7 +210,7 @@ store::Meta make_meta(const Comm& comm, const Plan& plan, const RunOptions& o, i
   m.tool_version = o.tool_version, m.git_commit = o.git_commit;
   m.job_name = job.name, m.job_toml = job.text, m.job_hash = job.hash();
   for (const auto& t : job.targets) {
-    const sim::Target& d = sim::builtin_target(t);
+    const target::Target& d = target::builtin_target(t);
     m.targets[t] = d.target_text + "\n# ---- isa ----\n" + d.isa_text;
   }
   for (const auto& k : job.kernels) m.kernel_sources[k.file] = k.source;

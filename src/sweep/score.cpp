@@ -17,7 +17,7 @@ bool better(const CandidateScore& a, const CandidateScore& b) {
   return a.index < b.index;
 }
 
-CandidateScore score_program(const lower::Program& p, const sim::Target& t) {
+CandidateScore score_program(const lower::Program& p, const target::Target& t) {
   CandidateScore s;
   sim::Capacity cap = sim::check_capacity(p, t);
   if (!cap.feasible()) {
@@ -31,13 +31,13 @@ CandidateScore score_program(const lower::Program& p, const sim::Target& t) {
 }
 
 CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index,
-                               const sim::Target& t) {
+                               const target::Target& t) {
   lower::CandidateCursor cursor(space);
   return score_candidate(cursor, index, t);
 }
 
 CandidateScore score_candidate(lower::CandidateCursor& cursor, std::int64_t index,
-                               const sim::Target& t) {
+                               const target::Target& t) {
   const lower::Lowered<lower::Program>& program = cursor.at(index);
   CandidateScore s;
   if (program)
@@ -67,12 +67,12 @@ void merge(RangeResult& a, const RangeResult& b, std::size_t keep) {
 }
 
 RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last,
-                        const sim::Target& t, std::size_t keep) {
+                        const target::Target& t, std::size_t keep) {
   return score_range(space, SpaceSample(space.sections(), 0, 0), first, last, t, keep);
 }
 
 RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample,
-                        std::int64_t first, std::int64_t last, const sim::Target& t,
+                        std::int64_t first, std::int64_t last, const target::Target& t,
                         std::size_t keep, const std::atomic<int>* stop) {
   auto sections = space.sections();
   auto section_of = [&](std::int64_t i) {

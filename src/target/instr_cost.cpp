@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-namespace ts::sim {
+namespace ts::target {
 
 namespace {
 
@@ -174,4 +174,4 @@ double program_ns(const Target& t, const ir::Kernel& program, const sem::DimEnv&
   return total;
 }
 
-}  // namespace ts::sim
+}  // namespace ts::target

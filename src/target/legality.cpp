@@ -9,7 +9,7 @@
 #include "tilesweep/base/source.h"
 #include "tilesweep/base/toml_reader.h"
 
-namespace ts::sim {
+namespace ts::target {
 
 namespace {
 
@@ -327,4 +327,4 @@ Legality parse_legality(const std::string& isa_text, const std::string& isa_file
   return l;
 }
 
-}  // namespace ts::sim
+}  // namespace ts::target

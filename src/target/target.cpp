@@ -15,7 +15,7 @@ extern const std::string_view trn1_target_toml, trn1_isa_toml, trn2_target_toml,
     trn3_target_toml, trn3_isa_toml;
 }
 
-namespace ts::sim {
+namespace ts::target {
 
 namespace {
 
@@ -272,4 +272,4 @@ Target load_target_dir(const std::string& dir, const sem::OpTable& ops) {
   return t;
 }
 
-}  // namespace ts::sim
+}  // namespace ts::target

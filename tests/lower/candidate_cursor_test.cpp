@@ -48,7 +48,7 @@ class CursorCase : public ::testing::TestWithParam<Case> {};
 
 TEST_P(CursorCase, EqualsMaterializeAtEveryIndex) {
   const Case& c = GetParam();
-  const sim::Target& t = sim::builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   const ir::Module m =
       ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.kernel + ".py",
                       sem::OpTable::builtin());
@@ -107,7 +107,7 @@ INSTANTIATE_TEST_SUITE_P(
 // The cores axis: [search] cores = N offers 1, 2, 4, .. and N cores per candidate, an innermost
 // digit next to the engines and depths; the rest of the candidate is the same at every count.
 TEST(CoresAxis, MultipliesTheSpaceByTheCoreChoices) {
-  const sim::Target& t = sim::builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   const ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/relu.py",
                                        sem::OpTable::builtin());
   static SynthesisCache cache;

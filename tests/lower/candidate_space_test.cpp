@@ -24,7 +24,7 @@ std::string without_engines(std::string text) {
 // target's [legality] rules is replaced by a legal one, so some pairs build the same program;
 // some pairs must differ.)
 TEST(CandidateSpace, EngineChoicePerOp) {
-  const sim::Target& t = sim::builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   static const ir::Module m = ir::load_module(
       std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/softmax.py", sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();

@@ -73,7 +73,7 @@ struct Prepared {
   sweep::PreparedKernel pk;
 };
 
-std::unique_ptr<Prepared> prepare(const ir::Kernel& k, const sim::Target& t, int max_variants) {
+std::unique_ptr<Prepared> prepare(const ir::Kernel& k, const target::Target& t, int max_variants) {
   auto p = std::make_unique<Prepared>();
   sweep::PrepareOptions opts;
   opts.propagate.max_variants = max_variants;
@@ -84,7 +84,7 @@ std::unique_ptr<Prepared> prepare(const ir::Kernel& k, const sim::Target& t, int
 // Runs a seeded sample of the candidates of `k` at `dims` (of its original variant only, with
 // `original_only`) and compares each with the reference; the number checked.
 int check_sample(const ir::Kernel& k, const sem::DimEnv& dims, bool original_only) {
-  const sim::Target& t = sim::builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   auto prepared = prepare(k, t, 8);
   lower::SpaceOptions so;
   so.max_block = 2;
@@ -161,7 +161,7 @@ TEST(Functional, StoredThroughATranspose) {
 // spills only where a nest does not fit without one, so the small shape here takes every fused
 // section's first candidate with spilling forced.
 TEST(Functional, SpilledMatmulResultsMatchTheReference) {
-  const sim::Target& t = sim::builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   for (const char* file : {"axon/rmsnorm_matmul.py", "axon/swiglu_mlp.py"}) {
     ir::Module m = suite_module(file);
     const ir::Kernel& k = m.kernels.front();
@@ -196,7 +196,7 @@ TEST(Functional, SpilledMatmulResultsMatchTheReference) {
 // pass over the tile (mean(square(x)) as activation_reduce(func='square') then a divide of the
 // [P, 1] sums) against the reference.
 TEST(Functional, FusedPairsMatchTheReference) {
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   ir::Module m = suite_module("axon/rmsnorm_matmul.py");
   const ir::Kernel& k = m.kernels.front();
   sem::DimEnv dims = small_dims(k);
@@ -228,7 +228,7 @@ class FusedRegions : public ::testing::TestWithParam<std::pair<const char*, cons
 
 TEST_P(FusedRegions, MatchTheReference) {
   auto [file, func] = GetParam();  // func: an activation function some instruction runs
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   ir::Module m = suite_module(file);
   const ir::Kernel& k = m.kernels.front();
   sem::DimEnv dims = small_dims(k);
@@ -269,7 +269,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FusedRegions,
 // A matmul whose left operand is a transposed input, read as it lies as the stationary operand
 // (no transpose instruction, no transposing DMA), on numbers at several K tiles and row tiles.
 TEST(Functional, StationaryLhsMatchesTheReference) {
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   ir::Module m = suite_module("nkibench/transpose_matmul.py");
   const ir::Kernel& k = m.kernels.front();
   sem::DimEnv dims = {{"K", 384}, {"M", 256}, {"N", 384}};
@@ -300,7 +300,7 @@ class TransposedChains : public ::testing::TestWithParam<std::pair<const char*, 
 
 TEST_P(TransposedChains, MatchTheReference) {
   auto [target, file] = GetParam();
-  const sim::Target& t = sim::builtin_target(target);
+  const target::Target& t = target::builtin_target(target);
   ir::Module m = suite_module(file);
   const ir::Kernel& k = m.kernels.front();
   sem::DimEnv dims = {{"M", 256}, {"K", 256}, {"N", 384}, {"R", 256}};

@@ -104,7 +104,7 @@ TEST(LayoutSwap, ARowReductionDoesNotCommute) {
 }
 
 TEST(LayoutSwap, SynthesisFindsTheSwappedMatmul) {
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   SynthesisOptions one;
   one.max_depth = 1;
   SynthesisCache cache;
@@ -122,7 +122,7 @@ TEST(LayoutSwap, GatedMlpChoicesFuseEveryProducer) {
   ir::Kernel k = parse(
       "def f(x: f32[M, K], w1: f32[K, N], w3: f32[K, N], w2: f32[N, K]) -> f32[M, K]:\n"
       "    return matmul(silu(x @ w1) * (x @ w3), w2)\n");
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   SynthesisCache cache;
   KernelChoices kc = instruction_choices(k, t.isa, cache);
   ASSERT_EQ(kc.swaps.size(), 1u);

@@ -29,23 +29,35 @@ struct RuleCase {
   std::vector<Memory> operands;
   Memory out;
   sem::AttrMap attrs;
-  sim::Rule want;
+  target::Rule want;
 };
 
 TEST(Legality, RulesOfTheTargets) {
   const RuleCase cases[] = {
       // "GpSimd Engine cannot access PSUM" (S1), reading or writing.
-      {"trn1", "tensor_copy", Engine::GpSimd, {Memory::Psum}, Memory::Sbuf, {}, sim::Rule::Memory},
-      {"trn2", "tensor_copy", Engine::GpSimd, {Memory::Sbuf}, Memory::Psum, {}, sim::Rule::Memory},
-      {"trn2", "tensor_copy", Engine::GpSimd, {Memory::Sbuf}, Memory::Sbuf, {}, sim::Rule::None},
-      {"trn2", "tensor_copy", Engine::Vector, {Memory::Psum}, Memory::Sbuf, {}, sim::Rule::None},
+      {"trn1",
+       "tensor_copy",
+       Engine::GpSimd,
+       {Memory::Psum},
+       Memory::Sbuf,
+       {},
+       target::Rule::Memory},
+      {"trn2",
+       "tensor_copy",
+       Engine::GpSimd,
+       {Memory::Sbuf},
+       Memory::Psum,
+       {},
+       target::Rule::Memory},
+      {"trn2", "tensor_copy", Engine::GpSimd, {Memory::Sbuf}, Memory::Sbuf, {}, target::Rule::None},
+      {"trn2", "tensor_copy", Engine::Vector, {Memory::Psum}, Memory::Sbuf, {}, target::Rule::None},
       {"trn3",
        "activation",
        Engine::GpSimd,
        {Memory::Psum, Memory::Sbuf},
        Memory::Sbuf,
        {{"func", std::string("exp")}},
-       sim::Rule::Memory},
+       target::Rule::Memory},
       // The ALU operator table (S2): GpSimd runs add and multiply; nothing divides.
       {"trn1",
        "tensor_scalar",
@@ -53,42 +65,42 @@ TEST(Legality, RulesOfTheTargets) {
        {Memory::Sbuf, Memory::Sbuf},
        Memory::Sbuf,
        {{"op0", std::string("sub")}},
-       sim::Rule::Operator},
+       target::Rule::Operator},
       {"trn1",
        "tensor_scalar",
        Engine::GpSimd,
        {Memory::Sbuf, Memory::Sbuf},
        Memory::Sbuf,
        {{"op0", std::string("mul")}},
-       sim::Rule::None},
+       target::Rule::None},
       {"trn2",
        "tensor_scalar",
        Engine::GpSimd,
        {Memory::Sbuf, Memory::Sbuf},
        Memory::Sbuf,
        {{"op0", std::string("mul")}, {"op1", std::string("maximum")}},
-       sim::Rule::Operator},
+       target::Rule::Operator},
       {"trn2",
        "tensor_scalar",
        Engine::Vector,
        {Memory::Sbuf, Memory::Sbuf},
        Memory::Sbuf,
        {{"op0", std::string("sub")}},
-       sim::Rule::None},
+       target::Rule::None},
       {"trn2",
        "tensor_tensor",
        Engine::Vector,
        {Memory::Sbuf, Memory::Sbuf},
        Memory::Sbuf,
        {{"op", std::string("div")}},
-       sim::Rule::Operator},
+       target::Rule::Operator},
       {"trn3",
        "tensor_scalar_reduce",
        Engine::Vector,
        {Memory::Sbuf, Memory::Sbuf},
        Memory::Sbuf,
        {{"op0", std::string("div")}, {"reduce_op", std::string("add")}},
-       sim::Rule::Operator},
+       target::Rule::Operator},
       // trn2's Scalar engine: (mul, add), (mul), (add), never (add, add).
       {"trn2",
        "tensor_scalar_act",
@@ -96,44 +108,45 @@ TEST(Legality, RulesOfTheTargets) {
        {Memory::Sbuf, Memory::Sbuf},
        Memory::Sbuf,
        {{"op0", std::string("add")}, {"operand1", 2.0}},
-       sim::Rule::Requirement},
+       target::Rule::Requirement},
       {"trn2",
        "tensor_scalar_act",
        Engine::Scalar,
        {Memory::Sbuf, Memory::Sbuf},
        Memory::Sbuf,
        {{"op0", std::string("add")}},
-       sim::Rule::None},
+       target::Rule::None},
       {"trn2",
        "tensor_scalar_act",
        Engine::Scalar,
        {Memory::Psum, Memory::Sbuf},
        Memory::Sbuf,
        {{"op0", std::string("mul")}, {"operand1", 2.0}},
-       sim::Rule::None},
+       target::Rule::None},
       {"trn3",
        "tensor_scalar_act",
        Engine::Scalar,
        {Memory::Sbuf, Memory::Sbuf},
        Memory::Sbuf,
        {{"op0", std::string("add")}, {"operand1", -1.0}},
-       sim::Rule::Requirement},
+       target::Rule::Requirement},
   };
   for (const auto& c : cases) {
-    const sim::Target& t = sim::builtin_target(c.target);
+    const target::Target& t = target::builtin_target(c.target);
     const sem::InstrSpec* in = t.isa.find(c.instr);
     ASSERT_NE(in, nullptr) << c.target << " " << c.instr;
-    sim::Breach b = sim::check_instruction(t.legality, *in, c.engine, c.operands, &c.out, c.attrs);
-    EXPECT_EQ(sim::rule_name(b.rule), std::string(sim::rule_name(c.want)))
+    target::Breach b =
+        target::check_instruction(t.legality, *in, c.engine, c.operands, &c.out, c.attrs);
+    EXPECT_EQ(target::rule_name(b.rule), std::string(target::rule_name(c.want)))
         << c.target << " " << c.instr << ": " << b.why;
-    EXPECT_EQ(b.why.empty(), c.want == sim::Rule::None) << b.why;
+    EXPECT_EQ(b.why.empty(), c.want == target::Rule::None) << b.why;
   }
 }
 
 // No instruction of any target offers a divide: it is absent from the documented operator table.
 TEST(Legality, NoInstructionDivides) {
-  for (const auto& name : sim::builtin_target_names()) {
-    const sim::Target& t = sim::builtin_target(name);
+  for (const auto& name : target::builtin_target_names()) {
+    const target::Target& t = target::builtin_target(name);
     for (const auto& i : t.isa.names())
       for (const auto& a : t.isa.find(i)->op.attrs)
         EXPECT_EQ(std::count(a.choices.begin(), a.choices.end(), "div"), 0)
@@ -154,13 +167,14 @@ TEST(Legality, ResolvedRulesAgreeWithTheRulesAsWritten) {
                             Engine::Dma};
   const Memory memories[] = {Memory::Sbuf, Memory::Psum, Memory::Hbm};
   int checked = 0, breaches = 0;
-  for (const auto& name : sim::builtin_target_names()) {
-    const sim::Target& t = sim::builtin_target(name);
-    sim::Legality as_written = t.legality;
+  for (const auto& name : target::builtin_target_names()) {
+    const target::Target& t = target::builtin_target(name);
+    target::Legality as_written = t.legality;
     as_written.resolved.clear();
     for (const auto& i : t.isa.names()) {
       const sem::InstrSpec& in = *t.isa.find(i);
-      ASSERT_NE(sim::resolved_rules(t.legality, in, Engine::Vector), nullptr) << name << " " << i;
+      ASSERT_NE(target::resolved_rules(t.legality, in, Engine::Vector), nullptr)
+          << name << " " << i;
       std::vector<sem::AttrMap> attr_sets = {{}};
       for (const auto& a : in.op.attrs)
         if (std::count(t.legality.alu_attributes.begin(), t.legality.alu_attributes.end(), a.name) >
@@ -173,9 +187,11 @@ TEST(Legality, ResolvedRulesAgreeWithTheRulesAsWritten) {
           for (Memory out : memories)
             for (const auto& attrs : attr_sets) {
               std::vector<Memory> operands(in.op.operands.size(), operand);
-              sim::Breach fast = sim::check_instruction(t.legality, in, e, operands, &out, attrs);
-              sim::Breach slow = sim::check_instruction(as_written, in, e, operands, &out, attrs);
-              EXPECT_EQ(sim::rule_name(fast.rule), std::string(sim::rule_name(slow.rule)))
+              target::Breach fast =
+                  target::check_instruction(t.legality, in, e, operands, &out, attrs);
+              target::Breach slow =
+                  target::check_instruction(as_written, in, e, operands, &out, attrs);
+              EXPECT_EQ(target::rule_name(fast.rule), std::string(target::rule_name(slow.rule)))
                   << name << " " << i << " on " << sem::engine_name(e) << ": " << slow.why;
               EXPECT_EQ(fast.why, slow.why);
               ++checked;
@@ -210,7 +226,7 @@ TEST(Legality, MalformedRulesNameTheFileAndLine) {
   };
   for (const auto& c : cases) {
     try {
-      sim::parse_legality(c.text, "isa.toml");
+      target::parse_legality(c.text, "isa.toml");
       ADD_FAILURE() << "accepted: " << c.text;
     } catch (const UserError& e) {
       EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
@@ -232,7 +248,7 @@ std::vector<SuiteKernel> suite() {
     auto j = sweep::load_job(std::string(TS_SOURCE_DIR) + "/jobs/" + job, sweep::OutputCheck::Skip);
     kernels.insert(kernels.end(), j.kernels.begin(), j.kernels.end());
   }
-  for (const auto& t : sim::builtin_target_names())
+  for (const auto& t : target::builtin_target_names())
     for (const auto& k : kernels) out.push_back({t, k});
   return out;
 }
@@ -248,7 +264,7 @@ class SuiteLegality : public ::testing::TestWithParam<SuiteKernel> {};
 
 TEST_P(SuiteLegality, SampledCandidatesKeepTheRulesAndTheAttainableBound) {
   const auto& [target, jk] = GetParam();
-  const sim::Target& t = sim::builtin_target(target);
+  const target::Target& t = target::builtin_target(target);
   ir::Module m = ir::load_module(jk.file, sem::OpTable::builtin());
   const ir::Kernel& k = m.kernel(jk.name);
   sem::DimEnv dims = sweep::shape_env(jk.shapes.front());
@@ -288,7 +304,7 @@ INSTANTIATE_TEST_SUITE_P(Suites, SuiteLegality, ::testing::ValuesIn(suite()), []
 // relu at 16384 x 16384 on trn2, every candidate: at most the attainable bound's speed (it
 // simulated at 101.4% of the roofline when the roofline used 362.5 GB/s per core).
 TEST(Legality, LargeReluNeverBeatsTheAttainableBound) {
-  const sim::Target& t = sim::builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/relu.py",
                                  sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();

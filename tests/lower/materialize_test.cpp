@@ -57,7 +57,7 @@ TEST(Materialize, ReasonsAreValues) {
     for (const auto& g : plan.groups)
       for (int node : g)
         plan.picks[node] = OpPick{};  // no lowering: each case fails before one is needed
-    Lowered<Program> p = materialize(k, dims, sim::builtin_target("trn2"), plan);
+    Lowered<Program> p = materialize(k, dims, target::builtin_target("trn2"), plan);
     ASSERT_FALSE(p) << c.source;
     EXPECT_EQ(p.no_program().reason, c.reason) << c.source;
   }
@@ -78,7 +78,7 @@ TEST(Materialize, NodeWithoutFrameIsUnsupported) {
   plan.groups = {{node}};
   plan.tiling = {GroupTiling{}};
   sem::DimEnv dims{{"B", 4}, {"M", 256}, {"N", 512}};
-  Lowered<Program> p = materialize(k, dims, sim::builtin_target("trn2"), plan);
+  Lowered<Program> p = materialize(k, dims, target::builtin_target("trn2"), plan);
   ASSERT_FALSE(p) << "a program";
   EXPECT_NE(p.no_program().reason.find("only the last (free) axis is tiled"), std::string::npos)
       << p.no_program().reason;
@@ -120,7 +120,7 @@ Buffer tile(sem::Memory m) {
   return b;
 }
 
-const sem::InstrSpec* copy_spec() { return sim::builtin_target("trn2").isa.find("tensor_copy"); }
+const sem::InstrSpec* copy_spec() { return target::builtin_target("trn2").isa.find("tensor_copy"); }
 
 Inst copy(int from, int to) {
   Inst in;

@@ -45,7 +45,7 @@ void respace(Space& s, const Case& c, int cores) {
   so.max_block = 2;
   so.cores = cores;
   s.space = std::make_unique<lower::CandidateSpace>(s.pk.space_variants(),
-                                                    sim::builtin_target(c.target), c.dims, so);
+                                                    target::builtin_target(c.target), c.dims, so);
 }
 
 std::unique_ptr<Space> space_of(const Case& c, int cores) {
@@ -54,8 +54,8 @@ std::unique_ptr<Space> space_of(const Case& c, int cores) {
                               sem::OpTable::builtin());
   sweep::PrepareOptions o;
   o.propagate.max_variants = 1;
-  s->pk =
-      sweep::prepare_kernel(s->module.kernels[0], sim::builtin_target(c.target).isa, s->cache, o);
+  s->pk = sweep::prepare_kernel(s->module.kernels[0], target::builtin_target(c.target).isa,
+                                s->cache, o);
   respace(*s, c, cores);
   return s;
 }
@@ -87,7 +87,7 @@ TEST_P(MultiCoreCandidates, EveryCoresShareMatchesTheReference) {
 
 TEST_P(MultiCoreCandidates, NoneBeatsTheAttainableBoundAndMoreCoresNeverSlowTheBest) {
   const Case& c = GetParam();
-  const sim::Target& t = sim::builtin_target(c.target);
+  const target::Target& t = target::builtin_target(c.target);
   double previous = std::numeric_limits<double>::infinity();
   auto s = space_of(c, 1);
   const ir::Kernel& k = s->module.kernels[0];

@@ -27,7 +27,7 @@ std::string emit(const Case& c) {
   ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + c.file,
                                  sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
-  const sim::Target& t = sim::builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   lower::SynthesisCache cache;
   sweep::PrepareOptions opts;
   opts.propagate.max_variants = 1;
@@ -81,7 +81,7 @@ TEST_P(NkiGeneric, ReadsGenericDimsFromTheArguments) {
   ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + c.file,
                                  sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
-  const sim::Target& t = sim::builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   lower::SynthesisCache cache;
   sweep::PrepareOptions opts;
   opts.propagate.max_variants = 1;

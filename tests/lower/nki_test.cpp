@@ -39,7 +39,7 @@ struct Builder {
   Inst& inst(int block, const std::string& instr, std::vector<int> in, int out,
              sem::AttrMap attrs = {}, const std::string& note = "") {
     Inst i;
-    i.spec = sim::builtin_target("trn2").isa.find(instr);
+    i.spec = target::builtin_target("trn2").isa.find(instr);
     EXPECT_NE(i.spec, nullptr) << instr;
     i.engine = i.spec->engines.front();
     i.in = std::move(in);
@@ -259,8 +259,8 @@ TEST(Nki, EmittedSourcesCompileAsPython) {
 }
 
 TEST(Nki, EveryBundledInstructionHasATemplate) {
-  for (const auto& target : sim::builtin_target_names()) {
-    const auto& isa = sim::builtin_target(target).isa;
+  for (const auto& target : target::builtin_target_names()) {
+    const auto& isa = target::builtin_target(target).isa;
     for (const auto& name : isa.names()) {
       EXPECT_FALSE(isa.find(name)->nki.empty()) << target << ": " << name;
       EXPECT_FALSE(isa.find(name)->nki_current.empty()) << target << ": " << name;

@@ -40,7 +40,7 @@ class FoldRegion : public ::testing::TestWithParam<FoldCase> {};
 TEST_P(FoldRegion, FindsOneProvedInstruction) {
   const FoldCase& c = GetParam();
   ir::Kernel k = parse(c.source);
-  const sem::InstrTable& isa = sim::builtin_target(c.target).isa;
+  const sem::InstrTable& isa = target::builtin_target(c.target).isa;
   SynthesisCache cache;
   KernelChoices kc = instruction_choices(k, isa, cache, depth_one());
   const PairChoice* region = nullptr;
@@ -113,7 +113,7 @@ TEST(Stationary, ATransposedInputIsTheStationaryOperand) {
   int mm = k.outputs[0];
   EXPECT_TRUE(stationary_lhs(k, mm));
   SynthesisCache cache;
-  KernelChoices kc = instruction_choices(k, sim::builtin_target("trn1").isa, cache, depth_one());
+  KernelChoices kc = instruction_choices(k, target::builtin_target("trn1").isa, cache, depth_one());
   ASSERT_EQ(kc.ops.size(), 1u);
   ASSERT_NE(kc.ops[0].stationary, nullptr);
   EXPECT_EQ(kc.ops[0].stationary->lowerings.front().text, "nc_matmul(x, y)");

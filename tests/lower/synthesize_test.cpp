@@ -154,7 +154,7 @@ TEST(SynthesizeOnBundledTargets, ElementwiseOpsLowerToTheirInstructions) {
       "- b\n",
       "op.py", sem::OpTable::builtin());
   for (const char* t : {"trn1", "trn2", "trn3"}) {
-    const auto& isa = sim::builtin_target(t).isa;
+    const auto& isa = target::builtin_target(t).isa;
     SynthesisResult e = synthesize(m.kernel("e"), isa);
     ASSERT_FALSE(e.lowerings.empty()) << t;
     EXPECT_EQ(e.lowerings[0].depth, 1);
@@ -190,7 +190,7 @@ TEST(SynthesizeOnBundledTargets, RecurrencesLowerToTensorTensorScan) {
   for (const char* t : {"trn1", "trn2", "trn3"})
     for (const Case& c : {Case{"c", "tensor_tensor_scan(broadcast_to(1, shape=(P, F)), x)"},
                           Case{"s", "tensor_tensor_scan(a, b)"}}) {
-      SynthesisResult r = synthesize(m.kernel(c.kernel), sim::builtin_target(t).isa);
+      SynthesisResult r = synthesize(m.kernel(c.kernel), target::builtin_target(t).isa);
       std::vector<std::string> texts;
       for (const auto& l : r.lowerings) {
         EXPECT_TRUE(l.proof.proved()) << l.text;
@@ -208,7 +208,7 @@ TEST(SynthesizeOnBundledTargets, ReductionsKeepTheReducedDimInTheirTile) {
       "def f(x: f32[M, N], y: f32[B, S, N]):\n    return sum(x, axis=1), sum(y, axis=1)\n", "k.py",
       sem::OpTable::builtin());
   SynthesisCache cache;
-  KernelChoices c = instruction_choices(m.kernels[0], sim::builtin_target("trn1").isa, cache);
+  KernelChoices c = instruction_choices(m.kernels[0], target::builtin_target("trn1").isa, cache);
   ASSERT_EQ(c.ops.size(), 2u);
   EXPECT_EQ(c.ops[0].tile, "sum(x: f32[P, F]) -> f32[P, 1]");
   EXPECT_EQ(c.ops[1].tile, "sum(x: f32[P, F]) -> f32[1, F]");
@@ -232,7 +232,7 @@ TEST(SynthesizeOnBundledTargets, SinglePassFusesSquareWithItsMean) {
   const ir::Kernel& k = m.kernels[0];
   auto pair = pair_tile_op(k, k.nodes[k.outputs[0]].inputs[0], k.outputs[0]);
   ASSERT_TRUE(pair);
-  const auto& isa = sim::builtin_target("trn1").isa;
+  const auto& isa = target::builtin_target("trn1").isa;
   SynthesisOptions one;
   one.max_depth = 1;
   EXPECT_TRUE(synthesize(pair->kernel, isa, one).lowerings.empty());

@@ -8,7 +8,7 @@ namespace {
 constexpr Collective kAll[] = {Collective::AllGather, Collective::ReduceScatter,
                                Collective::AllReduce, Collective::AllToAll};
 
-Topology trn2(TopologyKind kind) { return topology_for(sim::builtin_target("trn2"), kind); }
+Topology trn2(TopologyKind kind) { return topology_for(target::builtin_target("trn2"), kind); }
 
 TEST(Collective, BusFactorsExact) {
   struct Case {

@@ -33,7 +33,7 @@ TEST(MeshCost, OverlapModel) {
 
 TEST(MeshCost, ShardedMatmul) {
   MeshShape mesh = parse_mesh_shape("4");
-  Topology t = topology_for(sim::builtin_target("trn2"));
+  Topology t = topology_for(target::builtin_target("trn2"));
   std::vector<CollectiveUse> uses{{Collective::AllReduce, {0}, 256 * 1024 * 4, 0}};
   MeshCost none = mesh_cost(5000, uses, mesh, t);
   CollectiveCost direct =

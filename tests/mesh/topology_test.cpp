@@ -5,10 +5,10 @@
 namespace ts::mesh {
 namespace {
 
-Topology trn2(TopologyKind kind) { return topology_for(sim::builtin_target("trn2"), kind); }
+Topology trn2(TopologyKind kind) { return topology_for(target::builtin_target("trn2"), kind); }
 
 TEST(Topology, FromTargetMeshSection) {
-  Topology t = topology_for(sim::builtin_target("trn2"));
+  Topology t = topology_for(target::builtin_target("trn2"));
   EXPECT_EQ(t.kind, TopologyKind::Torus);
   EXPECT_EQ(t.chips_per_node, 16);
   EXPECT_EQ(t.torus_rows, 4);
@@ -18,8 +18,8 @@ TEST(Topology, FromTargetMeshSection) {
   EXPECT_DOUBLE_EQ(t.hop_latency_ns, 1500);
   EXPECT_DOUBLE_EQ(t.efa_latency_ns, 15000);
   EXPECT_DOUBLE_EQ(t.efa_bytes_per_s, 400e9 / 16);
-  EXPECT_EQ(topology_for(sim::builtin_target("trn3")).kind, TopologyKind::Switch);
-  EXPECT_EQ(topology_for(sim::builtin_target("trn1")).kind, TopologyKind::Torus);
+  EXPECT_EQ(topology_for(target::builtin_target("trn3")).kind, TopologyKind::Switch);
+  EXPECT_EQ(topology_for(target::builtin_target("trn1")).kind, TopologyKind::Torus);
 }
 
 TEST(Topology, ParsesKinds) {
@@ -84,7 +84,7 @@ TEST(Topology, LinkClasses) {
   EXPECT_DOUBLE_EQ(efa.bytes_per_s, 25e9);
 
   // Mesh devices = NeuronCores, 2 per chip: cores 0 and 1 share a chip.
-  const sim::Target& target = sim::builtin_target("trn2");
+  const target::Target& target = target::builtin_target("trn2");
   Topology cores = topology_for(target, std::nullopt, 2);
   Path chip = cores.path(0, 1);
   EXPECT_EQ(chip.link, LinkClass::IntraChip);

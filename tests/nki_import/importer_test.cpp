@@ -102,7 +102,7 @@ TEST_P(Functional, MatchesReferenceAndMovesTheBytesItLoads) {
   const FunctionalCase& c = GetParam();
   std::vector<KernelArg> args;
   for (const auto& a : c.args) args.push_back(parse_kernel_arg(a));
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   ImportedKernel k = import_kernel(read(kernel_path(c.file)), c.file, "", args, t);
   std::vector<ir::Tensor> inputs;
   for (std::size_t i = 0; i < args.size(); ++i)
@@ -153,7 +153,7 @@ INSTANTIATE_TEST_SUITE_P(
 // What spilling moves: the scratch tensor's bytes saved and reloaded (none for a rematerialized
 // array), the written bytes with the saves, and SBUF back under the usable capacity.
 TEST(Spill, CountsSavedAndReloadedBytesAndFits) {
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   const double x_bytes = 5760.0 * 1024 * 4;
   for (const auto& [file, spilled, written] : std::vector<std::tuple<std::string, double, double>>{
            {"spill_remat.py", 0, x_bytes},
@@ -187,7 +187,7 @@ TEST_P(Errors, NameTheConstructAndItsLocation) {
   std::vector<KernelArg> args;
   for (const auto& a : c.args) args.push_back(parse_kernel_arg(a));
   try {
-    import_kernel(kHead + c.source, "k.py", "", args, sim::builtin_target("trn1"));
+    import_kernel(kHead + c.source, "k.py", "", args, target::builtin_target("trn1"));
     FAIL() << "no error for " << c.name;
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
@@ -281,7 +281,7 @@ TEST(JitKernels, ListsTheDecoratedFunctions) {
                     "def helper(x):\n    return x\n@nki.jit\ndef a(x):\n    pass\n@nki.jit()\ndef "
                     "b(x):\n    pass\n";
   EXPECT_EQ(jit_kernels(src, "k.py"), (std::vector<std::string>{"a", "b"}));
-  EXPECT_THROW(import_kernel(src, "k.py", "", {}, sim::builtin_target("trn1")), UserError);
+  EXPECT_THROW(import_kernel(src, "k.py", "", {}, target::builtin_target("trn1")), UserError);
 }
 
 }  // namespace

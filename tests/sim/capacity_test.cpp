@@ -19,7 +19,7 @@ struct CapacityCase {
 };
 
 TEST(Capacity, ReasonsNameWhatDoesNotFit) {
-  const Target& t = builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   const CapacityCase cases[] = {
       {"fits", {128, 2048}, sem::Memory::Sbuf, 4, ""},
       {"sbuf",
@@ -60,7 +60,7 @@ TEST(Capacity, ReasonsNameWhatDoesNotFit) {
 }
 
 TEST(Capacity, CountsEveryCopy) {
-  const Target& t = builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   ProgramBuilder b(t);
   b.sbuf("a", ir::DType::F32, {128, 512}, 3);   // 2 KiB x 3
   b.sbuf("c", ir::DType::BF16, {64, 100}, 1);   // 200 B

@@ -22,7 +22,8 @@ struct CeilingCase {
 
 // Independent loads of [partitions[j], cols] tiles, `trips` times; 4 buffers each so that
 // nothing but the DMA engines orders them.
-lower::Program independent_loads(const Target& t, const CeilingCase& c, std::int64_t trips) {
+lower::Program independent_loads(const target::Target& t, const CeilingCase& c,
+                                 std::int64_t trips) {
   ProgramBuilder b(t);
   for (int l = 0; l < c.loops; ++l) {
     int loop = b.loop(0, trips);
@@ -58,7 +59,7 @@ TEST(DmaCeiling, EngineTimeNeverExceedsElapsedTime) {
       {"trn2", {128}, 256, true, 3},
   };
   for (const auto& c : cases) {
-    const Target& t = builtin_target(c.target);
+    const target::Target& t = target::builtin_target(c.target);
     lower::Program p = independent_loads(t, c, 64);
     SimResult r = simulate(p, t, SimOptions{c.extrapolate, 0, false});
     std::string what = std::string(c.target) + " tiles of " + std::to_string(c.partitions[0]) +
@@ -81,7 +82,7 @@ struct PipelineCase {
 // engines, many periods deep) -> store per [128, cols] row tile, 3 buffers of each: the first
 // loads run ahead into the DMA time the stores do not use yet; the later ones share the engines
 // with the stores.
-lower::Program prefetching_pipeline(const Target& t, const PipelineCase& c) {
+lower::Program prefetching_pipeline(const target::Target& t, const PipelineCase& c) {
   ProgramBuilder b(t);
   int x = b.hbm("x", ir::DType::F32, {128 * c.trips, c.cols});
   int out = b.hbm("out", ir::DType::F32, {128 * c.trips, c.cols});
@@ -112,7 +113,7 @@ TEST(DmaCeiling, PrefetchedLoadsDoNotMakeALoopLookPeriodic) {
         for (std::int64_t cols : {128, 256, 512, 1024, 2048})
           for (int bufs : {2, 3, 4}) cases.push_back({target, chain, trips, cols, bufs});
   for (const auto& c : cases) {
-    const Target& t = builtin_target(c.target);
+    const target::Target& t = target::builtin_target(c.target);
     lower::Program p = prefetching_pipeline(t, c);
     SimResult full = simulate(p, t, SimOptions{false, 0, false});
     SimResult fast = simulate(p, t, SimOptions{true, 0, false});

@@ -39,7 +39,7 @@ struct Builder {
   lower::Inst& inst(int block, const std::string& instr, std::vector<int> in, int out,
                     sem::AttrMap attrs = {}, const std::string& note = "") {
     lower::Inst i;
-    i.spec = builtin_target("trn2").isa.find(instr);
+    i.spec = target::builtin_target("trn2").isa.find(instr);
     EXPECT_NE(i.spec, nullptr) << instr;
     i.engine = i.spec->engines.front();
     i.in = std::move(in);
@@ -230,7 +230,7 @@ TEST(Execute, ShapeMismatchNamesTheInstruction) {
         << e.what();
   }
   // Operands that do not fit the instruction at all.
-  b.p.insts[1].spec = builtin_target("trn2").isa.find("tensor_tensor");
+  b.p.insts[1].spec = target::builtin_target("trn2").isa.find("tensor_tensor");
   b.p.insts[1].in = {xt, yt};
   b.p.insts[1].attrs = {{"op", std::string("add")}};
   try {

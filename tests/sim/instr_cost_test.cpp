@@ -8,7 +8,7 @@ namespace ts::sim {
 namespace {
 
 // x[P, F] -> nc_transpose_pe -> nc_matmul with y[F, K]: the matmul lowering synthesis finds.
-ir::Kernel matmul_program(const Target& t) {
+ir::Kernel matmul_program(const target::Target& t) {
   ir::Kernel k;
   for (auto [name, shape] :
        {std::pair{"x", std::vector<sem::Dim>{sem::Dim::symbol("P"), sem::Dim::symbol("F")}},
@@ -27,15 +27,15 @@ ir::Kernel matmul_program(const Target& t) {
 }
 
 TEST(InstrCost, FormulasFromTheIsaAtConcreteTiles) {
-  const Target& t = builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   ir::Kernel p = matmul_program(t);
   sem::DimEnv env{{"P", 128}, {"F", 128}, {"K", 512}};
   // nc_matmul (S0): max(min(64, m), n) x4 for fp32 = 512 x 4 cycles at 2.8 GHz.
-  EXPECT_NEAR(instr_ns(t, p, p.outputs[0], env), 2048 / 2.8, 1e-9);
+  EXPECT_NEAR(target::instr_ns(t, p, p.outputs[0], env), 2048 / 2.8, 1e-9);
   // The transpose costs what trn1's isa.toml says; the program is the serial sum.
-  double tr = instr_ns(t, p, 2, env);
+  double tr = target::instr_ns(t, p, 2, env);
   EXPECT_GT(tr, 0);
-  EXPECT_NEAR(program_ns(t, p, env), tr + 2048 / 2.8, 1e-9);
+  EXPECT_NEAR(target::program_ns(t, p, env), tr + 2048 / 2.8, 1e-9);
   // Half the moving free size, half the matmul time (above the 64-cycle floor).
   sem::DimEnv half{{"P", 128}, {"F", 128}, {"K", 256}};
   EXPECT_NEAR(instr_ns(t, p, p.outputs[0], half), 1024 / 2.8, 1e-9);
@@ -46,7 +46,7 @@ TEST(InstrCost, UnknownVariableIsAUserError) {
   isa.load(
       "[instr.x]\noperands = [\"a\"]\nexpr = \"a\"\nengines = [\"vector\"]\ncost = \"W * 2\"\n",
       "isa.toml", sem::OpTable::builtin());
-  EXPECT_THROW(formula_value(*isa.find("x"), {}), UserError);
+  EXPECT_THROW(target::formula_value(*isa.find("x"), {}), UserError);
 }
 
 }  // namespace
@@ -56,8 +56,8 @@ namespace ts::sim {
 namespace {
 
 TEST(InstrCost, EveryBundledFormulaEvaluates) {
-  for (const auto& name : builtin_target_names()) {
-    const Target& t = builtin_target(name);
+  for (const auto& name : target::builtin_target_names()) {
+    const target::Target& t = target::builtin_target(name);
     for (const auto& instr : t.isa.names()) {
       const sem::InstrSpec& in = *t.isa.find(instr);
       std::map<std::string, double> vars{
@@ -69,9 +69,9 @@ TEST(InstrCost, EveryBundledFormulaEvaluates) {
         if (!it.group && !it.name.empty()) vars[it.name] = 64;
       for (const auto& a : in.op.attrs) vars[a.name] = 64;
       double v = -1;
-      CostVars vars_of;  // views of the map's keys, which outlive it
+      target::CostVars vars_of;  // views of the map's keys, which outlive it
       for (const auto& [k, x] : vars) vars_of.set(k, x);
-      EXPECT_NO_THROW(v = formula_value(in, vars_of)) << name << " " << instr;
+      EXPECT_NO_THROW(v = target::formula_value(in, vars_of)) << name << " " << instr;
       EXPECT_GT(v, 0) << name << " " << instr;
     }
   }

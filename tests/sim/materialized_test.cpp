@@ -17,7 +17,7 @@ struct KernelCase {
 };
 
 TEST(Materialized, ExtrapolationAgreesAndRooflineHolds) {
-  const Target& t = builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   const KernelCase cases[] = {
       {"matmul.py", {{"M", 1024}, {"K", 1024}, {"N", 2048}}},
       {"rmsnorm.py", {{"M", 4096}, {"N", 2048}}},

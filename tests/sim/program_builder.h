@@ -14,7 +14,7 @@ namespace ts::sim::test {
 
 class ProgramBuilder {
  public:
-  explicit ProgramBuilder(const Target& t) : t_(t) {}
+  explicit ProgramBuilder(const target::Target& t) : t_(t) {}
 
   int hbm(const std::string& name, ir::DType d, std::vector<std::int64_t> shape) {
     return add_buffer(name, sem::Memory::Hbm, d, std::move(shape), 1);
@@ -97,7 +97,7 @@ class ProgramBuilder {
 
   int append(int block, lower::Inst i) { return builder_.append(block, std::move(i)); }
 
-  const Target& t_;
+  const target::Target& t_;
 };
 
 }  // namespace ts::sim::test

@@ -23,7 +23,7 @@ struct RooflineCase {
 };
 
 TEST(Roofline, HandComputedTerms) {
-  const Target& t = builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   const RooflineCase cases[] = {
       // x[M, K] @ w[K, N], f32: traffic (MK + KN + MN) x 4, flops 2 MNK.
       {"matmul.py",
@@ -51,17 +51,18 @@ TEST(Roofline, HandComputedTerms) {
 
 TEST(Roofline, HelpersAreFractionsOfTheLatency) {
   Roofline r = roofline(kernel("matmul.py"), {{"M", 1024}, {"K", 1024}, {"N", 1024}},
-                        builtin_target("trn2"));
+                        target::builtin_target("trn2"));
   EXPECT_DOUBLE_EQ(r.bound_ns, r.matmul_ns);
   EXPECT_DOUBLE_EQ(r.hfu(2 * r.matmul_ns), 0.5);
   EXPECT_DOUBLE_EQ(r.peak_fraction(r.bound_ns), 1.0);
   EXPECT_DOUBLE_EQ(r.traffic_efficiency(r.memory_ns * 4), 0.25);
-  EXPECT_THROW(roofline(kernel("matmul.py"), {{"M", 8}}, builtin_target("trn2")), UserError);
+  EXPECT_THROW(roofline(kernel("matmul.py"), {{"M", 8}}, target::builtin_target("trn2")),
+               UserError);
 }
 
 TEST(Roofline, SimulatedLatencyNeverBeatsTheAttainableBound) {
   for (const char* name : {"trn1", "trn2", "trn3"}) {
-    const Target& t = builtin_target(name);
+    const target::Target& t = target::builtin_target(name);
     // A large element-wise kernel runs within 10% of the attainable DMA bound (and not below it),
     // while AccelOpt's HBM constants stay out of the simulator's reach (62% on trn1, 58% on trn2).
     Roofline relu = roofline(kernel("relu.py"), {{"M", 128 * 64}, {"N", 4096}}, t);
@@ -89,7 +90,7 @@ TEST(Roofline, SimulatedLatencyNeverBeatsTheAttainableBound) {
 // operations an instruction applies per element (activation_reduce: sum of func(x * scale + bias)).
 TEST(Roofline, AttainablePeaksComeFromTheTargetDescription) {
   for (const char* name : {"trn1", "trn2", "trn3"}) {
-    const Target& t = builtin_target(name);
+    const target::Target& t = target::builtin_target(name);
     const AttainablePeaks& p = attainable_peaks(t);
     EXPECT_DOUBLE_EQ(p.dma_bytes_per_s,
                      t.dma.engines_per_core * t.dma.bytes_per_ns_per_engine * 1e9)
@@ -107,13 +108,13 @@ TEST(Roofline, AttainablePeaksComeFromTheTargetDescription) {
     EXPECT_DOUBLE_EQ(p.element_ops_per_s, 4 * elements) << name;
   }
   // trn2: 16 engines x 23 B/ns = 368 GB/s; 2 x 128 x 128 x 2.4 GHz = 78.6 BF16 TFLOPS.
-  EXPECT_DOUBLE_EQ(attainable_peaks(builtin_target("trn2")).matmul_flops_bf16, 78.6432e12);
+  EXPECT_DOUBLE_EQ(attainable_peaks(target::builtin_target("trn2")).matmul_flops_bf16, 78.6432e12);
 }
 
 // More cores divide the compute terms; the memory term stops at the bandwidth of the HBM stacks
 // the cores touch (trn2: two cores per stack of 2.9 TB/s / 4), the chip's at most.
 TEST(Roofline, AttainableBoundScalesWithTheCores) {
-  const Target& t = builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   sem::DimEnv dims{{"M", 4096}, {"N", 4096}};
   Roofline one = roofline(kernel("relu.py"), dims, t),
            two = roofline(kernel("relu.py"), dims, t, 2),

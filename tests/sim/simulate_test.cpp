@@ -10,7 +10,7 @@ namespace {
 using sem::Engine;
 using test::ProgramBuilder;
 
-const Target& trn2() { return builtin_target("trn2"); }
+const target::Target& trn2() { return target::builtin_target("trn2"); }
 
 SimResult run(const lower::Program& p, bool extrapolate = false) {
   return simulate(p, trn2(), SimOptions{extrapolate, 0, true});
@@ -158,7 +158,7 @@ TEST(Overlap, DoubleBufferingPipelines) {
 }
 
 TEST(Ordering, ReadAfterWriteAndWriteAfterRead) {
-  const Target& t = trn2();
+  const target::Target& t = trn2();
   for (int bufs : {1, 2}) {
     lower::Program p = pipeline(4, 512, bufs);
     SimResult r = run(p);
@@ -181,7 +181,7 @@ TEST(Ordering, ReadAfterWriteAndWriteAfterRead) {
 }
 
 TEST(Psum, AccumulationGroupIsOneVersion) {
-  const Target& t = trn2();
+  const target::Target& t = trn2();
   ProgramBuilder b(t);
   int st = b.sbuf("stationary", ir::DType::BF16, {128, 128});
   int mv = b.sbuf("moving", ir::DType::BF16, {128, 512});

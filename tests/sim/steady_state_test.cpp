@@ -13,7 +13,7 @@ struct Case {
   bool skips;  // long enough that extrapolation must skip iterations
 };
 
-std::vector<Case> cases(const Target& t) {
+std::vector<Case> cases(const target::Target& t) {
   using test::elementwise, test::matmul, test::rownorm;
   std::vector<Case> c;
   for (int bufs : {1, 2, 3}) {
@@ -37,7 +37,7 @@ std::vector<Case> cases(const Target& t) {
 
 TEST(SteadyState, ExtrapolationWithinOnePercentOfFullSimulation) {
   for (const char* target : {"trn1", "trn2", "trn3"}) {
-    const Target& t = builtin_target(target);
+    const target::Target& t = target::builtin_target(target);
     for (const auto& c : cases(t)) {
       SimResult full = simulate(c.p, t, SimOptions{false, 0, false});
       SimResult fast = simulate(c.p, t, SimOptions{true, 0, false});
@@ -61,7 +61,7 @@ TEST(SteadyState, ExtrapolationWithinOnePercentOfFullSimulation) {
 
 TEST(SteadyState, ExactForAPeriodicLoop) {
   // Independent back-to-back matmuls are periodic from the start: extrapolation is exact.
-  const Target& t = builtin_target("trn2");
+  const target::Target& t = target::builtin_target("trn2");
   test::ProgramBuilder b(t);
   int st = b.sbuf("stationary", ir::DType::BF16, {128, 128});
   int mv = b.sbuf("moving", ir::DType::BF16, {128, 512});

@@ -79,7 +79,7 @@ cost = "maximum(MIN_II, N)"
 )toml";
 
 TEST(Target, Loads) {
-  Target t = load_target(kTarget, "target.toml", kIsa, "isa.toml");
+  target::Target t = target::load_target(kTarget, "target.toml", kIsa, "isa.toml");
   EXPECT_EQ(t.name, "toy");
   EXPECT_EQ(t.sbuf.bytes_per_partition, 196608);
   EXPECT_DOUBLE_EQ(t.engines.at(sem::Engine::Tensor).clock_hz, 2.8e9);
@@ -94,7 +94,7 @@ std::string error(const std::string& from, const std::string& to) {
   std::string text = kTarget;
   text.replace(text.find(from), from.size(), to);
   try {
-    load_target(text, "target.toml", kIsa, "isa.toml");
+    target::load_target(text, "target.toml", kIsa, "isa.toml");
   } catch (const UserError& e) {
     return std::string(e.what());
   }
@@ -159,15 +159,16 @@ namespace ts::sim {
 namespace {
 
 TEST(BuiltinTargets, AllLoadAndDifferWhereTheHardwareDoes) {
-  const Target& t1 = builtin_target("trn1");
-  const Target& t2 = builtin_target("trn2");
-  const Target& t3 = builtin_target("trn3");
+  const target::Target& t1 = target::builtin_target("trn1");
+  const target::Target& t2 = target::builtin_target("trn2");
+  const target::Target& t3 = target::builtin_target("trn3");
   EXPECT_EQ(t1.chip.neuron_cores, 2);
   EXPECT_EQ(t2.chip.neuron_cores, 8);
   EXPECT_EQ(t1.chip.hbm_stacks, 2);  // A1
   EXPECT_EQ(t2.chip.hbm_stacks, 4);  // A2: an LNC=2 pair per stack
   EXPECT_EQ(t3.chip.hbm_stacks, 4);  // A3
-  for (const Target* t : {&t1, &t2, &t3}) EXPECT_GT(t->overheads.core_barrier_ns, 0) << t->name;
+  for (const target::Target* t : {&t1, &t2, &t3})
+    EXPECT_GT(t->overheads.core_barrier_ns, 0) << t->name;
   EXPECT_FALSE(t1.has_instr("dma_transpose"));
   EXPECT_TRUE(t2.has_instr("dma_transpose"));
   EXPECT_EQ(t1.isa.find("nc_matmul")->limits.at("n"), 512);
@@ -178,13 +179,13 @@ TEST(BuiltinTargets, AllLoadAndDifferWhereTheHardwareDoes) {
         "activation_reduce", "reciprocal", "tensor_tensor", "tensor_scalar", "scalar_tensor_tensor",
         "tensor_reduce", "tensor_partition_reduce", "tensor_scalar_reduce", "tensor_tensor_scan",
         "memset", "iota", "affine_select"})
-    for (const Target* t : {&t1, &t2, &t3})
+    for (const target::Target* t : {&t1, &t2, &t3})
       EXPECT_TRUE(t->has_instr(instr)) << t->name << " " << instr;
 }
 
 TEST(BuiltinTargets, UnknownNameIsAUserError) {
   try {
-    builtin_target("trn9");
+    target::builtin_target("trn9");
     FAIL();
   } catch (const UserError& e) {
     EXPECT_STREQ(e.what(), "error: unknown target 'trn9' (bundled targets: trn1, trn2, trn3)");

@@ -6,7 +6,7 @@
 namespace ts::sim::test {
 
 // load -> activation -> store over `trips` row tiles of [rows, cols], bufs copies of each tile.
-inline lower::Program elementwise(const Target& t, std::int64_t trips, std::int64_t rows,
+inline lower::Program elementwise(const target::Target& t, std::int64_t trips, std::int64_t rows,
                                   std::int64_t cols, int bufs, ir::DType dtype = ir::DType::F32,
                                   int cores = 1) {
   ProgramBuilder b(t);
@@ -25,8 +25,9 @@ inline lower::Program elementwise(const Target& t, std::int64_t trips, std::int6
 
 // out[M, N] = x[M, K] @ w[K, N] in tiles of 128 x 512 (K in steps of 128): per output tile, K/128
 // pairs of loads and accumulating matmuls, a PSUM -> SBUF copy on `evict` and a store.
-inline lower::Program matmul(const Target& t, std::int64_t m, std::int64_t n, std::int64_t k,
-                             ir::DType dtype, int bufs, sem::Engine evict = sem::Engine::Vector) {
+inline lower::Program matmul(const target::Target& t, std::int64_t m, std::int64_t n,
+                             std::int64_t k, ir::DType dtype, int bufs,
+                             sem::Engine evict = sem::Engine::Vector) {
   ProgramBuilder b(t);
   int xt = b.hbm("xT", dtype, {k, m});
   int w = b.hbm("w", dtype, {k, n});
@@ -51,7 +52,7 @@ inline lower::Program matmul(const Target& t, std::int64_t m, std::int64_t n, st
 
 // rmsnorm-like rows: load, square-and-sum on Scalar, rsqrt on Scalar, scale on Vector, store;
 // tiles of [rows, cols] with small partition counts to exercise DMA engine rotation.
-inline lower::Program rownorm(const Target& t, std::int64_t trips, std::int64_t rows,
+inline lower::Program rownorm(const target::Target& t, std::int64_t trips, std::int64_t rows,
                               std::int64_t cols, int bufs) {
   ProgramBuilder b(t);
   int x = b.hbm("x", ir::DType::F32, {rows * trips, cols});

@@ -125,7 +125,7 @@ shapes = ["1", "2"]
   Plan plan(job);
   ASSERT_EQ(plan.meshes().size(), 2u);
   EXPECT_EQ(plan.keys(), 2);
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   const ir::Kernel& k = plan.spaces().front().prepared->variants.variants[0].kernel;
   const sem::DimEnv global = {{"M", 256}, {"K", 512}, {"N", 128}};
   const double roof = sim::roofline(k, global, t).bound_ns;

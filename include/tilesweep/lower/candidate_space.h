@@ -67,7 +67,7 @@ struct SpaceCounts {
 
 class CandidateSpace {
  public:
-  CandidateSpace(std::vector<SpaceVariant> variants, const sim::Target& target, sem::DimEnv dims,
+  CandidateSpace(std::vector<SpaceVariant> variants, const target::Target& target, sem::DimEnv dims,
                  const SpaceOptions& options = {});
 
   std::int64_t size() const { return size_; }
@@ -128,7 +128,7 @@ class CandidateSpace {
   static const char* form_name(const SpaceSection& s);
 
   std::vector<SpaceVariant> variants_;
-  const sim::Target& target_;
+  const target::Target& target_;
   sem::DimEnv dims_;
   SpaceOptions options_;
   std::vector<SpaceSection> sections_;

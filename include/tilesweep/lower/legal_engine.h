@@ -1,4 +1,4 @@
-// The target's legality rules (sim::Legality, from isa.toml [legality]) applied to programs: the
+// The target's legality rules (target::Legality, from isa.toml [legality]) applied to programs: the
 // engine each instruction runs on is one that keeps the rules (the candidate's pick when it
 // does, else the first of the instruction's engines that does), and a built program can be checked
 // instruction by instruction.
@@ -15,17 +15,18 @@ namespace ts::lower {
 
 // What instruction `in` of `p` breaks on `engine` (its operands' and result's memories, its
 // attributes); a DMA breaks nothing here.
-sim::Breach breach_on(const Program& p, const Inst& in, sem::Engine engine, const sim::Legality& l);
+target::Breach breach_on(const Program& p, const Inst& in, sem::Engine engine,
+                         const target::Legality& l);
 
 // Sets `in.engine` to a legal engine: kept when legal, else the first legal one of its spec's
 // engines. NoProgram when none is (the candidate cannot be built on this target).
-std::optional<NoProgram> make_engine_legal(const Program& p, Inst& in, const sim::Legality& l);
+std::optional<NoProgram> make_engine_legal(const Program& p, Inst& in, const target::Legality& l);
 
 // Every instruction of `p` that breaks a rule, with what it breaks.
 struct InstBreach {
   int inst = -1;
-  sim::Breach breach;
+  target::Breach breach;
 };
-std::vector<InstBreach> legality_breaches(const Program& p, const sim::Legality& l);
+std::vector<InstBreach> legality_breaches(const Program& p, const target::Legality& l);
 
 }  // namespace ts::lower

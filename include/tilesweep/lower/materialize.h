@@ -61,7 +61,7 @@ struct OpPick {
 struct Prefix;
 // NoProgram for a layout op or an output no DMA access pattern expresses.
 Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims,
-                                                   const sim::Target& t,
+                                                   const target::Target& t,
                                                    const std::vector<std::vector<int>>& groups,
                                                    std::vector<const ir::Kernel*> lowerings = {});
 
@@ -78,12 +78,12 @@ struct ProgramPlan {
   const Prefix* prefix = nullptr;  // make_prefix(k, dims, t, groups), or null to compute it here
   bool notes = true;               // Inst::note filled in (for people: printing, NKI comments)
   // The target's rules rebind() keeps the engines to (materialize() takes them from its target).
-  const sim::Legality* legality = nullptr;
+  const target::Legality* legality = nullptr;
 };
 
 // NoProgram (with the reason) when a layout op or an op form has no program yet; throws
 // UserError when the dims do not satisfy the kernel. The program passes validate().
-Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
                              const ProgramPlan& plan);
 
 // The engines and multi-buffering depths of `p` (materialized from a plan that differs from

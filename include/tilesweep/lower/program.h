@@ -21,7 +21,7 @@
 
 namespace ts::lower {
 
-using sim::CostVars;  // the cost variables belong to the target description
+using target::CostVars;  // the cost variables belong to the target description
 
 // Loop terms of an affine start: sum over (block b, step s) of iter(b) * s.
 using Terms = SmallVector<std::pair<int, std::int64_t>, 3>;

@@ -67,7 +67,7 @@ struct Topology {
 
 // The topology of `target`'s mesh; `kind` overrides the target's (a job's [mesh] topology);
 // devices_per_chip > 1 makes the mesh devices NeuronCores (must divide the chip's cores).
-Topology topology_for(const sim::Target& target, std::optional<TopologyKind> kind = {},
+Topology topology_for(const target::Target& target, std::optional<TopologyKind> kind = {},
                       int devices_per_chip = 1);
 
 }  // namespace ts::mesh

@@ -42,6 +42,6 @@ std::vector<std::string> jit_kernels(std::string_view source, const std::string&
 // a shape error in the kernel; UserError naming --arg for a missing or unknown argument.
 ImportedKernel import_kernel(std::string_view source, const std::string& file,
                              const std::string& kernel, const std::vector<KernelArg>& args,
-                             const sim::Target& t);
+                             const target::Target& t);
 
 }  // namespace ts::nki

@@ -24,9 +24,9 @@ struct AttainablePeaks {
 // From target.toml ([dma], [engine.*], [chip]) and the isa.toml cost formulas, evaluated at the
 // instructions' tile limits. Computed once per target (a cache keyed by the target's address
 // and texts); thread-safe.
-const AttainablePeaks& attainable_peaks(const Target& t);
+const AttainablePeaks& attainable_peaks(const target::Target& t);
 
 // The same, not cached (tests of edited targets).
-AttainablePeaks compute_attainable_peaks(const Target& t);
+AttainablePeaks compute_attainable_peaks(const target::Target& t);
 
 }  // namespace ts::sim

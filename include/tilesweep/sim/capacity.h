@@ -23,6 +23,6 @@ struct Capacity {
 
 // Checks partitions (<= the memory's partitions), SBUF bytes (<= usable_bytes_per_partition),
 // PSUM tiles (each <= bank_bytes per partition) and PSUM banks (<= banks).
-Capacity check_capacity(const lower::Program& p, const Target& t);
+Capacity check_capacity(const lower::Program& p, const target::Target& t);
 
 }  // namespace ts::sim

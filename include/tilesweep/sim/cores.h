@@ -12,14 +12,14 @@
 namespace ts::sim {
 
 // HBM bandwidth (B/s) one of `cores` cores may use: the stacks they touch, shared evenly.
-double hbm_bytes_per_s_per_core(const Target& t, int cores);
+double hbm_bytes_per_s_per_core(const target::Target& t, int cores);
 
 // The time (ns) of one barrier between `cores` cores: ceil(log2 cores) rounds of
 // overheads.core_barrier_ns (a dissemination barrier); 0 for one core.
-double core_barrier_ns(const Target& t, int cores);
+double core_barrier_ns(const target::Target& t, int cores);
 
 // UserError unless 1 <= cores <= the target's NeuronCores per chip; `what` names the setting
 // in the message ("--cores", "[search] cores").
-void check_cores(const Target& t, int cores, const std::string& what);
+void check_cores(const target::Target& t, int cores, const std::string& what);
 
 }  // namespace ts::sim

@@ -51,6 +51,7 @@ struct Roofline {
 // `cores` NeuronCores: the peaks times the cores, the traffic over their DMA capped by the HBM
 // stacks they touch (cores.h; one core: AccelOpt's constant as published). UserError when a dim
 // of `dims` is missing.
-Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const Target& t, int cores = 1);
+Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
+                  int cores = 1);
 
 }  // namespace ts::sim

@@ -78,6 +78,6 @@ struct SimResult {
 // capacity.h) are not simulated. InternalError for a program that fails lower::validate.
 // Thread-safe: no shared state; cost roughly linear in the simulated instructions, which are at
 // most o.max_simulated.
-SimResult simulate(const lower::Program& p, const Target& t, const SimOptions& o = {});
+SimResult simulate(const lower::Program& p, const target::Target& t, const SimOptions& o = {});
 
 }  // namespace ts::sim

@@ -39,7 +39,7 @@ struct MeshSetting {
 // ("replicate" first, so never empty). `topology` overrides the target's own (a job's [mesh]).
 // The roofline is for a device's kernel on up to `cores` NeuronCores (sim::roofline).
 std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global,
-                                       const sim::Target& target, const mesh::MeshShape& mesh,
+                                       const target::Target& target, const mesh::MeshShape& mesh,
                                        std::optional<mesh::TopologyKind> topology = std::nullopt,
                                        int cores = 1);
 

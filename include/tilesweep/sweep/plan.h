@@ -39,7 +39,7 @@ struct SpaceEntry {
   sem::DimEnv dims;  // the local dims the space is built at (the shape itself on one device)
   MeshSetting
       setting;  // mesh text, sharding, collectives, roofline of the whole kernel over the devices
-  const sim::Target* machine = nullptr;
+  const target::Target* machine = nullptr;
   const PreparedKernel* prepared = nullptr;
   double roofline_ns =
       0;  // setting.roofline.bound_ns: of the original kernel (variant 0), global shape

@@ -31,10 +31,10 @@ struct CandidateScore {
 // Never throws for an infeasible candidate: it is a recorded result. Through a cursor when
 // scoring a run of candidates (neighbours share their program's structure).
 CandidateScore score_candidate(const lower::CandidateSpace& space, std::int64_t index,
-                               const sim::Target& t);
+                               const target::Target& t);
 CandidateScore score_candidate(lower::CandidateCursor& cursor, std::int64_t index,
-                               const sim::Target& t);
-CandidateScore score_program(const lower::Program& p, const sim::Target& t);
+                               const target::Target& t);
+CandidateScore score_program(const lower::Program& p, const target::Target& t);
 
 // Best-first order: latency, then index.
 bool better(const CandidateScore& a, const CandidateScore& b);
@@ -48,11 +48,11 @@ struct RangeResult {
 
 // Scores candidates [first, last) in parallel; keeps the best `keep`.
 RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, std::int64_t last,
-                        const sim::Target& t, std::size_t keep);
+                        const target::Target& t, std::size_t keep);
 // The same over the candidates at `sample` positions [first, last). When `stop` turns nonzero,
 // the candidates not yet begun are skipped and it throws UnitInterrupted (interrupt.h).
 RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample,
-                        std::int64_t first, std::int64_t last, const sim::Target& t,
+                        std::int64_t first, std::int64_t last, const target::Target& t,
                         std::size_t keep, const std::atomic<int>* stop = nullptr);
 
 // Merges b into a (best `keep` kept).

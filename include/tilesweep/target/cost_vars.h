@@ -13,7 +13,7 @@
 
 #include "tilesweep/base/error.h"
 
-namespace ts::sim {
+namespace ts::target {
 
 class CostVars {
  public:
@@ -67,4 +67,4 @@ class CostVars {
   std::size_t size_ = 0;
 };
 
-}  // namespace ts::sim
+}  // namespace ts::target

@@ -14,7 +14,7 @@
 #include "tilesweep/target/cost_vars.h"
 #include "tilesweep/target/target.h"
 
-namespace ts::sim {
+namespace ts::target {
 
 // Evaluates a cost formula. Variables: the instruction's pattern dims (by name), N (free
 // elements per partition of the output), P (partitions of the output), MIN_II, fp32 (1 or 0),
@@ -40,4 +40,4 @@ double instr_ns(const Target& t, const ir::Kernel& program, int node, const sem:
 // Sum of instr_ns over the program's instruction nodes (a serial bound, no overlap).
 double program_ns(const Target& t, const ir::Kernel& program, const sem::DimEnv& env);
 
-}  // namespace ts::sim
+}  // namespace ts::target

@@ -14,7 +14,7 @@
 #include "tilesweep/semantics/attr.h"
 #include "tilesweep/semantics/instr_spec.h"
 
-namespace ts::sim {
+namespace ts::target {
 
 struct EngineRules {
   std::vector<sem::Memory> memory;  // the memories its operands and results may be in
@@ -84,4 +84,4 @@ Breach check_instruction(const Legality& l, const sem::InstrSpec& in, sem::Engin
 // file and line. No [legality] table: no rules.
 Legality parse_legality(const std::string& isa_text, const std::string& isa_file);
 
-}  // namespace ts::sim
+}  // namespace ts::target

@@ -11,7 +11,7 @@
 #include "tilesweep/semantics/instr_spec.h"
 #include "tilesweep/target/legality.h"
 
-namespace ts::sim {
+namespace ts::target {
 
 struct EngineSpec {
   double clock_hz = 0;
@@ -85,4 +85,4 @@ std::vector<std::string> builtin_target_names();
 // Loads src/targets/<dir name>/target.toml and isa.toml from a folder.
 Target load_target_dir(const std::string& dir, const sem::OpTable& ops = sem::OpTable::builtin());
 
-}  // namespace ts::sim
+}  // namespace ts::target

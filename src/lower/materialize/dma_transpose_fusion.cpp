@@ -33,7 +33,7 @@ Lowered<bool> fuse_dma_transpose(Emission& e, const sem::InstrSpec* spec, const 
   for (auto& d : load.hbm.tile_dim)
     if (d >= 0) d = 1 - d;
   const Shape loaded[] = {Shape(b.shape.begin(), b.shape.end())};
-  auto v = sim::instr_vars(e.target, *spec, loaded, shape, b.dtype);
+  auto v = target::instr_vars(e.target, *spec, loaded, shape, b.dtype);
   load.vars = v.vars;
   if (e.plan.notes) load.note += " (transposed by the DMA)";
   b.shape.assign(shape.begin(), shape.end());

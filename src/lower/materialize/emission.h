@@ -31,7 +31,7 @@
 
 namespace ts::lower {
 
-using Shape = sim::TileShape;
+using Shape = target::TileShape;
 
 struct Tile {
   int buffer = -1;
@@ -98,12 +98,12 @@ struct Nest {
 
 // What the passes append to: the program being built and what they remember between ops.
 struct Emission {
-  Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+  Emission(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
            const ProgramPlan& plan, const Prefix& prefix, Program start);
 
   const ir::Kernel& kernel;
   const sem::DimEnv& dims;
-  const sim::Target& target;
+  const target::Target& target;
   const ProgramPlan& plan;
   const Prefix& prefix;
   ProgramBuilder builder;

@@ -42,7 +42,7 @@ std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
   return 1;
 }
 
-Emission::Emission(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+Emission::Emission(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
                    const ProgramPlan& plan, const Prefix& prefix, Program start)
     : kernel(k), dims(dims), target(t), plan(plan), prefix(prefix), builder(std::move(start)) {
   std::size_t n = k.nodes.size();
@@ -95,7 +95,7 @@ Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec,
   in.engine = engine_of(*spec, engine_index(e.plan, engine));
   in.engine_node = engine.node;
   in.engine_copies = engine.copies;
-  auto v = sim::instr_vars(e.target, *in.spec, {operands.data(), operands.size()}, out, dt);
+  auto v = target::instr_vars(e.target, *in.spec, {operands.data(), operands.size()}, out, dt);
   if (v.repeat > 1 && moves_across_partitions(*in.spec))
     return NoProgram{
         fmt::format(

@@ -37,7 +37,7 @@ std::optional<NoProgram> unplaced_node(const ir::Kernel& k, const Prefix& prefix
 
 }  // namespace
 
-Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const sim::Target& t,
+Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
                              const ProgramPlan& plan) {
   std::optional<Lowered<Prefix>> own;
   if (!plan.prefix) {
@@ -76,7 +76,7 @@ void rebind(Program& p, const ProgramPlan& plan) {
 }
 
 Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims,
-                                                   const sim::Target& t,
+                                                   const target::Target& t,
                                                    const std::vector<std::vector<int>>& groups,
                                                    std::vector<const ir::Kernel*> lowerings) {
   Lowered<Prefix> laid_out = lay_out_hbm(k, dims, groups);
