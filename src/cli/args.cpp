@@ -63,10 +63,14 @@ void check_dims(const ir::Kernel& k, const sem::DimEnv& dims) {
     if (!dims.count(d))
       throw UserError(fmt::format(
           "error: --shape: dim '{}' of kernel '{}' is missing (give all of: {})", d, k.name, all));
-  for (const auto& p : k.preconditions)
-    if (p.holds(dims) == false)
-      throw UserError(
-          fmt::format("error: --shape: kernel '{}' needs {} ({})", k.name, p.str(), p.what));
+  for (const auto& p : k.preconditions) {
+    if (p.holds(dims) != false) continue;
+    std::string what = fmt::format(
+        "--shape: kernel '{}' requires {} ({}), but the shape gives {}; pick dims where {} holds",
+        k.name, p.str(), p.what, p.values(dims), p.str());
+    if (p.loc.known()) throw UserError(p.loc, what);
+    throw UserError("error: " + what);
+  }
 }
 
 }  // namespace ts::cli

@@ -11,6 +11,7 @@
 #include "tilesweep/base/suggest.h"
 #include "tilesweep/ir/ast.h"
 #include "tilesweep/ir/graph_edit.h"
+#include "tilesweep/semantics/dim_relation.h"
 
 namespace ts::ir {
 
@@ -755,8 +756,8 @@ class Elaborator {
         // restriction of the dims: `-> f32[M, N // 2]` on `x[:, ::2]` (width (N + 1) // 2)
         // would otherwise make the kernel one of even N only. It is kept (as a precondition
         // the prover checks) only where the kernel's own preconditions already imply it, as
-        // in a 2x2 max pool whose halves must match.
-        if (!(want[j].has_floordiv() || n.shape[j].has_floordiv())) {
+        // in a 2x2 max pool whose halves must match, or a reshape's C == D * H.
+        if (!(want[j].has_floordiv() || n.shape[j].has_floordiv() || !k_.preconditions.empty())) {
           ok = false;
           break;
         }
@@ -766,9 +767,7 @@ class Elaborator {
                "inferred shape (or constrain the parameters' shapes)",
                f.name, dtype_name(n.dtype), format_shape(n.shape), dtype_name(t.dtype),
                format_shape(want), describe(*env));
-        ir::add_precondition(
-            k_, {n.shape[j], sem::BinOp::Eq, want[j],
-                 fmt::format("the declared return shape at line {}", anns[i]->loc.line)});
+        declared_precondition(n.shape[j], want[j], anns[i]->loc);
       }
       if (!ok)
         fail(anns[i]->loc, "'{}' returns {}{} but its annotation declares {}{}", f.name,
@@ -777,6 +776,21 @@ class Elaborator {
         fail(anns[i]->loc, "'{}' returns {} values but its annotation declares {}: {}", f.name,
              dtype_name(n.dtype), dtype_name(t.dtype), dtype_origin(k_.outputs[i], t.dtype));
     }
+  }
+
+  // A declared return dim the kernel's preconditions imply: kept for the prover to check
+  // (ir/verify's declared_shapes), in the same form as the relation it follows from.
+  void declared_precondition(const Dim& got, const Dim& want, const SourceLoc& loc) {
+    sem::Precondition p{got, sem::BinOp::Eq, want,
+                        fmt::format("the declared return shape at line {}", loc.line), loc};
+    if (!got.has_floordiv() && !want.has_floordiv()) {
+      sem::DimRelation r = sem::relate(got, want);
+      if (r.kind == sem::DimRelation::Relation) {
+        p.lhs = r.lhs;
+        p.rhs = r.rhs;
+      }
+    }
+    ir::add_precondition(k_, std::move(p));
   }
 
   // How a value, here called `what`, is described in a message.

@@ -321,9 +321,11 @@ std::vector<Tensor> evaluate(const Kernel& k, const sem::DimEnv& dims,
                              const std::vector<Tensor>& inputs, Precision precision) {
   for (const auto& p : k.preconditions) {
     auto ok = p.holds(dims);
-    if (!ok || !*ok)
-      throw UserError(fmt::format("error: kernel '{}' needs {} ({}), which fails for {}", k.name,
-                                  p.str(), p.what, format_env(dims)));
+    if (ok && *ok) continue;
+    std::string what = fmt::format("kernel '{}' requires {} ({}), which fails for {}: {}", k.name,
+                                   p.str(), p.what, format_env(dims), p.values(dims));
+    if (p.loc.known()) throw UserError(p.loc, what);
+    throw UserError("error: " + what);
   }
   if (inputs.size() != k.params.size())
     throw UserError(fmt::format("error: kernel '{}' takes {} inputs, got {}", k.name,

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "tilesweep/semantics/dim_relation.h"
+
 namespace ts::sem {
 
 std::optional<bool> Precondition::holds(const DimEnv& env) const {
@@ -25,6 +27,16 @@ std::optional<bool> Precondition::holds(const DimEnv& env) const {
     default:
       return std::nullopt;
   }
+}
+
+std::string Precondition::values(const DimEnv& env) const {
+  auto text = [&](const Dim& d) {
+    auto v = d.evaluate(env);
+    std::string value = v ? std::to_string(*v) : "unbound";
+    return d.is_const() ? d.str() : d.str() + " = " + value;
+  };
+  if (rhs.is_const()) return text(lhs);
+  return text(lhs) + " and " + text(rhs);
 }
 
 namespace {
@@ -209,14 +221,19 @@ class Instantiator {
     }
   }
 
-  // Equal dims, or a precondition when equality depends on divisibility; otherwise an error.
+  // Equal dims, or a precondition when equality holds for some dims only (divisibility, or a
+  // relation such as N == 2 * F); an error (false) when no dims satisfy it or it only renames a
+  // dim (K == N: the kernel should give them one name).
   bool unify(const Dim& a, const Dim& b, const std::string& what) {
     if (a == b) return true;
     if ((a.has_floordiv() || b.has_floordiv()) && !(a - b).is_const()) {
-      inst_.preconditions.push_back({a, BinOp::Eq, b, what});
+      inst_.preconditions.push_back({a, BinOp::Eq, b, what, loc_});
       return true;
     }
-    return false;
+    DimRelation r = relate(a, b);
+    if (r.kind != DimRelation::Relation) return false;
+    inst_.preconditions.push_back({r.lhs, BinOp::Eq, r.rhs, what, loc_});
+    return true;
   }
 
   void bind_dim(const std::string& name, const Dim& d, int k) {
@@ -412,25 +429,48 @@ class Instantiator {
       if (c.kind != Expr::Binary) spec_error(c, "a requirement must be a comparison");
       Dim a = eval_size(*c.args[0], r.group ? j : -1, r.group ? r.name : "");
       Dim b = eval_size(*c.args[1], r.group ? j : -1, r.group ? r.name : "");
-      Precondition p{a, c.op, b, fmt::format("'{}' requires {}", op_.name, to_string(c))};
+      Precondition p{a, c.op, b, fmt::format("'{}' requires {}", op_.name, to_string(c)), loc_};
       Dim diff = a - b;
       if ((c.op == BinOp::Le && (b - a).provably_nonneg()) ||
           (c.op == BinOp::Ge && diff.provably_nonneg()) ||
           (c.op == BinOp::Lt && (b - a - Dim(1)).provably_nonneg()) ||
           (c.op == BinOp::Gt && (diff - Dim(1)).provably_nonneg()))
         continue;
-      // Independent dims (no floor division involved) equal only by coincidence: an error.
+      // Without floor divisions, an equality relates dims (or fails for all of them).
       bool independent = c.op == BinOp::Eq && !a.has_floordiv() && !b.has_floordiv();
-      if (diff.is_const() || independent) {
+      if (independent && !diff.is_const()) {
+        related(r, a, b, p);
+        continue;
+      }
+      if (diff.is_const()) {
         // With a constant difference the comparison is decided: compare it with 0.
         Precondition on_diff{diff, c.op, Dim(0), p.what};
-        if (!diff.is_const() || !*on_diff.holds({}))
+        if (!*on_diff.holds({}))
           fail(loc_, "'{}' requires {}: {} {} {} does not hold", op_.name, to_string(r), a.str(),
                to_string(c.op), b.str());
         continue;
       }
       inst_.preconditions.push_back(p);
     }
+  }
+
+  // An equality of sizes without floor divisions: a precondition when it relates dims (C ==
+  // D * H), an error when no dims satisfy it or it only renames a dim.
+  void related(const Item& r, const Dim& a, const Dim& b, Precondition p) {
+    DimRelation rel = relate(a, b);
+    if (rel.kind == DimRelation::Relation) {
+      p.lhs = rel.lhs;
+      p.rhs = rel.rhs;
+      inst_.preconditions.push_back(std::move(p));
+      return;
+    }
+    std::string hint;
+    if (rel.kind == DimRelation::Renaming)
+      hint = fmt::format(" (it would need {} == {}: {})", rel.lhs.str(), rel.rhs.str(),
+                         rel.rhs.is_const() ? "write " + rel.rhs.str() + " for " + rel.lhs.str()
+                                            : std::string("give both dims one name"));
+    fail(loc_, "'{}' requires {}: {} == {} does not hold{}", op_.name, to_string(r), a.str(),
+         b.str(), hint);
   }
 
   // ---- element expression ----

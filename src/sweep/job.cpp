@@ -164,8 +164,8 @@ void check_preconditions(const TomlReader& r, const toml::node& at, const Shape&
   for (const auto& p : k.preconditions) {
     std::optional<bool> ok = p.holds(env);
     if (!ok || !*ok)
-      fail(r.at(at), "shape {} does not fit kernel '{}': it needs {} ({})", shape_text(s), k.name,
-           p.str(), p.what);
+      fail(r.at(at), "shape {} does not fit kernel '{}': it needs {} ({}{}), but {}", shape_text(s),
+           k.name, p.str(), p.what, p.loc.known() ? ", " + format_loc(p.loc) : "", p.values(env));
   }
 }
 

@@ -48,6 +48,42 @@ TEST(Frontend, InfersSignatures) {
   for (const auto& c : cases) EXPECT_EQ(signature(c.src), c.sig) << c.src;
 }
 
+// Relations between dims that the kernel implies are preconditions, stated in solved form, with
+// the line of the op that implies them; an equality no dims satisfy is an error (tests/errors).
+TEST(Frontend, RelationsBetweenDimsArePreconditions) {
+  struct Case {
+    const char* src;
+    const char* requires_;  // every precondition as "lhs cmp rhs @line", joined by "; "
+  } cases[] = {
+      // A reshape of [T, C] to heads: C == D * H.
+      {"def f(x: f32[T, C], g: f32[H, D]):\n    return reshape(x, (T, H, D)) * g\n",
+       "C == D * H @2"},
+      // A gate|up weight split in halves: N == 2 * F (and the slice bound F <= N).
+      {"def f(x: f32[T, K], w: f32[K, N], wd: f32[F, K]):\n    h = x @ w\n"
+       "    return (silu(h[:, :F]) * h[:, F:]) @ wd\n",
+       "F <= N @3; N == 2 * F @3"},
+      // The same relation met twice is stated once.
+      {"def f(x: f32[T, C], y: f32[T, H, D]):\n    a = reshape(x, (T, H, D)) + y\n"
+       "    return reshape(y, (T, C)) + x\n",
+       "C == D * H @2"},
+      // A declared return shape the preconditions imply.
+      {"def f(x: f32[T, C], g: f32[H, D]) -> f32[T, H * D]:\n"
+       "    return reshape(reshape(x, (T, H, D)) * g, (T, C))\n",
+       "C == D * H @2"},
+      // Concat of the halves of a fused weight's output.
+      {"def f(a: f32[T, F], b: f32[T, F], w: f32[N, K]):\n"
+       "    return concat((a, b), axis=1) @ w\n",
+       "N == 2 * F @2"},
+  };
+  for (const auto& c : cases) {
+    Module m = parse_module(c.src, "k.py", sem::OpTable::builtin());
+    std::string got;
+    for (const auto& p : m.kernels[0].preconditions)
+      got += (got.empty() ? "" : "; ") + p.str() + " @" + std::to_string(p.loc.line);
+    EXPECT_EQ(got, c.requires_) << c.src;
+  }
+}
+
 TEST(Frontend, NodesCarrySourceLocations) {
   Module m = parse_module("def f(x: f32[N]):\n    y = exp(x)\n    return y + 1\n", "k.py",
                           sem::OpTable::builtin());

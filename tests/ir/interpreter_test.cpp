@@ -102,8 +102,14 @@ TEST(Interpreter, ErrorsNameTheProblem) {
             "error: input 'x' has shape [2, 3] but kernel 'f' expects [N, 2 * N] = [2, 4]");
   EXPECT_EQ(error("def f(x: f32[N]):\n    return x[: N // 2] + x[N // 2 :]\n", {{"N", 3}},
                   {make({3}, {0, 0, 0})}),
-            "error: kernel 'f' needs N // 2 == N - N // 2 (operands of 'add' must broadcast at "
-            "line 2), which fails for N=3");
+            "k.py:2:24: error: kernel 'f' requires N // 2 == N - N // 2 (operands of 'add' must "
+            "broadcast at line 2), which fails for N=3: N // 2 = 1 and N - N // 2 = 2");
+  // A relation between dims (C == D * H) is checked where dims are bound, at the op implying it.
+  EXPECT_EQ(error("def f(x: f32[T, C], g: f32[H, D]):\n    return reshape(x, (T, H, D)) * g\n",
+                  {{"T", 1}, {"C", 5}, {"H", 2}, {"D", 2}},
+                  {make({1, 5}, {0, 0, 0, 0, 0}), make({2, 2}, {0, 0, 0, 0})}),
+            "k.py:2:12: error: kernel 'f' requires C == D * H ('reshape' requires (numel(S) == "
+            "numel(T)) at line 2), which fails for C=5, D=2, H=2, T=1: C = 5 and D * H = 4");
 }
 
 TEST(Interpreter, BindDimsFromInputs) {

@@ -88,7 +88,8 @@ TEST(Instantiate, ShapeInference) {
       {"reshape",
        {"M,N"},
        {{"shape", std::vector<Dim>{Dim::symbol("N")}}},
-       "error: 'reshape' requires numel(S) == numel(T): M * N == N does not hold"},
+       "error: 'reshape' requires numel(S) == numel(T): M * N == N does not hold (it would need "
+       "M == 1: write 1 for M)"},
       {"concat", {"M,A", "M,B"}, {{"axis", std::int64_t{1}}}, "[M, A + B]"},
       {"concat",
        {"M,A", "N,B"},
@@ -142,6 +143,62 @@ TEST(Instantiate, DivisibilityBecomesPrecondition) {
   EXPECT_EQ(inst.preconditions[0].str(), "N - N // 2 == N // 2");
   EXPECT_TRUE(*inst.preconditions[0].holds({{"N", 8}}));
   EXPECT_FALSE(*inst.preconditions[0].holds({{"N", 7}}));
+}
+
+// Relations between dims that only some dims satisfy become preconditions in solved form, with
+// the op's location; those no dims satisfy stay errors (ShapeInference).
+TEST(Instantiate, RelationsBecomePreconditions) {
+  Dim c = Dim::symbol("C"), d = Dim::symbol("D"), f = Dim::symbol("F"), h = Dim::symbol("H"),
+      n = Dim::symbol("N"), s = Dim::symbol("S"), t = Dim::symbol("T");
+  struct Case {
+    const char* op;
+    std::vector<std::vector<Dim>> operands;
+    AttrMap attrs;
+    const char* shape;
+    const char* precondition;
+    DimEnv good, bad;
+  } cases[] = {
+      {"reshape",
+       {{s, c}},
+       {{"shape", std::vector<Dim>{s, h, d}}},
+       "[S, H, D]",
+       "C == D * H",
+       {{"S", 4}, {"C", 12}, {"H", 3}, {"D", 4}},
+       {{"S", 4}, {"C", 12}, {"H", 4}, {"D", 4}}},
+      {"mul",
+       {{t, f}, {t, n - f}},
+       {},
+       "[T, F]",
+       "N == 2 * F",
+       {{"T", 2}, {"F", 3}, {"N", 6}},
+       {{"T", 2}, {"F", 3}, {"N", 7}}},
+      {"matmul",
+       {{t, h * d}, {c, n}},
+       {},
+       "[T, N]",
+       "C == D * H",
+       {{"T", 1}, {"H", 2}, {"D", 8}, {"C", 16}, {"N", 1}},
+       {{"T", 1}, {"H", 2}, {"D", 8}, {"C", 15}, {"N", 1}}},
+  };
+  for (const auto& k : cases) {
+    SourceLoc at{"k.py", 3, 9};
+    OpInstance inst = instantiate(*OpTable::builtin().find(k.op), k.operands, k.attrs, at);
+    EXPECT_EQ(format_shape(inst.shape), k.shape) << k.op;
+    ASSERT_EQ(inst.preconditions.size(), 1u) << k.op;
+    const Precondition& p = inst.preconditions[0];
+    EXPECT_EQ(p.str(), k.precondition) << k.op;
+    EXPECT_EQ(format_loc(p.loc), "k.py:3:9");
+    EXPECT_EQ(p.holds(k.good), true) << k.op;
+    EXPECT_EQ(p.holds(k.bad), false) << k.op;
+  }
+}
+
+TEST(Instantiate, PreconditionValuesNameBothSides) {
+  Dim c = Dim::symbol("C"), d = Dim::symbol("D"), h = Dim::symbol("H");
+  Precondition p{c, BinOp::Eq, d * h, "'reshape' requires numel(S) == numel(T)", {}};
+  EXPECT_EQ(p.values({{"C", 96}, {"D", 16}, {"H", 8}}), "C = 96 and D * H = 128");
+  Precondition q{c, BinOp::Le, Dim(128), "", {}};
+  EXPECT_EQ(q.values({{"C", 200}}), "C = 200");
 }
 
 TEST(Instantiate, ElementExpressions) {

@@ -157,6 +157,24 @@ TEST(Issue18, DimNamesNeverCaptureInternalVariables) {
   expect_all(pairs);
 }
 
+// Issue 22: relations between dims (C == D * H from a reshape, N == 2 * F from a split weight)
+// are preconditions, assumed by the proofs; a kernel without the relation accepts other dims.
+TEST(Issue22, RelationsBetweenDimsAreAssumed) {
+  const char* split = "def k(x: f32[T, K], w: f32[K, N], wd: f32[F, K]):\n    h = x @ w\n";
+  std::string gated = std::string(split) + "    return (silu(h[:, :F]) * h[:, F:]) @ wd\n";
+  std::string sliced = std::string(split) + "    return (silu(h)[:, :F] * h[:, F:]) @ wd\n";
+  std::string other = std::string(split) + "    return (silu(h[:, :F]) * h[:, :F]) @ wd\n";
+  expect_all({
+      {"reshape to heads, scale moved",
+       "def k(x: f32[T, C], g: f32[H, D]):\n"
+       "    return reshape(x, (T, H, D)) * g * 2.0\n",
+       "def k(x: f32[T, C], g: f32[H, D]):\n    return reshape(x * 2.0, (T, H, D)) * g\n",
+       VerdictKind::Equivalent},
+      {"slice past silu under N == 2 * F", gated.c_str(), sliced.c_str(), VerdictKind::Equivalent},
+      {"the halves differ", gated.c_str(), other.c_str(), VerdictKind::NotEquivalent},
+  });
+}
+
 // 2. No dims satisfy the preconditions: nothing is proved (it was vacuously "equivalent").
 TEST(Issue18, AnEmptyDomainProvesNothing) {
   expect_all({

@@ -18,10 +18,13 @@ struct Precondition {
   BinOp cmp = BinOp::Eq;
   Dim rhs;
   std::string what;  // the op and the rule, for the message when it fails
+  SourceLoc loc;     // the op that implies it (unknown for some, e.g. a declared return shape)
 
   std::string str() const { return lhs.str() + " " + to_string(cmp) + " " + rhs.str(); }
   // nullopt when a dim is unbound.
   std::optional<bool> holds(const DimEnv& env) const;
+  // What the dims make of both sides, for the message when it fails: "C = 96 and D * H = 128".
+  std::string values(const DimEnv& env) const;
 };
 
 struct OpInstance {
