@@ -242,6 +242,9 @@ class Elaborator {
     n.op = "input";
     n.shape = t.shape;
     n.dtype = t.dtype;
+    // A scalar parameter is a Python number at the call (NKI passes `eps` as one): weak, like a
+    // literal, so `x + eps` keeps x's dtype instead of widening a bf16 kernel to f32.
+    n.weak = t.scalar;
     n.param = static_cast<int>(k_.params.size());
     n.label = p.name;
     n.loc = p.loc;

@@ -20,7 +20,9 @@ DType dtype_named(const std::string& name, const sem::OpSpec& spec, const Source
 }
 
 // The node's dtype by its op's rule (OpSpec::dtype_*): a fixed or cast dtype, else the NumPy
-// promotion of the operands that decide it (a literal, weak, takes the dtype of what it meets).
+// promotion of the operands that decide it. A weak operand (a literal, a scalar parameter, or a
+// value of those only) takes the dtype of what it meets, as Python numbers do in NumPy and NKI;
+// with weak operands only, the result is weak, of their declared dtypes (a literal's: f32).
 void result_dtype(const Kernel& k, const sem::OpSpec& spec, Node& n, const SourceLoc& loc) {
   if (!spec.dtype_fixed.empty()) {
     n.dtype = dtype_named(spec.dtype_fixed, spec, loc);
@@ -41,6 +43,14 @@ void result_dtype(const Kernel& k, const sem::OpSpec& spec, Node& n, const Sourc
     any = true;
   }
   n.weak = !n.inputs.empty() && !any;
+  if (!n.weak) return;
+  bool typed = false;
+  for (int in : n.inputs) {
+    const Node& x = k.nodes[in];
+    if (x.op == "const" || x.op == "dim") continue;
+    n.dtype = typed ? promote(n.dtype, x.dtype) : x.dtype;
+    typed = true;
+  }
 }
 
 }  // namespace

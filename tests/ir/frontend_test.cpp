@@ -44,6 +44,20 @@ TEST(Frontend, InfersSignatures) {
        "a(x: f32[N]) -> f32[N]; b(y: f32[M, M]) -> f32[M, M]"},
       {"def f(x: f32[N], eps: f32 = 1e-5):\n    \"\"\"doc\"\"\"\n    return x + eps\n",
        "f(x: f32[N], eps: f32 = 1e-05) -> f32[N]"},
+      // A scalar parameter is weak, like a literal: it takes the tensor's dtype (issue 22).
+      {"def f(x: bf16[M, N], eps: f32 = 1e-6):\n"
+       "    return x * rsqrt(mean(square(x), axis=1, keepdims=True) + eps)\n",
+       "f(x: bf16[M, N], eps: f32 = 1e-06) -> bf16[M, N]"},
+      {"def f(x: bf16[N], s: f32):\n    return x * (s * 2.0 + s)\n",
+       "f(x: bf16[N], s: f32) -> bf16[N]"},
+      {"def f(x: f16[N], s: f32, t: bf16):\n    return x * s + t\n",
+       "f(x: f16[N], s: f32, t: bf16) -> f16[N]"},
+      // Scalars only: their declared dtypes promote (a literal does not count).
+      {"def f(a: bf16, b: f32):\n    return a * b\n", "f(a: bf16, b: f32) -> f32"},
+      {"def f(a: bf16):\n    return a * 2.0\n", "f(a: bf16) -> bf16"},
+      // A tensor of another dtype still promotes.
+      {"def f(x: bf16[N], g: f32[N], s: f32):\n    return x * g + s\n",
+       "f(x: bf16[N], g: f32[N], s: f32) -> f32[N]"},
   };
   for (const auto& c : cases) EXPECT_EQ(signature(c.src), c.sig) << c.src;
 }

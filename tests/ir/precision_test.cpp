@@ -86,6 +86,35 @@ TEST(Bf16Precision, ResultsAreStoredInBf16) {
   EXPECT_EQ(run(src, dims, {a, b}, Precision::F32)[0].data[0], 1 + 3 * std::ldexp(1, -8));
 }
 
+// Issue 22: a scalar parameter (`eps: f32`) combines with a tensor in the tensor's dtype, as a
+// Python number does: a bf16 RMSNorm stays bf16 (its annotation holds), every value it stores at
+// --precision bf16 is a bf16, and eps itself is an fp32 immediate: 1 + eps with eps = 2^-8 +
+// 2^-10 rounds once, to 1 + 2^-7 (eps rounded to bf16 first would be the same here, so the
+// second case adds eps to -1, where only fp32 keeps 2^-8 + 2^-10).
+TEST(Bf16Precision, ScalarParametersDoNotWiden) {
+  const char* norm =
+      "def f(x: bf16[M, N], eps: f32 = 1e-6) -> bf16[M, N]:\n"
+      "    return x * rsqrt(mean(square(x), axis=1, keepdims=True) + eps)\n";
+  Module m = parse_module(norm, "k.py", sem::OpTable::builtin());
+  const Kernel& k = m.kernels[0];
+  EXPECT_EQ(k.nodes[k.outputs[0]].dtype, DType::BF16);
+  Tensor x({2, 3});
+  for (std::size_t i = 0; i < x.data.size(); ++i) x.data[i] = 0.1 + 0.37 * static_cast<double>(i);
+  Tensor eps = filled({}, 1e-6);
+  auto got = evaluate(k, {{"M", 2}, {"N", 3}}, {x, eps}, Precision::BF16)[0];
+  auto exact = evaluate(k, {{"M", 2}, {"N", 3}}, {x, eps}, Precision::F64)[0];
+  for (std::size_t i = 0; i < got.data.size(); ++i) {
+    EXPECT_EQ(round_bf16(got.data[i]), got.data[i]) << i;
+    EXPECT_NEAR(got.data[i], exact.data[i], std::ldexp(std::fabs(exact.data[i]), -6)) << i;
+  }
+  const char* add = "def f(x: bf16[N], s: f32):\n    return x + s\n";
+  double s = std::ldexp(1, -8) + std::ldexp(1, -10);
+  EXPECT_EQ(run(add, {{"N", 1}}, {filled({1}, 1.0), filled({}, s)}, Precision::BF16)[0].data[0],
+            1 + std::ldexp(1, -7));
+  EXPECT_EQ(
+      run(add, {{"N", 1}}, {filled({1}, -1.0), filled({}, 1 + s)}, Precision::BF16)[0].data[0], s);
+}
+
 struct ElementCase {
   const char* what;
   const char* src;
