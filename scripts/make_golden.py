@@ -63,6 +63,51 @@ def causal_gqa(q, k, v):
     return np.stack(outs)
 
 
+def llama_rmsnorm(x, g, eps):
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * g
+
+
+def rotate_half(x, cos, sin):
+    """Llama's rope: the first and second halves of the last axis rotated by the angles."""
+    e = cos.shape[-1]
+    x1, x2 = x[..., :e], x[..., e:]
+    return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
+
+
+def causal_gqa_heads(q, k, v):
+    """q [T, H, D], k and v [T, KV, D] -> [H, T, D]; head h reads kv head h // (H // KV)."""
+    T, H, D = q.shape
+    group = H // k.shape[1]
+    allowed = np.tril(np.ones((T, T), dtype=bool))
+    outs = []
+    for h in range(H):
+        s = q[:, h, :] @ k[:, h // group, :].T / np.sqrt(D)
+        outs.append(softmax(np.where(allowed, s, -np.inf), 1) @ v[:, h // group, :])
+    return np.stack(outs)
+
+
+def llama_qkv(x, g, w_qkv, eps, H, KV, D):
+    qkv = llama_rmsnorm(x, g, eps) @ w_qkv
+    T = x.shape[0]
+    q = qkv[:, : H * D].reshape(T, H, D)
+    k = qkv[:, H * D : (H + KV) * D].reshape(T, KV, D)
+    v = qkv[:, (H + KV) * D :].reshape(T, KV, D)
+    return q, k, v
+
+
+def llama_mlp(h, g, w_gate_up, w_down, eps):
+    F = w_down.shape[0]
+    u = llama_rmsnorm(h, g, eps) @ w_gate_up
+    return h + (silu(u[:, :F]) * u[:, F:]) @ w_down
+
+
+def llama_layer(x, g_attn, w_qkv, cos, sin, w_o, g_mlp, w_gate_up, w_down, eps, H, KV, D):
+    q, k, v = llama_qkv(x, g_attn, w_qkv, eps, H, KV, D)
+    a = causal_gqa_heads(rotate_half(q, cos, sin), rotate_half(k, cos, sin), v)
+    h = x + a.transpose(1, 0, 2).reshape(x.shape) @ w_o
+    return llama_mlp(h, g_mlp, w_gate_up, w_down, eps)
+
+
 def gqa_axon(q, k, v):
     outs = []
     for h in range(8):
@@ -96,6 +141,15 @@ def maxpool(x):
 
 # suite, kernel: (dims, [(param, shape as dim names/ints, distribution)], reference)
 U, P = "uniform", "positive"
+# Llama at a small shape: C = H * D, D = 2 * E, N = 2 * F, (H + 2 * KV) * D = 32 qkv columns.
+LLAMA = {"T": 5, "C": 16, "H": 4, "KV": 2, "D": 4, "E": 2, "F": 6, "N": 12}
+
+
+def llama(names):
+    """The Llama dims one piece has."""
+    return {k: LLAMA[k] for k in names.split()}
+
+
 CASES = {
     ("axon", "matmul"): ({"M": 8, "K": 12, "N": 6}, [("x", "MK", U), ("w", "KN", U)], lambda x, w: [x @ w]),
     ("axon", "rmsnorm"): ({"M": 6, "N": 10}, [("x", "MN", U), ("eps", "", 1e-6)], lambda x, eps: [rmsnorm(x, eps)]),
@@ -170,6 +224,26 @@ CASES = {
     ("examples", "gelu_mlp"): ({"T": 5, "D": 3},
                                [("x", "TD", U), ("w_in", ["D", 12], U), ("b_in", [12], U), ("w_out", [12, "D"], U), ("b_out", "D", U)],
                                lambda x, w_in, b_in, w_out, b_out: [gelu_tanh(x @ w_in + b_in) @ w_out + b_out]),
+    # The Llama decoder layer's kernels (one file, several kernels: folder "<file>.<kernel>").
+    ("examples", "llama_layer.decoder_layer"): (
+        LLAMA, [("x", "TC", U), ("g_attn", "C", U), ("w_qkv", ["C", 32], U), ("cos", ["T", 1, "E"], U),
+                ("sin", ["T", 1, "E"], U), ("w_o", "CC", U), ("g_mlp", "C", U), ("w_gate_up", "CN", U),
+                ("w_down", "FC", U), ("eps", "", 1e-5)],
+        lambda *a: [llama_layer(*a, H=4, KV=2, D=4)]),
+    ("examples", "llama_layer.rmsnorm_qkv"): (
+        llama("T C H KV D"), [("x", "TC", U), ("g", "C", U), ("w_qkv", ["C", 32], U), ("eps", "", 1e-5)],
+        lambda x, g, w, eps: list(llama_qkv(x, g, w, eps, 4, 2, 4))),
+    ("examples", "llama_layer.rope"): (
+        llama("T H D E"), [("x", "THD", U), ("cos", ["T", 1, "E"], U), ("sin", ["T", 1, "E"], U)],
+        lambda x, cos, sin: [rotate_half(x, cos, sin)]),
+    ("examples", "llama_layer.causal_attention"): (
+        llama("T H KV D"), [("q", "THD", U), ("k", ["T", "KV", "D"], U), ("v", ["T", "KV", "D"], U)],
+        lambda q, k, v: [causal_gqa_heads(q, k, v)]),
+    ("examples", "llama_layer.attention_out"): (
+        llama("T C"), [("a", "TC", U), ("w_o", "CC", U), ("x", "TC", U)], lambda a, w, x: [x + a @ w]),
+    ("examples", "llama_layer.rmsnorm_swiglu"): (
+        llama("T C F N"), [("h", "TC", U), ("g", "C", U), ("w_gate_up", "CN", U), ("w_down", "FC", U), ("eps", "", 1e-5)],
+        lambda h, g, wgu, wd, eps: [llama_mlp(h, g, wgu, wd, eps)]),
 }
 
 
