@@ -233,6 +233,9 @@ CASES = {
     ("examples", "llama_layer.rmsnorm_qkv"): (
         llama("T C H KV D"), [("x", "TC", U), ("g", "C", U), ("w_qkv", ["C", 32], U), ("eps", "", 1e-5)],
         lambda x, g, w, eps: list(llama_qkv(x, g, w, eps, 4, 2, 4))),
+    ("examples", "llama_layer.qkv_projection"): (
+        llama("T C H KV D"), [("x", "TC", U), ("g", "C", U), ("w_qkv", ["C", 32], U), ("eps", "", 1e-5)],
+        lambda x, g, w, eps: [llama_rmsnorm(x, g, eps) @ w]),
     ("examples", "llama_layer.rope"): (
         llama("T H D E"), [("x", "THD", U), ("cos", ["T", 1, "E"], U), ("sin", ["T", 1, "E"], U)],
         lambda x, cos, sin: [rotate_half(x, cos, sin)]),

@@ -50,6 +50,13 @@ def rmsnorm_qkv(x: bf16[T, C], g: bf16[C], w_qkv: bf16[C, (H + 2 * KV) * D], eps
     return q, k, v
 
 
+def qkv_projection(x: bf16[T, C], g: bf16[C], w_qkv: bf16[C, (H + 2 * KV) * D], eps: f32 = 1e-5) -> bf16[T, (H + 2 * KV) * D]:
+    """rmsnorm_qkv with the fused output [T, (H + 2 * KV) * D] as it is: its row-major bytes are
+    q, k and v side by side, which the next kernels read as heads (an output that is a slice or
+    reshape has no program yet; this one is a computed value)."""
+    return rms(x, g, eps) @ w_qkv
+
+
 def rope(x: bf16[T, H, D], cos: bf16[T, 1, E], sin: bf16[T, 1, E]) -> bf16[T, H, D]:
     """Rotary position embedding of each head's two halves (Llama's rotate_half), the angles of
     each position broadcast over the heads. Requires D == 2 * E."""
