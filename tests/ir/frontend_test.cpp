@@ -53,8 +53,8 @@ TEST(Frontend, InfersSignatures) {
       {"def f(x: f16[N], s: f32, t: bf16):\n    return x * s + t\n",
        "f(x: f16[N], s: f32, t: bf16) -> f16[N]"},
       // Scalars only: their declared dtypes promote (a literal does not count).
-      {"def f(a: bf16, b: f32):\n    return a * b\n", "f(a: bf16, b: f32) -> f32"},
-      {"def f(a: bf16):\n    return a * 2.0\n", "f(a: bf16) -> bf16"},
+      {"def f(a: bf16, b: f32):\n    return a * b\n", "f(a: bf16, b: f32) -> f32[]"},
+      {"def f(a: bf16):\n    return a * 2.0\n", "f(a: bf16) -> bf16[]"},
       // A tensor of another dtype still promotes.
       {"def f(x: bf16[N], g: f32[N], s: f32):\n    return x * g + s\n",
        "f(x: bf16[N], g: f32[N], s: f32) -> f32[N]"},

@@ -88,7 +88,12 @@ TEST_P(Golden, MatchesNumpy) {
     inputs.push_back(read_npy((dir / ("in." + p.name + ".npy")).string()));
   sem::DimEnv dims = read_shape(dir / "shape.txt");
   compare(evaluate(k, dims, inputs, Precision::F64), dir, 1e-6, 1e-9, "f64");
-  compare(evaluate(k, dims, inputs, Precision::F32), dir, 1e-4, 1e-4, "f32");
+  // At f32 an astype to bf16 rounds (as NumPy's does); NumPy's reference is real-valued, so a
+  // kernel with such a cast (the Llama attention's probabilities) is held to bf16's precision.
+  double tol = 1e-4;
+  for (const Node& n : k.nodes)
+    if (n.spec && !n.spec->dtype_cast.empty() && n.dtype != DType::F32) tol = 1.0 / 64;
+  compare(evaluate(k, dims, inputs, Precision::F32), dir, tol, tol, "f32");
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Golden, ::testing::ValuesIn(discover()), [](const auto& info) {
