@@ -23,11 +23,15 @@ struct Field {
   std::uint64_t seq = 0;  // 0: never updated
 };
 
-// One copy of a multi-buffered tile: the version it holds.
+// One copy of a multi-buffered tile: the version it holds. A version written in pieces (windows
+// of the tile: `t[:, h * 512:(h + 1) * 512] = ...`) is one version: the pieces' columns are
+// `covered`; a write overlapping them starts the next version (the tile's next allocation).
 struct Slot {
   Field write_end, ready;
-  int writer = -1;                      // engine of the last write
-  std::array<Field, kEngines> reads{};  // per engine: end of the last read of this version
+  int writer = -1;                           // engine of the last write
+  std::array<Field, kEngines> reads{};       // per engine: end of the last read of this version
+  std::array<Field, kEngines> prev_reads{};  // the reads of the version this one replaced (WAR)
+  std::vector<std::pair<std::int64_t, std::int64_t>> covered;  // sorted [begin, end) columns
 };
 
 struct BufferState {

@@ -97,6 +97,7 @@ void extrapolate(CoreState& s, const Footprint& fp, const Snapshot& a, const Sna
       shift(slot.write_end, delta, seq0);
       shift(slot.ready, delta, seq0);
       for (Field& f : slot.reads) shift(f, delta, seq0);
+      for (Field& f : slot.prev_reads) shift(f, delta, seq0);
     }
     std::int64_t n = static_cast<std::int64_t>(bs.slots.size()), by = writes % n;
     std::rotate(bs.slots.begin(), bs.slots.end() - by, bs.slots.end());

@@ -29,8 +29,18 @@ class Timeline {
   const CoreState& state() const { return s_; }
 
  private:
-  void run_compute(int inst, bool continues);
+  // The columns an instruction writes: a window of its output tile, or (begin == end) all of it.
+  struct Columns {
+    std::int64_t begin = 0, end = 0;
+    bool whole() const { return end <= begin; }
+  };
+  void run_compute(int inst, bool continues, Columns cols);
   void run_dma(int inst);
+  // Whether writing columns `c` of buffer b joins its current version (written in pieces, none
+  // overlapping c), and when such a piece may start on engine e (WAR on the replaced version).
+  bool joins(int b, Columns c) const;
+  double join_ready(int b, int e) const;
+  static void cover(Slot& slot, Columns c);
   // Cost of a dependency from engine `from` (-1: none) to engine `to`, from a table: it is asked
   // for every operand of every simulated instruction.
   double link(int from, int to) const { return links_[from + 1][to]; }
@@ -40,7 +50,7 @@ class Timeline {
   double war_ready(int b,
                    int e) const;  // WAR alone: the reads of the slot the next version overwrites
   void mark_read(int b, int e, double end);
-  void mark_write(int b, int e, double end, double ready, bool continues);
+  void mark_write(int b, int e, double end, double ready, bool continues, Columns c);
   void set(Field& f, double t) { f = Field{t, ++s_.seq}; }
   void finish(int inst, int engine, double start, double end);
 

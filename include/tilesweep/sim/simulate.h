@@ -19,7 +19,10 @@
 //    engines take transfers in the earliest gap (non-preemptive), so a prefetch may pass a store
 //    that waits.
 //  - dependencies: RAW on the version read, WAR against reads of version v - bufs, WAW; a
-//    dependency between different engines costs semaphore_ns (start_ns into a DMA).
+//    dependency between different engines costs semaphore_ns (start_ns into a DMA). Compute
+//    instructions writing disjoint column windows of a tile write one version (the tile filled in
+//    pieces); a window overlapping the version's pieces starts the next one. (A DMA load into a
+//    window is still a version of its own: WAR is tracked per version, not per column.)
 //  - several cores (Program::cores): each runs its share of every top-level loop (ceil(trips /
 //    cores) iterations, the slowest core's share is simulated); a top-level loop followed by more
 //    work ends in a barrier between the cores (core_barrier_ns, cores.h).
