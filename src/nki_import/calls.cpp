@@ -45,6 +45,9 @@ Value Translator::call(const Expr& e, const Value* dst, bool accumulate) {
     return call_language(callee.s.substr(9), e, dst, accumulate);
   } else if (callee.kind == K::Module && callee.s.rfind("isa.", 0) == 0) {
     return call_isa(callee.s.substr(4), e, dst, accumulate);
+  } else if (callee.kind == K::Module && callee.s == "method.broadcast_to") {
+    Args a = bind_args(e, {"shape"}, false);
+    r = broadcast_partitions(callee.items.at(0), a["shape"], e.loc);
   } else if (callee.kind == K::Module && callee.s.rfind("builtins.", 0) == 0) {
     r = builtin(callee.s.substr(9), e);
   } else if (callee.kind == K::Module && callee.s.rfind("math.", 0) == 0) {

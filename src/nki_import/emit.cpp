@@ -229,6 +229,29 @@ Operand Translator::constant(double value, std::int64_t parts, const SourceLoc& 
   return Operand{buf, {}, parts, 1};
 }
 
+// A [1, n] row of ones (the stationary side of a partition broadcast), written once.
+Operand Translator::ones_row(std::int64_t n, const SourceLoc& loc) {
+  auto it = ones_rows_.find(n);
+  if (it != ones_rows_.end()) return Operand{it->second, {}, 1, n};
+  lower::Buffer b;
+  b.name = fmt::format("ones_{}", n);
+  b.memory = sem::Memory::Sbuf;
+  b.shape = {1, n};
+  b.constant = true;
+  int buf = builder_.add_buffer(std::move(b));
+  const sem::InstrSpec& s = spec("memset", loc);
+  lower::Inst& inst = builder_.new_inst();
+  inst.spec = &s;
+  inst.engine = s.engines.front();
+  inst.out = buf;
+  inst.attrs = {{"value", 1.0}, {"P", sem::Dim(1)}, {"F", sem::Dim(n)}};
+  inst.vars = sim::instr_vars(target_, s, {}, std::vector<std::int64_t>{1, n}, ir::DType::F32).vars;
+  inst.note = "constant";
+  builder_.place_first(0, inst);
+  ones_rows_[n] = buf;
+  return Operand{buf, {}, 1, n};
+}
+
 // The loop a PSUM += accumulates across: the one loop between the tile's allocation and here.
 int Translator::accumulate_block(Array& a, const SourceLoc& loc) {
   std::vector<int> chain;

@@ -172,6 +172,11 @@ Value Translator::attribute(const Expr& e) {
     }
     if (a == "shape")
       throw UserError(e.loc, ".shape of a subscripted array is not supported; use the array's");
+    if (a == "broadcast_to") {  // a bound method: the call applies it (Translator::call)
+      Value m = Value::module("method.broadcast_to");
+      m.items = {obj};
+      return m;
+    }
   }
   if (obj.kind == K::Tuple && (a == "p" || a == "x") && obj.items.size() == 2)
     return obj.items[a == "p" ? 0 : 1];

@@ -106,6 +106,24 @@ Value Translator::elementwise(const std::string& alu, const Value& a, const Valu
                   fmt::format("{} of {} and {} is not supported", alu, describe(a), describe(b)));
 }
 
+// `t.broadcast_to((P, F))` of a one-partition tile: a partition broadcast runs on the Tensor
+// engine (the NKI Mamba tutorial: "partition-dim broadcast often requires a separate instruction
+// on TensorE"): a matmul of a [1, P] row of ones by the [1, F] tile, into PSUM.
+Value Translator::broadcast_partitions(const Value& x, const Value& shape, const SourceLoc& loc) {
+  Operand in = operand(x, loc);
+  std::int64_t parts = 0, width = 0;
+  if (shape.kind == K::Tuple && shape.items.size() == 2) {
+    parts = const_int(shape.items[0], loc, "broadcast_to's partitions");
+    width = const_int(shape.items[1], loc, "broadcast_to's free size");
+  }
+  if (in.parts != 1 || width != in.width || parts < 1)
+    throw UserError(loc, fmt::format("broadcast_to takes a [1, F] tile to (P, F); this is a [{}, "
+                                     "{}] tile",
+                                     in.parts, in.width));
+  return emit("nc_matmul", std::nullopt, {ones_row(parts, loc), in}, {}, nullptr, ir::DType::F32,
+              false, loc);
+}
+
 Value Translator::reduce(const std::string& op, const Args& a, const Value* dst,
                          const SourceLoc& loc) {
   auto x = a.find("x");
@@ -172,9 +190,14 @@ Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* ds
     Operand x = operand(a["data"], loc);
     Operand bias = a.count("bias") && a["bias"].kind != K::None ? operand(a["bias"], loc)
                                                                 : constant(0.0, x.parts, loc);
-    double scale = a.count("scale") ? number(a["scale"], loc,
-                                             "activation's scale (a tile scale is not supported)")
-                                    : 1.0;
+    if (a.count("scale") && a["scale"].tensor()) {  // one scale per partition: same cost (S1, A1)
+      if (a.count("reduce_res") && a["reduce_res"].kind != K::None)
+        throw UserError(loc, "activation with a tile scale and reduce_res is not supported");
+      return emit("activation_scale_tile", sem::Engine::Scalar, {x, operand(a["scale"], loc), bias},
+                  {{"func", func_name(a["op"], loc)}}, with_dst(a), dtype_arg(a, "dtype", loc),
+                  accumulate, loc);
+    }
+    double scale = a.count("scale") ? number(a["scale"], loc, "activation's scale") : 1.0;
     sem::AttrMap attrs = {{"func", func_name(a["op"], loc)}, {"scale", scale}};
     Value r = emit("activation", sem::Engine::Scalar, {x, bias}, attrs, with_dst(a),
                    dtype_arg(a, "dtype", loc), accumulate, loc);
@@ -230,6 +253,18 @@ Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* ds
     }
     return emit("tensor_scalar", eng, {x, s0}, attrs, with_dst(a), dtype_arg(a, "dtype", loc),
                 accumulate, loc);
+  }
+  if (fn == "tensor_tensor_scan") {
+    Args a = bind_args(e, {"data0", "data1", "initial", "op0", "op1", "mask", "dtype"}, true);
+    bool plain = a.count("initial") && a["initial"].is_number() && a["initial"].number() == 0.0 &&
+                 a.count("op0") && alu_name(a["op0"], loc) == "mul" && a.count("op1") &&
+                 alu_name(a["op1"], loc) == "add";
+    if (!plain)
+      throw UserError(loc,
+                      "tensor_tensor_scan is supported as initial=0, op0=multiply, op1=add only");
+    return emit("tensor_tensor_scan", std::nullopt,
+                {operand(a["data0"], loc), operand(a["data1"], loc)}, {}, with_dst(a),
+                dtype_arg(a, "dtype", loc), accumulate, loc);
   }
   if (fn == "tensor_reduce") {
     Args a = bind_args(e, {"op", "data", "axis", "negate", "keepdims", "mask", "dtype"}, true);

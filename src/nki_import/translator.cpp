@@ -129,10 +129,28 @@ ImportedKernel Translator::run(const Stmt& kernel, const std::vector<KernelArg>&
     out.outputs.push_back(arrays_[r.array].name);
   }
   contract_arrays();
+  // What to spill is judged with every tile single-buffered (an array that does not fit even
+  // then must leave SBUF); the tiles get their multi-buffering back when it fits without the
+  // spilled arrays.
+  lower::Program& p = builder_.program();
+  std::vector<int> bufs;
+  for (const lower::Buffer& b : p.buffers) bufs.push_back(b.bufs);
   single_buffer_if_over();
-  spill_over_capacity(builder_.program(), target_);
+  spill_over_capacity(p, target_);
+  std::vector<int> spilled_bufs;
+  for (const lower::Buffer& b : p.buffers) spilled_bufs.push_back(b.bufs);
+  for (std::size_t b = 0; b < bufs.size(); ++b)
+    if (p.buffers[b].memory != sem::Memory::Hbm) p.buffers[b].bufs = bufs[b];
+  if (!fits_on_chip(p))
+    for (std::size_t b = 0; b < p.buffers.size(); ++b) p.buffers[b].bufs = spilled_bufs[b];
   out.program = std::move(builder_).build();
   return out;
+}
+
+bool Translator::fits_on_chip(const lower::Program& p) const {
+  lower::OnChipUse use = lower::on_chip_use(p, target_.psum.bank_bytes);
+  return use.sbuf_bytes <= target_.sbuf.usable_bytes_per_partition &&
+         use.psum_banks <= target_.psum.banks;
 }
 
 // Multi-buffered tiles that do not fit: the allocator halves their buffers (4 -> 2 -> 1), per

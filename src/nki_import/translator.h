@@ -77,6 +77,7 @@ class Translator {
   void import(const Stmt& s);
   Value call_function(const Stmt& def, const Expr& call);
   void single_buffer_if_over();
+  bool fits_on_chip(const lower::Program& p) const;
   void contract_arrays();
 
   // expressions (eval.cpp)
@@ -112,6 +113,8 @@ class Translator {
              std::optional<ir::DType> dtype, bool accumulate, const SourceLoc& loc);
   void emit_dma(const HbmAccess& h, const Operand& tile, bool store, const SourceLoc& loc);
   Operand constant(double value, std::int64_t parts, const SourceLoc& loc);
+  Operand ones_row(std::int64_t n, const SourceLoc& loc);
+  Value broadcast_partitions(const Value& x, const Value& shape, const SourceLoc& loc);
   int accumulate_block(Array& a, const SourceLoc& loc);
   const sem::InstrSpec& spec(const std::string& name, const SourceLoc& loc) const;
   std::optional<sem::Engine> engine_of(const Value& v, const SourceLoc& loc) const;
@@ -147,6 +150,7 @@ class Translator {
   std::map<std::string, const Stmt*> functions_;
   std::map<int, bool> sequential_;  // per loop block: sequential_range
   std::map<std::pair<double, std::int64_t>, int> constants_;
+  std::map<std::int64_t, int> ones_rows_;  // n -> the [1, n] ones buffer
   std::optional<Value> returned_;
   std::map<std::string, int> site_buffers_;  // allocation site -> its latest buffer
   int block_ = 0, nest_ = -1, nests_ = 0, call_depth_ = 0, tensor_params_ = 0, reuse_ = 0;
