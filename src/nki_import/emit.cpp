@@ -245,7 +245,8 @@ Operand Translator::ones_row(std::int64_t n, const SourceLoc& loc) {
   inst.engine = s.engines.front();
   inst.out = buf;
   inst.attrs = {{"value", 1.0}, {"P", sem::Dim(1)}, {"F", sem::Dim(n)}};
-  inst.vars = sim::instr_vars(target_, s, {}, std::vector<std::int64_t>{1, n}, ir::DType::F32).vars;
+  inst.vars =
+      target::instr_vars(target_, s, {}, std::vector<std::int64_t>{1, n}, ir::DType::F32).vars;
   inst.note = "constant";
   builder_.place_first(0, inst);
   ones_rows_[n] = buf;

@@ -198,7 +198,7 @@ TEST(Spill, CountsSavedAndReloadedBytesAndFits) {
 // Spilling is decided with every tile single-buffered; the tiles that still fit get their two
 // rotating buffers back afterwards.
 TEST(Spill, KeepsTheOtherTilesMultiBuffered) {
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   ImportedKernel k = import_kernel(read(kernel_path("spill_scratch.py")), "spill_scratch.py", "",
                                    {parse_kernel_arg("x=f32[5760,1024]")}, t);
   EXPECT_TRUE(std::any_of(k.program.buffers.begin(), k.program.buffers.end(), [](const auto& b) {
@@ -210,7 +210,7 @@ TEST(Spill, KeepsTheOtherTilesMultiBuffered) {
 // tile is computed while this one is stored, as when one instruction writes it whole (each window
 // once took a buffer of its own: 255.8 us against 145.2).
 TEST(Timing, WindowWritesOfATileAreOneVersion) {
-  const sim::Target& t = sim::builtin_target("trn1");
+  const target::Target& t = target::builtin_target("trn1");
   std::vector<KernelArg> args = {parse_kernel_arg("x=f32[128,1024]"), parse_kernel_arg("reps=64")};
   auto latency = [&](const char* kernel) {
     ImportedKernel k =
