@@ -30,6 +30,19 @@ struct CandidateSpace::OpLowerings {
   std::map<const Lowering*, std::pair<const ir::Kernel*, const ir::Kernel*>> split;
   // Lowerings of a matmul that read its left operand's source as the stationary operand.
   std::set<const Lowering*> stationary;
+  // A matmul's kept lowering that splits at its root (split_at_root): its pre and root
+  // programs, for nests that hoist pre out of the N loop (GroupTiling::hoist). Shared by copies.
+  std::map<const Lowering*, std::shared_ptr<const SplitLowering>> hoistable;
+
+  // True when some matmul among `nodes` keeps a lowering that hoisting changes (one that splits,
+  // not computed transposed): only then is GroupTiling::hoist a choice.
+  bool hoists(const std::vector<int>& group) const {
+    for (std::size_t j = 0; j < kept.size(); ++j)
+      if (std::count(group.begin(), group.end(), nodes[j]))
+        for (const Lowering* l : kept[j])
+          if (hoistable.count(l) && !split.count(l)) return true;
+    return false;
+  }
 
   // Every lowering program a pick of the section may name.
   std::vector<const ir::Kernel*> programs() const {
@@ -39,6 +52,8 @@ struct CandidateSpace::OpLowerings {
         OpPick p = pick(j, l);
         out.push_back(p.lowering);
         out.push_back(p.pre);
+        out.push_back(p.hoist_pre);
+        out.push_back(p.hoist_root);
       }
     return out;
   }
@@ -48,7 +63,12 @@ struct CandidateSpace::OpLowerings {
     const Lowering* low = kept[j][l];
     if (auto it = split.find(low); it != split.end())
       return {it->second.second, engine, copies, it->second.first};
-    return {&low->program, engine, copies, nullptr, stationary.count(low) > 0};
+    OpPick p{&low->program, engine, copies, nullptr, stationary.count(low) > 0};
+    if (auto it = hoistable.find(low); it != hoistable.end()) {
+      p.hoist_pre = &it->second->pre;
+      p.hoist_root = &it->second->root_program;
+    }
+    return p;
   }
 };
 
@@ -151,8 +171,12 @@ std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions&
   }
   std::vector<GroupTiling> out;
   for (auto b : blocks)
-    for (auto f : frees)
+    for (auto f : frees) {
       out.push_back({pt, b, f, o.bufs.front()});  // pruned at the shallowest buffering
+      // Hoisting x^T out of the N loop pays where some matmul has more than one N tile.
+      if (std::any_of(e.matmul_n.begin(), e.matmul_n.end(), [&](std::int64_t n) { return n > f; }))
+        out.push_back({pt, b, f, o.bufs.front(), false, true});
+    }
   return out;
 }
 
@@ -162,6 +186,22 @@ bool copies_can_move(const Program& p) {
   return std::any_of(p.insts.begin(), p.insts.end(), [](const Inst& in) {
     return in.engine_copies && in.engine_node >= 0 && in.spec->engines.size() > 1;
   });
+}
+
+// Dominance pruning of the hoisting dimension: a tiling whose twin with x^T hoisted out of the N
+// loop (GroupTiling::hoist) fits as well is dropped. Given the same blocks, the hoisted program
+// runs the same matmuls with pre(x) (a transpose, a load) once per strip instead of once per N
+// tile, so it does no more work on any engine; it only holds more SBUF, which fitting checked.
+std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok) {
+  auto twin = [](const GroupTiling& a, const GroupTiling& b) {
+    return a.pt == b.pt && a.block == b.block && a.free == b.free && a.spill == b.spill;
+  };
+  std::vector<GroupTiling> out;
+  for (const auto& t : ok)
+    if (t.hoist || std::none_of(ok.begin(), ok.end(),
+                                [&](const GroupTiling& h) { return h.hoist && twin(t, h); }))
+      out.push_back(t);
+  return out;
 }
 
 // What the simulator's capacity check counts (sim/capacity.h).
@@ -197,6 +237,10 @@ std::optional<CandidateSpace::OpLowerings> CandidateSpace::op_lowerings(int vari
       ops.kept.back().insert(ops.kept.back().begin(), plain.begin(), plain.end());
     }
     ops.engines.push_back(engine_options(ops.kept.back(), target_));
+    if (is_matmul(variants_[static_cast<std::size_t>(variant)].kernel->nodes[op.node]))
+      for (const Lowering* l : ops.kept.back())
+        if (auto split = split_at_root(l->program, target_.isa))
+          ops.hoistable[l] = std::make_shared<const SplitLowering>(std::move(*split));
   }
   return ops;
 }
@@ -352,7 +396,7 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
         if (spills && fits(*spilled, target_)) ok.push_back(p.tiling[g]);
       }
     }
-    feasible.push_back(std::move(ok));
+    feasible.push_back(drop_dominated(std::move(ok)));
   }
   return feasible;
 }
@@ -416,6 +460,9 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
   for (auto& a : all) plan.tiling.push_back(a.front());
   if (auto no = drop_unplaceable(s, k, plan)) return no_section(variant, s, *no);
   cap_lowerings(s);
+  for (std::size_t g = 0; g < all.size(); ++g)
+    if (!s.ops.hoists(s.form.groups[g]))
+      std::erase_if(all[g], [](const GroupTiling& t) { return t.hoist; });
   double configs = 1;
   for (const auto& a : all)
     configs = s.form.fused ? configs * static_cast<double>(a.size())
@@ -561,8 +608,8 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   }
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
-    text += fmt::format(" | g{}: pt={} block={} free={}{}", g, t.pt, t.block, t.free,
-                        t.spill ? " spill" : "");
+    text += fmt::format(" | g{}: pt={} block={} free={}{}{}", g, t.pt, t.block, t.free,
+                        t.hoist ? " hoist" : "", t.spill ? " spill" : "");
   }
   return text;
 }

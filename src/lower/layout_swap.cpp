@@ -227,6 +227,12 @@ std::optional<SplitLowering> split_at_root(const ir::Kernel& lowering, const sem
   int a = copy_nodes(s.pre, l, r.inputs[0], {x, -1});
   if (a < 0) return std::nullopt;
   s.pre.outputs = {a};
+  ir::Kernel& rp = s.root_program;
+  rp.name = r.op;
+  int pa = add_param(rp, "a", s.pre.nodes[a].shape);
+  int y = add_param(rp, l.params[1].name, l.params[1].shape);
+  rp.outputs = {ir::add_op(rp, *r.spec, {pa, y}, r.attrs, r.loc)};
+  rp.nodes[rp.outputs[0]].weak = r.weak;
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <numeric>
 #include <random>
 
 #include "tilesweep/ir/frontend.h"
@@ -347,6 +348,67 @@ INSTANTIATE_TEST_SUITE_P(
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
       return name;
     });
+
+// Loop-invariant hoisting (GroupTiling::hoist) on numbers: x^T made once per strip, before the
+// N loop, and read by every N tile. At shapes with several N tiles and row tiles per strip, a
+// spread of the hoisted candidates of every section, each against the reference; the hoisted
+// program executes no more instructions than the same candidate without hoisting, and fewer
+// where its lowering makes x^T (a transpose, a transposing load) per N tile.
+class HoistedLhs : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(HoistedLhs, MatchesTheReference) {
+  auto [target, file] = GetParam();
+  const sim::Target& t = sim::builtin_target(target);
+  ir::Module m = suite_module(file);
+  const ir::Kernel& k = m.kernels.front();
+  sem::DimEnv dims = {{"M", 256}, {"K", 256}, {"N", 384}, {"R", 128}};
+  auto prepared = prepare(k, t, 2);
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
+  auto inputs = sweep::check_inputs(k, dims, 17);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  auto executed = [](const lower::Program& p) {
+    auto runs = p.executions();
+    return std::accumulate(runs.begin(), runs.end(), std::int64_t{0});
+  };
+  int checked = 0, fewer = 0;
+  for (const auto& sec : space.sections())
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 6)) {
+      lower::Candidate c = space.decode(i);
+      if (std::none_of(c.tiling.begin(), c.tiling.end(), [](const auto& g) { return g.hoist; }))
+        continue;
+      lower::Program p = space.materialize(c).value();
+      ++checked;
+      ASSERT_TRUE(matches(sim::execute(p, inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
+      lower::ProgramPlan plan = space.plan(c);
+      for (auto& g : plan.tiling) g.hoist = false;
+      std::int64_t before = executed(space.materialize(c, plan).value());
+      EXPECT_LE(executed(p), before) << space.describe(i);
+      fewer += executed(p) < before;
+    }
+  EXPECT_GT(checked, 0) << "no hoisted candidates";
+  EXPECT_GT(fewer, 0) << "no hoisted candidate saves an instruction";
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, HoistedLhs,
+                         ::testing::Values(std::pair{"trn1", "nkibench/matmul.py"},
+                                           std::pair{"trn2", "nkibench/matmul.py"},
+                                           std::pair{"trn1", "nkibench/rmsnorm_matmul.py"},
+                                           std::pair{"trn1", "nkibench/add_rmsnorm_matmul.py"},
+                                           std::pair{"trn1", "nkibench/matmul_add_rmsnorm.py"},
+                                           std::pair{"trn1", "nkibench/swiglu.py"},
+                                           std::pair{"trn1", "nkibench/lora.py"},
+                                           std::pair{"trn2", "nkibench/lora.py"}),
+                         [](const auto& info) {
+                           std::string name =
+                               std::string(info.param.first) + "_" + info.param.second;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
 
 std::vector<std::string> suite_kernels() {
   std::vector<std::string> out;

@@ -52,6 +52,7 @@ std::pair<ir::Kernel, ir::Kernel> commute_kernels(const ir::Kernel& k, int node)
 struct SplitLowering {
   ir::Kernel pre;  // one parameter, x
   const sem::InstrSpec* root = nullptr;
+  ir::Kernel root_program;  // the root instruction alone, over (a, y) with a = pre(x)
 };
 std::optional<SplitLowering> split_at_root(const ir::Kernel& lowering, const sem::InstrTable& isa);
 

@@ -38,6 +38,11 @@ struct GroupTiling {
   // instead of staying on chip for the whole strip ([pt, block x N] of SBUF). Offered only where
   // the nest does not fit without it.
   bool spill = false;
+  // Loop-invariant hoisting: each matmul of the nest whose pick splits at its root
+  // (OpPick::hoist_pre) computes pre(x) — x^T — for the whole strip once, before its N loop,
+  // and keeps it resident ([K tile, K / K tile x strip rows]); the N loop reads it. Without it,
+  // pre(x) is recomputed per N tile. Offered where a matmul has more than one N tile.
+  bool hoist = false;
 };
 
 struct OpPick {
@@ -50,6 +55,11 @@ struct OpPick {
   // A matmul whose left operand is a transposed view (OpChoices::stationary): the view's source
   // loaded as it lies, [K tile, rows], once per strip, as `lowering`'s stationary operand.
   bool stationary = false;
+  // The lowering split at its root instruction (split_at_root): the part over x alone and the
+  // root over (pre(x), y), for a nest that hoists pre out of the N loop (GroupTiling::hoist).
+  // Null when the lowering does not split.
+  const ir::Kernel* hoist_pre = nullptr;
+  const ir::Kernel* hoist_root = nullptr;
 
   int copies() const { return copy_engine < 0 ? engine : copy_engine; }
 };

@@ -7,6 +7,7 @@
 //                        row-wise ops in it
 //   matmul_nest.cpp      a matmul's N and K loops, PSUM accumulation and evacuation
 //   transposed_nest.cpp  a swap site's values, computed chunk by chunk on transposed tiles
+//   hoisted_lhs.cpp      a matmul's x^T computed once per strip, outside the loops reading it
 //   op_emission.cpp      one op's lowering program as instructions on tiles
 //   dma_transpose_fusion.cpp  a DMA instruction on a tile just loaded becomes that load
 //   spill.cpp            the HBM scratch tensor of a spilled value
@@ -181,6 +182,9 @@ Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int r
 Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var,
                        std::int64_t k_tile, int n_var, std::int64_t n_tile);
 std::optional<NoProgram> emit_transposed(Emission& e, Nest& nest, const std::vector<int>& nodes);
+// The strip's x^T of matmul `node` computed by `pre` once, resident for the strip (buffer id).
+Lowered<int> hoisted_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile,
+                         const ir::Kernel& pre, Depth depth);
 // One op's lowering (or `program`, another of its pick's programs) on `operands`; the result in
 // `dest` when given. `accumulate`: the block whose iterations the root instruction accumulates
 // over.

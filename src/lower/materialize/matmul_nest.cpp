@@ -1,8 +1,9 @@
-// A matmul in its group's nest (contract): loops over N tiles of `free` columns (at most 512)
-// and K tiles of at most 128; the right-hand side tile [K tile, N tile] loaded once per (n, k)
-// and used by every row tile of the strip; the products accumulated in PSUM over k, then
-// evacuated per row tile — into the group's strip-long value when later ops read it (unless the
-// tiling spills it), and to HBM when the value lives there.
+// A matmul in its group's nest (contract): first its strip-long left operand where it has one (a
+// stationary load, or x^T hoisted out of the N loop: GroupTiling::hoist); then loops over N tiles
+// of `free` columns (at most 512) and K tiles of at most 128; the right-hand side tile [K tile,
+// N tile] loaded once per (n, k) and used by every row tile of the strip; the products accumulated
+// in PSUM over k, then evacuated per row tile — into the group's strip-long value when later ops
+// read it (unless the tiling spills it), and to HBM when the value lives there.
 #include <fmt/format.h>
 
 #include "emission.h"
@@ -75,6 +76,17 @@ Lowered<int> stationary_strip(Emission& e, Nest& nest, int node, std::int64_t k_
   return buf;
 }
 
+// The strip-long left operand a matmul reads before its N loop (-1: none, per tile instead): the
+// transposed view's source as it lies (OpPick::stationary), or x^T computed by the pick's `pre`
+// once per strip (GroupTiling::hoist).
+Lowered<int> strip_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile) {
+  const OpPick& pick = e.plan.picks.at(node);
+  if (pick.stationary) return stationary_strip(e, nest, node, k_tile);
+  if (nest.tiling.hoist && pick.hoist_pre && !e.is_transposed(node))
+    return hoisted_lhs(e, nest, node, k_tile, *pick.hoist_pre, {std::min(2, nest.tiling.bufs), 2});
+  return -1;
+}
+
 }  // namespace
 
 std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
@@ -85,25 +97,20 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   std::int64_t n_tile =
       nest.tiling.free > 0 ? std::min(nest.tiling.free, N) : std::min<std::int64_t>(N, 512);
   if (N % n_tile) n_tile = largest_divisor(N, n_tile);
-  // A stationary left operand is loaded for the strip before the N loop (hoisted out of it).
-  const bool stationary = e.plan.picks.at(node).stationary;
-  Lowered<int> strip = -1;
-  if (stationary) strip = stationary_strip(e, nest, node, k_tile);
+  // A left operand that does not depend on the N loop is made for the strip before it.
+  Lowered<int> strip = strip_lhs(e, nest, node, k_tile);
   if (!strip) return strip.no_program();
+  const bool hoisted = *strip >= 0 && !e.plan.picks.at(node).stationary;
   int n_loop = nest_loop(e, nest.body, "n", N / n_tile), n_var = loop_var(n_loop, nest.body);
   int k_loop = nest_loop(e, n_loop, "k", K / k_tile), k_var = loop_var(k_loop, n_loop);
   Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, n_var, n_tile);
   if (!rhs) return rhs.no_program();
   int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block),
       row_tile = loop_var(rows_loop, k_loop);
+  auto it = nest.transposed.find(x);  // a value computed transposed: its chunks are the K tiles
   Lowered<Tile> lhs = Tile{};
-  if (stationary)
-    lhs = Tile{*strip,
-               window({{k_var, nest.strip_rows()}, {row_tile, nest.tiling.pt}}, nest.tiling.pt),
-               {k_tile, nest.tiling.pt}};
-  else if (auto it = nest.transposed.find(x);
-           it != nest.transposed.end())  // its K tiles are the value's chunks
-    lhs = Tile{it->second.buffer,
+  if (*strip >= 0 || it != nest.transposed.end())
+    lhs = Tile{*strip >= 0 ? *strip : it->second.buffer,
                window({{k_var, nest.strip_rows()}, {row_tile, nest.tiling.pt}}, nest.tiling.pt),
                {k_tile, nest.tiling.pt}};
   else
@@ -114,7 +121,8 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
                  {std::min(2, nest.tiling.bufs), 2});
   Tile sum{accumulator, row_window(nest, row_tile, n_tile), {nest.tiling.pt, n_tile}};
   Lowered<Tile> product =
-      emit_lowering(e, rows_loop, node, {*lhs, *rhs}, &sum, k_var, nest.strip_depth());
+      emit_lowering(e, rows_loop, node, {*lhs, *rhs}, &sum, k_var, nest.strip_depth(),
+                    hoisted ? e.plan.picks.at(node).hoist_root : nullptr);
   if (!product) return product.no_program();
   e.fusable_load = -1;
   int evacuate_loop = nest_loop(e, n_loop, "rt", nest.tiling.block);

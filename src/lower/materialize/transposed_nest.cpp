@@ -12,29 +12,11 @@ namespace ts::lower {
 
 namespace {
 
-// The strip's x^T for transposed matmul `node`: [k_tile, K / k_tile x S], K tile j at columns
-// j x S, built by the pick's `pre` once per (K tile, row tile).
+// The strip's x^T for transposed matmul `node`, built by the pick's `pre` (hoisted_lhs.cpp).
 Lowered<int> transposed_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile) {
-  const ir::Node& n = e.kernel.nodes[node];
-  int x = n.inputs[0];
   const ir::Kernel* pre = e.plan.picks.at(node).pre;
   if (!pre) throw InternalError(fmt::format("transposed matmul {} has no pre program", node));
-  auto key = std::make_pair(x, ir::structural_hash(*pre));
-  if (auto it = nest.transposed_lhs.find(key); it != nest.transposed_lhs.end()) return it->second;
-  std::int64_t K = e.shape(x).back(), S = nest.strip_rows(), rows = nest.tiling.pt;
-  int buf = add_buffer(e, "xT", sem::Memory::Sbuf, n.dtype, {k_tile, K / k_tile * S}, {});
-  int k_loop = nest_loop(e, nest.body, "k", K / k_tile), k_var = loop_var(k_loop, nest.body);
-  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block),
-      row_tile = loop_var(rows_loop, k_loop);
-  Lowered<Tile> x_tile = lhs_tile(e, nest, node, rows_loop, row_tile, k_var, k_tile);
-  if (!x_tile) return x_tile.no_program();
-  Tile dest{buf, window({{k_var, S}, {row_tile, rows}}, rows), {k_tile, rows}};
-  Lowered<Tile> x_transposed =
-      emit_lowering(e, rows_loop, node, {*x_tile}, &dest, -1, nest.strip_depth(), pre);
-  if (!x_transposed) return x_transposed.no_program();
-  e.fusable_load = -1;
-  nest.transposed_lhs[key] = buf;
-  return buf;
+  return hoisted_lhs(e, nest, node, k_tile, *pre, {});
 }
 
 // A producer's chunk [n_tile, S] = fused root(x^T, y) accumulated over K in PSUM (one

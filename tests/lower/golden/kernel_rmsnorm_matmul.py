@@ -5,7 +5,7 @@ import nki.isa as nisa
 
 @nki.jit
 def rmsnorm_matmul(x, w, eps=1e-06):
-    # v0 fused engines=default bufs=1 | square@2: activation(x, broadcast_to(0, shape=(P, 1)), func='square', scale=1) | mean@2: tensor_scalar_reduce(x, broadcast_to(reciprocal(F), shape=(P, 1)), op0='mul', reduce_op='add') | add@2: scalar_tensor_tensor(broadcast_to(0, shape=(P, 1)), x, y, op0='add', op1='add') | rsqrt@2: activation(broadcast_to(0, shape=(P, 1)), x, func='rsqrt', scale=1) | mul@2: tensor_scalar_act(x, y, op0='mul', op1='add', operand1=0) | matmul@5: nc_matmul(nc_transpose_pe(x), y) | g0: pt=128 block=1 free=128
+    # v0 fused engines=default bufs=1 | square@2: activation(x, broadcast_to(0, shape=(P, 1)), func='square', scale=1) | mean@2: tensor_scalar_reduce(x, broadcast_to(reciprocal(F), shape=(P, 1)), op0='mul', reduce_op='add') | add@2: scalar_tensor_tensor(broadcast_to(0, shape=(P, 1)), x, y, op0='add', op1='add') | rsqrt@2: activation(broadcast_to(0, shape=(P, 1)), x, func='rsqrt', scale=1) | mul@2: tensor_scalar_act(x, y, op0='mul', op1='add', operand1=0) | matmul@5: nc_matmul(nc_transpose_pe(x), y) | g0: pt=128 block=1 free=128 hoist
     assert tuple(x.shape) == (256, 256), "x: this kernel is built for shape (256, 256)"
     assert tuple(w.shape) == (256, 256), "w: this kernel is built for shape (256, 256)"
     matmul8 = nl.ndarray((256, 256), dtype=nl.float32, buffer=nl.shared_hbm)
@@ -21,6 +21,7 @@ def rmsnorm_matmul(x, w, eps=1e-06):
         v10 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         v11 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         v12 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+        xT13 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
         nisa.dma_copy(dst=x4, src=x[r * 128 : r * 128 + 128, :])  # load x
         nisa.activation(dst=v5, op=nl.square, data=x4, bias=c6, scale=1.0)  # square
         scratch = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
@@ -29,18 +30,18 @@ def rmsnorm_matmul(x, w, eps=1e-06):
         nisa.scalar_tensor_tensor(dst=v10, data=c6, op0=nl.add, operand0=v7, op1=nl.add, operand1=eps9)  # add
         nisa.activation(dst=v11, op=nl.rsqrt, data=c6, bias=v10, scale=1.0)  # rsqrt
         nisa.tensor_scalar(dst=v12, data=x4, op0=nl.multiply, operand0=v11, op1=None, operand1=None, engine=nisa.engine.scalar)  # mul
+        for k in range(2):
+            t14 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+            nisa.nc_transpose(dst=t14, data=v12[:, k * 128 : k * 128 + 128], engine=nisa.engine.tensor)  # matmul
+            nisa.tensor_copy(dst=xT13[:, k * 128 : k * 128 + 128], src=t14, engine=nisa.engine.vector)  # copy matmul
         for n in range(2):
-            acc14 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+            acc16 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
             o17 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-            nisa.memset(dst=acc14, value=0.0, engine=nisa.engine.vector)
-            for k in range(2):
-                w13 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-                t15 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
-                s16 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-                nisa.dma_copy(dst=w13, src=w[k * 128 : k * 128 + 128, n * 128 : n * 128 + 128])  # load w
-                nisa.nc_transpose(dst=t15, data=v12[:, k * 128 : k * 128 + 128], engine=nisa.engine.tensor)
-                nisa.tensor_copy(dst=s16, src=t15, engine=nisa.engine.vector)  # to SBUF
-                nisa.nc_matmul(dst=acc14, stationary=s16, moving=w13, accumulate=True)  # matmul
-            nisa.tensor_copy(dst=o17, src=acc14, engine=nisa.engine.vector)  # evacuate matmul
+            nisa.memset(dst=acc16, value=0.0, engine=nisa.engine.vector)
+            for k_1 in range(2):
+                w15 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=w15, src=w[k_1 * 128 : k_1 * 128 + 128, n * 128 : n * 128 + 128])  # load w
+                nisa.nc_matmul(dst=acc16, stationary=xT13[:, k_1 * 128 : k_1 * 128 + 128], moving=w15, accumulate=True)  # matmul
+            nisa.tensor_copy(dst=o17, src=acc16, engine=nisa.engine.vector)  # evacuate matmul
             nisa.dma_copy(dst=matmul8[r * 128 : r * 128 + 128, n * 128 : n * 128 + 128], src=o17)  # store matmul8
     return matmul8
