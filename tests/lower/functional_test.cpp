@@ -358,7 +358,7 @@ class HoistedLhs : public ::testing::TestWithParam<std::pair<const char*, const 
 
 TEST_P(HoistedLhs, MatchesTheReference) {
   auto [target, file] = GetParam();
-  const sim::Target& t = sim::builtin_target(target);
+  const target::Target& t = target::builtin_target(target);
   ir::Module m = suite_module(file);
   const ir::Kernel& k = m.kernels.front();
   sem::DimEnv dims = {{"M", 256}, {"K", 256}, {"N", 384}, {"R", 128}};
