@@ -78,6 +78,22 @@ double eval(const sem::Expr& e, const sem::InstrSpec& in, const CostVars& vars) 
   }
 }
 
+// The variables every instruction has besides its pattern dims (instr_vars sets them last).
+bool is_fixed_name(std::string_view name) {
+  switch (name.size()) {
+    case 1:
+      return name[0] == 'P' || name[0] == 'N';
+    case 4:
+      return name == "fp32";
+    case 5:
+      return name == "bytes";
+    case 6:
+      return name == "MIN_II";
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 double formula_value(const sem::InstrSpec& in, const CostVars& vars) {
@@ -112,8 +128,9 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, std::span<const 
         given[static_cast<std::size_t>(slot)] = true;
       }
   }
+  // A pattern dim named like a fixed variable (P, N, ...) takes the fixed value below.
   for (std::size_t i = 0; i < in.dim_names.size(); ++i)
-    if (given[i]) r.vars.add_new(in.dim_names[i], value[i]);
+    if (given[i] && !is_fixed_name(in.dim_names[i])) r.vars.add_new(in.dim_names[i], value[i]);
   // The output's dims, each clipped to its limit: one copy's elements and partitions.
   const bool named = in.out_dim_slots.size() == out.size();
   double elements = 1, whole = 1, partitions = 1;
@@ -124,11 +141,11 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, std::span<const 
     elements *= static_cast<double>(v);
     if (d + 2 == out.size()) partitions = static_cast<double>(v);
   }
-  r.vars.set("P", partitions);
-  r.vars.set("N", elements / partitions);
-  r.vars.set("MIN_II", t.overheads.min_ii_cycles);
-  r.vars.set("fp32", dtype == ir::DType::F32 ? 1 : 0);
-  r.vars.set("bytes", whole * ir::dtype_bytes(dtype));
+  r.vars.add_new("P", partitions);
+  r.vars.add_new("N", elements / partitions);
+  r.vars.add_new("MIN_II", t.overheads.min_ii_cycles);
+  r.vars.add_new("fp32", dtype == ir::DType::F32 ? 1 : 0);
+  r.vars.add_new("bytes", whole * ir::dtype_bytes(dtype));
   return r;
 }
 

@@ -146,23 +146,26 @@ bool matches(const sem::InstrSpec& in, const sem::AttrMap& attrs, const sem::Att
   return true;
 }
 
+// (`explain` false: the rule only, no message.)
 Breach memory_breach(const EngineRules& r, const sem::InstrSpec& in, sem::Engine e,
-                     std::span<const sem::Memory> operands, const sem::Memory* out) {
+                     std::span<const sem::Memory> operands, const sem::Memory* out, bool explain) {
   auto reaches = [&](sem::Memory m) {
     return r.memory.empty() || std::count(r.memory.begin(), r.memory.end(), m) > 0;
   };
   for (std::size_t i = 0; i < operands.size(); ++i)
-    if (!reaches(operands[i]))
+    if (!reaches(operands[i])) {
+      if (!explain) return {Rule::Memory, {}};
       return {
           Rule::Memory,
           fmt::format("{} cannot access {} ({} reads its operand {} there; {})",
                       sem::engine_name(e), sem::memory_name(operands[i]), in.op.name,
                       i < in.op.operands.size() ? in.op.operands[i] : std::to_string(i), r.source)};
-  if (out && !reaches(*out))
-    return {Rule::Memory,
-            fmt::format("{} cannot access {} ({} writes its result there; {})", sem::engine_name(e),
-                        sem::memory_name(*out), in.op.name, r.source)};
-  return {};
+    }
+  if (!out || reaches(*out)) return {};
+  if (!explain) return {Rule::Memory, {}};
+  return {Rule::Memory,
+          fmt::format("{} cannot access {} ({} writes its result there; {})", sem::engine_name(e),
+                      sem::memory_name(*out), in.op.name, r.source)};
 }
 
 }  // namespace
@@ -239,29 +242,33 @@ ResolvedRules resolve(const Legality& l, const sem::InstrSpec& in, sem::Engine e
   return out;
 }
 
-// The rules as written, name by name.
+// The rules as written, name by name (`explain` false: the rule only, no message).
 Breach check_by_name(const Legality& l, const sem::InstrSpec& in, sem::Engine engine,
                      std::span<const sem::Memory> operands, const sem::Memory* out,
-                     const sem::AttrMap& attrs) {
+                     const sem::AttrMap& attrs, bool explain) {
   if (auto it = l.engines.find(engine); it != l.engines.end()) {
     const EngineRules& r = it->second;
-    if (Breach b = memory_breach(r, in, engine, operands, out)) return b;
+    if (Breach b = memory_breach(r, in, engine, operands, out, explain)) return b;
     for (const auto& name : l.alu_attributes) {
       const sem::AttrValue* v = value_of(in, attrs, name);
       const std::string* op = v ? std::get_if<std::string>(v) : nullptr;
-      if (op && std::find(r.alu.begin(), r.alu.end(), *op) == r.alu.end())
-        return {Rule::Operator,
-                fmt::format("{} has no ALU operator '{}' ({} {} = {}; {})",
-                            sem::engine_name(engine), *op, in.op.name, name, *op, r.source)};
+      if (!op || std::find(r.alu.begin(), r.alu.end(), *op) != r.alu.end()) continue;
+      if (!explain) return {Rule::Operator, {}};
+      return {Rule::Operator,
+              fmt::format("{} has no ALU operator '{}' ({} {} = {}; {})", sem::engine_name(engine),
+                          *op, in.op.name, name, *op, r.source)};
     }
   }
   for (const auto& req : l.requirements)
     if (req.engine == engine && req.instr == in.op.name && matches(in, attrs, req.when) &&
         !matches(in, attrs, req.require))
-      return {Rule::Requirement,
-              fmt::format("{} on {} with {} needs {} ({})", in.op.name, sem::engine_name(engine),
-                          sem::to_string(req.when.begin()->second),
-                          sem::to_string(req.require.begin()->second), req.source)};
+      return !explain
+                 ? Breach{Rule::Requirement, {}}
+                 : Breach{Rule::Requirement,
+                          fmt::format("{} on {} with {} needs {} ({})", in.op.name,
+                                      sem::engine_name(engine),
+                                      sem::to_string(req.when.begin()->second),
+                                      sem::to_string(req.require.begin()->second), req.source)};
   return {};
 }
 
@@ -294,7 +301,15 @@ Breach check_instruction(const Legality& l, const sem::InstrSpec& in, sem::Engin
                          const sem::AttrMap& attrs) {
   const ResolvedRules* r = resolved_rules(l, in, engine);
   if (r && keeps(l, *r, in, operands, out, attrs)) return {};
-  return check_by_name(l, in, engine, operands, out, attrs);
+  return check_by_name(l, in, engine, operands, out, attrs, true);
+}
+
+bool keeps_rules(const Legality& l, const sem::InstrSpec& in, sem::Engine engine,
+                 std::span<const sem::Memory> operands, const sem::Memory* out,
+                 const sem::AttrMap& attrs) {
+  const ResolvedRules* r = resolved_rules(l, in, engine);
+  if (r && keeps(l, *r, in, operands, out, attrs)) return true;
+  return !check_by_name(l, in, engine, operands, out, attrs, false);
 }
 
 Legality parse_legality(const std::string& isa_text, const std::string& isa_file) {

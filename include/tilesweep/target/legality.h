@@ -79,6 +79,11 @@ struct Breach {
 Breach check_instruction(const Legality& l, const sem::InstrSpec& in, sem::Engine engine,
                          std::span<const sem::Memory> operands, const sem::Memory* out,
                          const sem::AttrMap& attrs);
+// check_instruction's answer without the message: true when nothing is broken (for trying
+// engines, where a breach is common and its text unused).
+bool keeps_rules(const Legality& l, const sem::InstrSpec& in, sem::Engine engine,
+                 std::span<const sem::Memory> operands, const sem::Memory* out,
+                 const sem::AttrMap& attrs);
 
 // Reads the [legality] tables of an isa.toml text; a malformed table is a UserError with the
 // file and line. No [legality] table: no rules.

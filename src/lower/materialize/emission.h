@@ -162,7 +162,10 @@ std::optional<NoProgram> copy_tile(Emission& e, int block, int node, const Tile&
                                    const Tile& to, const char* verb, const char* suffix = "");
 
 // ---- DMA access patterns and windows (hbm_access.cpp) ----
-Lowered<Access> hbm_access(const Emission& e, const HbmView& v, const std::vector<Place>& places);
+// The DMA access pattern of view `v` at `places`, written into `a` (an instruction's `hbm`: filled
+// in place, the pattern is large); NoProgram where no pattern expresses the view.
+std::optional<NoProgram> hbm_access(const Emission& e, const HbmView& v,
+                                    const std::vector<Place>& places, Access& a);
 HbmView identity_view(const Program& p, int buffer);
 Window row_window(const Nest& nest, int row_tile, std::int64_t cols, Terms extra = {},
                   std::int64_t width = 0);

@@ -98,7 +98,7 @@ struct RowOps {
     int lead = f.rank - static_cast<int>(s.size());
     int col_in_out = static_cast<int>(s.size()) - 1 + lead;
     // A reduction's input keeps its whole row; an element-wise operand follows the output.
-    if (e.kernel.nodes[node].attrs.count("axis")) return s.back();
+    if (e.prefix.has_axis[static_cast<std::size_t>(node)]) return s.back();
     if (col_in_out != f.col) return 1;
     if (s.back() == 1) return 1;
     return nest.free_tile > 0 ? nest.free_tile : s.back();
@@ -106,7 +106,7 @@ struct RowOps {
 
   // The rows of operand `in` when `node` reduces across them (0 otherwise): all in one tile.
   Lowered<std::int64_t> rows_reduced(int node, int in) const {
-    if (!reduces_rows(e.kernel, node)) return 0;
+    if (!e.prefix.reduces_rows[static_cast<std::size_t>(node)]) return 0;
     std::int64_t rows = e.shape(in)[e.shape(in).size() - 2];
     if (rows > e.target.sbuf.partitions)
       return NoProgram{
@@ -124,7 +124,7 @@ struct RowOps {
 // it).
 Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
   int in = e.kernel.nodes[source].inputs[i];
-  Role role = operand_role(e.kernel, source, static_cast<int>(i));
+  Role role = e.prefix.roles[static_cast<std::size_t>(source)][i];
   std::int64_t width = in_cols(source, in);
   Shape tile = {nest.tiling.pt, role == Role::Broadcast && width == 1 ? 1 : width};
   // A reduction across partitions reads every row of its operand at once.
@@ -147,7 +147,7 @@ Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
     // operand under the output's.
     const auto& shape = e.shape(in);
     int rank = static_cast<int>(shape.size());
-    auto at = e.kernel.nodes[source].attrs.count("axis")
+    auto at = e.prefix.has_axis[static_cast<std::size_t>(source)]
                   ? places(nest, Frame{rank, rank - 2, rank - 1}, shape, shape, row_tile, width)
                   : places(e, nest, source, shape, row_tile, width);
     if (all_rows) at[at.size() - 2] = Place{{}, all_rows, 0};
@@ -167,7 +167,7 @@ std::optional<NoProgram> RowOps::emit(int node) {
   if (!e.plan.fused_operands.count(node))
     for (const auto& [producer, consumer] : e.plan.absorbed)
       if (consumer == node) source = producer;
-  if (source != node && reduces_rows(e.kernel, node))
+  if (source != node && e.prefix.reduces_rows[static_cast<std::size_t>(node)])
     return NoProgram{
         fmt::format("'{}' across partitions fused with its producer is not placed yet", n.op),
         node};

@@ -36,11 +36,10 @@ HbmView identity_view(const Program& p, int buffer) {
   return v;
 }
 
-Lowered<Access> hbm_access(const Emission& e, const HbmView& v, const std::vector<Place>& places) {
+std::optional<NoProgram> hbm_access(const Emission& e, const HbmView& v,
+                                    const std::vector<Place>& places, Access& a) {
   const Program& p = e.builder.program();
   std::size_t rank = p.buffers[v.buffer].shape.size();
-  Lowered<Access> result = Access{};  // one named result: built in place, never moved (NRVO)
-  Access& a = *result;
   a.buffer = v.buffer;
   a.extent.assign(rank, 1);
   a.terms.assign(rank, {});
@@ -56,16 +55,13 @@ Lowered<Access> hbm_access(const Emission& e, const HbmView& v, const std::vecto
     a.extent[x.base] = place.extent;
     a.tile_dim[x.base] = place.tile_dim;
     if (x.repeat > 1) {
-      if (auto no = repeated_terms(p, x, place, a.terms[x.base])) {
-        result = std::move(*no);
-        return result;
-      }
+      if (auto no = repeated_terms(p, x, place, a.terms[x.base])) return no;
       continue;
     }
     for (const auto& [block, step] : place.terms)
       if (block >= 0) a.terms[x.base].push_back({block, step * x.stride});
   }
-  return result;
+  return std::nullopt;
 }
 
 Window row_window(const Nest& nest, int row_tile, std::int64_t cols, Terms extra,

@@ -120,6 +120,22 @@ struct HbmLayout {
     prefix.frames.assign(n, Frame{-1, -1, -1});
     for (std::size_t i = 0; i < n; ++i)
       if (auto frame = find_frame(kernel, static_cast<int>(i))) prefix.frames[i] = *frame;
+    node_facts();
+  }
+
+  void node_facts() {
+    std::size_t n = kernel.nodes.size();
+    prefix.roles.assign(n, {});
+    prefix.reduces_rows.assign(n, 0);
+    prefix.has_axis.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int node = static_cast<int>(i);
+      prefix.reduces_rows[i] = reduces_rows(kernel, node);
+      prefix.has_axis[i] = kernel.nodes[i].attrs.count("axis") > 0;
+      if (prefix.frames[i].rank < 0) continue;  // operand_role needs the node's frame
+      for (std::size_t j = 0; j < kernel.nodes[i].inputs.size(); ++j)
+        prefix.roles[i].push_back(operand_role(kernel, node, static_cast<int>(j)));
+    }
   }
 
   std::optional<NoProgram> place_values() {

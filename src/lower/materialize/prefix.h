@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "tilesweep/base/small_vector.h"
 #include "tilesweep/lower/frame.h"
 #include "tilesweep/lower/materialize.h"
 
@@ -59,6 +60,11 @@ struct Prefix {
   std::vector<std::optional<double>> consts;      // per node: its folded value, if constant
   std::vector<int> group_of;                      // per node: its fusion group (-1: none)
   std::vector<Frame> frames;  // per node: find_frame's, rank -1 where it has none
+  // Per node with a frame, facts of the kernel graph that every candidate's emission asks: the
+  // role of each operand (operand_role), whether it reduces across rows (reduces_rows) and has
+  // an `axis` attribute. Derived once here, not per instruction built.
+  std::vector<SmallVector<Role, 3>> roles;
+  std::vector<char> reduces_rows, has_axis;
   std::vector<std::pair<const ir::Kernel*, PreparedLowering>>
       lowerings;  // the section's, by address
 
