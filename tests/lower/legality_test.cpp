@@ -161,7 +161,8 @@ struct BadRules {
 
 // The rules resolved per instruction and engine at load (what candidates are checked with)
 // say what the rules as written say, for every instruction of every target on every engine,
-// operand and result memories, and every ALU operator choice plus one no instruction offers.
+// operand and result memories, and every ALU operator choice plus one no instruction offers;
+// keeps_rules (the answer without the message, for engine trials) says the same both ways.
 TEST(Legality, ResolvedRulesAgreeWithTheRulesAsWritten) {
   const Engine engines[] = {Engine::Tensor, Engine::Vector, Engine::Scalar, Engine::GpSimd,
                             Engine::Dma};
@@ -194,6 +195,10 @@ TEST(Legality, ResolvedRulesAgreeWithTheRulesAsWritten) {
               EXPECT_EQ(target::rule_name(fast.rule), std::string(target::rule_name(slow.rule)))
                   << name << " " << i << " on " << sem::engine_name(e) << ": " << slow.why;
               EXPECT_EQ(fast.why, slow.why);
+              // The answer without the message (engine trials), both ways.
+              EXPECT_EQ(target::keeps_rules(t.legality, in, e, operands, &out, attrs), !slow)
+                  << name << " " << i << " on " << sem::engine_name(e);
+              EXPECT_EQ(target::keeps_rules(as_written, in, e, operands, &out, attrs), !slow);
               ++checked;
               breaches += slow ? 1 : 0;
             }
