@@ -203,15 +203,14 @@ void Translator::emit_dma(const HbmAccess& h, const Operand& tile, bool store,
   builder_.place(block_, inst);
 }
 
-// A [parts, 1] FP32 tile holding `value`, written once before every loop (an immediate operand).
-Operand Translator::constant(double value, std::int64_t parts, const SourceLoc& loc) {
-  auto key = std::make_pair(value, parts);
-  auto it = constants_.find(key);
-  if (it != constants_.end()) return Operand{it->second, {}, parts, 1};
+// A [parts, free] FP32 SBUF tile named `name` holding `value`, written by a memset before every
+// loop; its buffer.
+int Translator::memset_tile(std::string name, double value, std::int64_t parts, std::int64_t free,
+                            const SourceLoc& loc) {
   lower::Buffer b;
-  b.name = fmt::format("const_{}", value);
+  b.name = std::move(name);
   b.memory = sem::Memory::Sbuf;
-  b.shape = {parts, 1};
+  b.shape = {parts, free};
   b.constant = true;
   int buf = builder_.add_buffer(std::move(b));
   const sem::InstrSpec& s = spec("memset", loc);
@@ -219,38 +218,31 @@ Operand Translator::constant(double value, std::int64_t parts, const SourceLoc& 
   inst.spec = &s;
   inst.engine = s.engines.front();
   inst.out = buf;
-  inst.attrs = {{"value", value}, {"P", sem::Dim(parts)}, {"F", sem::Dim(1)}};
-  auto vars =
-      target::instr_vars(target_, s, {}, std::vector<std::int64_t>{parts, 1}, ir::DType::F32);
-  inst.vars = vars.vars;
+  inst.attrs = {{"value", value}, {"P", sem::Dim(parts)}, {"F", sem::Dim(free)}};
+  inst.vars =
+      target::instr_vars(target_, s, {}, std::vector<std::int64_t>{parts, free}, ir::DType::F32)
+          .vars;
   inst.note = "constant";
   builder_.place_first(0, inst);
-  constants_[key] = buf;
-  return Operand{buf, {}, parts, 1};
+  return buf;
+}
+
+// A [parts, 1] FP32 tile holding `value`, written once before every loop (an immediate operand).
+Operand Translator::constant(double value, std::int64_t parts, const SourceLoc& loc) {
+  auto key = std::make_pair(value, parts);
+  auto it = constants_.find(key);
+  if (it == constants_.end())
+    it = constants_.emplace(key, memset_tile(fmt::format("const_{}", value), value, parts, 1, loc))
+             .first;
+  return Operand{it->second, {}, parts, 1};
 }
 
 // A [1, n] row of ones (the stationary side of a partition broadcast), written once.
 Operand Translator::ones_row(std::int64_t n, const SourceLoc& loc) {
   auto it = ones_rows_.find(n);
-  if (it != ones_rows_.end()) return Operand{it->second, {}, 1, n};
-  lower::Buffer b;
-  b.name = fmt::format("ones_{}", n);
-  b.memory = sem::Memory::Sbuf;
-  b.shape = {1, n};
-  b.constant = true;
-  int buf = builder_.add_buffer(std::move(b));
-  const sem::InstrSpec& s = spec("memset", loc);
-  lower::Inst& inst = builder_.new_inst();
-  inst.spec = &s;
-  inst.engine = s.engines.front();
-  inst.out = buf;
-  inst.attrs = {{"value", 1.0}, {"P", sem::Dim(1)}, {"F", sem::Dim(n)}};
-  inst.vars =
-      target::instr_vars(target_, s, {}, std::vector<std::int64_t>{1, n}, ir::DType::F32).vars;
-  inst.note = "constant";
-  builder_.place_first(0, inst);
-  ones_rows_[n] = buf;
-  return Operand{buf, {}, 1, n};
+  if (it == ones_rows_.end())
+    it = ones_rows_.emplace(n, memset_tile(fmt::format("ones_{}", n), 1.0, 1, n, loc)).first;
+  return Operand{it->second, {}, 1, n};
 }
 
 // The loop a PSUM += accumulates across: the one loop between the tile's allocation and here.

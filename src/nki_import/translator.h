@@ -113,6 +113,8 @@ class Translator {
              std::optional<ir::DType> dtype, bool accumulate, const SourceLoc& loc);
   void emit_dma(const HbmAccess& h, const Operand& tile, bool store, const SourceLoc& loc);
   Operand constant(double value, std::int64_t parts, const SourceLoc& loc);
+  int memset_tile(std::string name, double value, std::int64_t parts, std::int64_t free,
+                  const SourceLoc& loc);
   Operand ones_row(std::int64_t n, const SourceLoc& loc);
   Value broadcast_partitions(const Value& x, const Value& shape, const SourceLoc& loc);
   int accumulate_block(Array& a, const SourceLoc& loc);
