@@ -5,7 +5,7 @@ import nki.isa as nisa
 
 @nki.jit
 def rmsnorm_matmul(x, w, eps=1e-06):
-    # v0 fused engines=default bufs=1 | square@2: activation(x, broadcast_to(0, shape=(P, 1)), func='square', scale=1) | mean@2: tensor_scalar_reduce(x, broadcast_to(reciprocal(F), shape=(P, 1)), op0='mul', reduce_op='add') | add@2: scalar_tensor_tensor(broadcast_to(0, shape=(P, 1)), x, y, op0='add', op1='add') | rsqrt@2: activation(broadcast_to(0, shape=(P, 1)), x, func='rsqrt', scale=1) | mul@2: tensor_scalar_act(x, y, op0='mul', op1='add', operand1=0) | matmul@5: nc_matmul(nc_transpose_pe(x), y) | g0: pt=128 block=1 free=128 hoist
+    # v0 fused engines=default bufs=1 | square@2: activation(x, broadcast_to(0, shape=(P, 1)), func='square', scale=1) | mean@2: tensor_scalar_reduce(x, broadcast_to(reciprocal(F), shape=(P, 1)), op0='mul', reduce_op='add') | add@2: scalar_tensor_tensor(broadcast_to(0, shape=(P, 1)), x, y, op0='add', op1='add') | rsqrt@2: activation(broadcast_to(0, shape=(P, 1)), x, func='rsqrt', scale=1) | mul@2: activation_scale_tile(x, y, broadcast_to(0, shape=(P, 1)), func='copy') | matmul@5: nc_matmul(nc_transpose_pe(x), y) | g0: pt=128 block=1 free=128 hoist
     assert tuple(x.shape) == (256, 256), "x: this kernel is built for shape (256, 256)"
     assert tuple(w.shape) == (256, 256), "w: this kernel is built for shape (256, 256)"
     matmul8 = nl.ndarray((256, 256), dtype=nl.float32, buffer=nl.shared_hbm)
@@ -29,7 +29,7 @@ def rmsnorm_matmul(x, w, eps=1e-06):
         nisa.memset(dst=eps9, value=eps)  # load eps
         nisa.scalar_tensor_tensor(dst=v10, data=c6, op0=nl.add, operand0=v7, op1=nl.add, operand1=eps9)  # add
         nisa.activation(dst=v11, op=nl.rsqrt, data=c6, bias=v10, scale=1.0)  # rsqrt
-        nisa.tensor_scalar(dst=v12, data=x4, op0=nl.multiply, operand0=v11, op1=None, operand1=None, engine=nisa.engine.scalar)  # mul
+        nisa.activation(dst=v12, op=nl.copy, data=x4, bias=c6, scale=v11)  # mul
         for k in range(2):
             t14 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
             nisa.nc_transpose(dst=t14, data=v12[:, k * 128 : k * 128 + 128], engine=nisa.engine.tensor)  # matmul

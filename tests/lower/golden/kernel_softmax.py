@@ -5,7 +5,7 @@ import nki.isa as nisa
 
 @nki.jit
 def softmax(x):
-    # v0 fused engines=default bufs=1 | max@2: tensor_reduce(x, op='max') | sub@2: tensor_scalar(x, y, op0='sub', op1='add', operand1=0) | exp@2: activation(x, broadcast_to(0, shape=(P, 1)), func='exp', scale=1) | sum@3: activation_reduce(x, broadcast_to(0, shape=(P, 1)), func='copy', scale=1) | div@3: tensor_scalar_act(x, activation(y, broadcast_to(0, shape=(P, 1)), func='reciprocal', scale=1), op0='mul', op1='add', operand1=0) | g0: pt=128 block=1 free=0
+    # v0 fused engines=default bufs=1 | max@2: tensor_reduce(x, op='max') | sub@2: tensor_scalar(x, y, op0='sub', op1='add', operand1=0) | exp@2: activation(x, broadcast_to(0, shape=(P, 1)), func='exp', scale=1) | sum@3: activation_reduce(x, broadcast_to(0, shape=(P, 1)), func='copy', scale=1) | div@3: tensor_scalar_act(x, activation_scale_tile(y, broadcast_to(0, shape=(P, 1)), y, func='reciprocal'), op0='mul', op1='add', operand1=0) | g0: pt=128 block=1 free=0
     assert tuple(x.shape) == (256, 512), "x: this kernel is built for shape (256, 512)"
     div5 = nl.ndarray((256, 512), dtype=nl.float32, buffer=nl.shared_hbm)
     c6 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
@@ -24,7 +24,7 @@ def softmax(x):
         nisa.activation(dst=e5, op=nl.exp, data=v4, bias=c6, scale=1.0)  # e = exp
         scratch = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
         nisa.activation_reduce(dst=scratch, op=nl.copy, data=e5, reduce_op=nl.add, reduce_res=v7, bias=c6, scale=1.0)  # sum
-        nisa.activation(dst=t9, op=nl.reciprocal, data=v7, bias=c6, scale=1.0)
+        nisa.activation(dst=t9, op=nl.reciprocal, data=v7, bias=v7, scale=c6)
         nisa.tensor_scalar(dst=v8, data=e5, op0=nl.multiply, operand0=t9, op1=None, operand1=None, engine=nisa.engine.scalar)  # div
         nisa.dma_copy(dst=div5[r * 128 : r * 128 + 128, :], src=v8)  # store div5
     return div5
