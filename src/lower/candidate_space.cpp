@@ -191,16 +191,21 @@ bool copies_can_move(const Program& p) {
 // Dominance pruning of the hoisting dimension: a tiling whose twin with x^T hoisted out of the N
 // loop (GroupTiling::hoist) fits as well is dropped. Given the same blocks, the hoisted program
 // runs the same matmuls with pre(x) (a transpose, a load) once per strip instead of once per N
-// tile, so it does no more work on any engine; it only holds more SBUF, which fitting checked.
-std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok) {
+// tile, so it does no more work on any engine; it only holds more SBUF. "Fits as well" is at every
+// multi-buffering depth: `deepest(t)` is the deepest depth (an index into the options' depths, -1:
+// none) at which t fits, and a twin that fits only shallower keeps t (the depth is a digit of its
+// own, so t at the deeper depths would be lost).
+template <class Deepest>
+std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, Deepest deepest) {
   auto twin = [](const GroupTiling& a, const GroupTiling& b) {
     return a.pt == b.pt && a.block == b.block && a.free == b.free && a.spill == b.spill;
   };
   std::vector<GroupTiling> out;
-  for (const auto& t : ok)
-    if (t.hoist || std::none_of(ok.begin(), ok.end(),
-                                [&](const GroupTiling& h) { return h.hoist && twin(t, h); }))
-      out.push_back(t);
+  for (const auto& t : ok) {
+    auto h = std::find_if(ok.begin(), ok.end(),
+                          [&](const GroupTiling& h) { return h.hoist && twin(t, h); });
+    if (t.hoist || h == ok.end() || deepest(*h) < deepest(t)) out.push_back(t);
+  }
   return out;
 }
 
@@ -396,7 +401,17 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
         if (spills && fits(*spilled, target_)) ok.push_back(p.tiling[g]);
       }
     }
-    feasible.push_back(drop_dominated(std::move(ok)));
+    auto deepest = [&](GroupTiling t) {
+      for (int d = static_cast<int>(options_.bufs.size()) - 1; d >= 0; --d) {
+        ProgramPlan p = plan;
+        t.bufs = options_.bufs[static_cast<std::size_t>(d)];
+        p.tiling[g] = t;
+        Lowered<Program> program = lower::materialize(k, dims_, target_, p);
+        if (program && fits(*program, target_)) return d;
+      }
+      return -1;
+    };
+    feasible.push_back(drop_dominated(std::move(ok), deepest));
   }
   return feasible;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/target/target.h"
@@ -61,6 +62,67 @@ TEST(CandidateSpace, EngineChoicePerOp) {
   EXPECT_GT(compared, 0);
   EXPECT_GT(moved, 0) << "no engine digit moves an instruction";
 }
+
+bool fits(const Program& p, const target::Target& t) {
+  OnChipUse u = on_chip_use(p, t.psum.bank_bytes);
+  return u.sbuf_bytes <= t.sbuf.usable_bytes_per_partition && u.psum_banks <= t.psum.banks;
+}
+
+struct TwinCase {
+  const char* target;
+  const char* file;
+  sem::DimEnv dims;
+};
+
+class HoistedTwin : public ::testing::TestWithParam<TwinCase> {};
+
+// A tiling's twin with x^T hoisted out of the N loop (GroupTiling::hoist) replaces it only where
+// the twin fits at every multi-buffering depth the tiling fits at: a hoisted candidate that does
+// not fit while its unhoisted form does has that form in the space too. Regression: the twins
+// were compared at the shallowest depth only, and NKIBench gqa on trn1 lost its best candidate
+// (block 2 at bufs 2, 38.4 ms; the best left was 48.3 ms) to a twin that fits at bufs 1 only.
+TEST_P(HoistedTwin, KeepsTheFormThatFitsDeeper) {
+  const TwinCase& tc = GetParam();
+  const target::Target& t = target::builtin_target(tc.target);
+  const ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + tc.file,
+                                       sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  SynthesisCache cache;
+  KernelChoices choices = instruction_choices(k, t.isa, cache);
+  CandidateSpace space({{&k, &choices}}, t, tc.dims);
+  std::set<std::string> texts;
+  for (std::int64_t i = 0; i < space.size(); ++i) texts.insert(space.describe(i));
+  int checked = 0;
+  for (std::int64_t i = 0; i < space.size(); ++i) {
+    Candidate c = space.decode(i);
+    if (std::none_of(c.tiling.begin(), c.tiling.end(), [](const auto& g) { return g.hoist; }) ||
+        fits(space.materialize(c).value(), t))
+      continue;
+    ProgramPlan plan = space.plan(c);
+    for (auto& g : plan.tiling) g.hoist = false;
+    if (!fits(space.materialize(c, plan).value(), t)) continue;
+    ++checked;
+    std::string text = space.describe(i);
+    for (auto at = text.find(" hoist"); at != std::string::npos; at = text.find(" hoist"))
+      text.erase(at, 6);
+    EXPECT_TRUE(texts.count(text)) << "lost: " << text;
+  }
+  EXPECT_GT(checked, 0) << "no hoisted candidate that fits shallower only";
+}
+
+// x^T of a 1024-row strip at K = 3072 is 96 KiB per partition: one buffer fits trn1's SBUF, two
+// do not.
+INSTANTIATE_TEST_SUITE_P(Kernels, HoistedTwin,
+                         ::testing::Values(TwinCase{"trn1",
+                                                    "nkibench/matmul.py",
+                                                    {{"M", 2048}, {"K", 3072}, {"N", 1024}}}),
+                         [](const auto& info) {
+                           std::string name =
+                               std::string(info.param.target) + "_" + info.param.file;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace ts::lower
