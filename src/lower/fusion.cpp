@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tilesweep/lower/index_source.h"
 #include "tilesweep/lower/tile_op.h"
 
 namespace ts::lower {
@@ -26,7 +27,9 @@ Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool f
   std::vector<int> group_of(k.nodes.size(), -1);
   for (std::size_t c = 0; c < k.nodes.size(); ++c) {
     const ir::Node& n = k.nodes[c];
-    if (classify(n) != OpClass::Compute || is_constant(k, static_cast<int>(c))) continue;
+    if (classify(n) != OpClass::Compute || is_constant(k, static_cast<int>(c)) ||
+        is_position(k, static_cast<int>(c)))
+      continue;  // folded, or computed inside the ops reading it (a mask)
     int id = static_cast<int>(c);
     if (auto frame = find_frame(k, id); !frame) return frame.no_program();
     if (fuse && !groups.empty()) {

@@ -10,6 +10,7 @@
 #include "tilesweep/base/hash.h"
 #include "tilesweep/ir/graph_printer.h"
 #include "tilesweep/lower/frame.h"
+#include "tilesweep/lower/index_source.h"
 
 namespace ts::lower {
 
@@ -113,7 +114,9 @@ std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k,
                                               const SynthesisOptions& options) {
   std::vector<SynthesisQuery> out;
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
-    if (classify(k.nodes[i]) != OpClass::Compute || is_constant(k, static_cast<int>(i))) continue;
+    if (classify(k.nodes[i]) != OpClass::Compute || is_constant(k, static_cast<int>(i)) ||
+        is_position(k, static_cast<int>(i)))
+      continue;  // folded to a number, or computed inside the ops reading it
     SynthesisQuery q;
     q.node = static_cast<int>(i);
     q.op = tile_op(k, q.node, &q.why);

@@ -450,6 +450,8 @@ std::string Emitter::attr(const Inst& in, const std::string& name) const {
     return n->second;
   }
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "True" : "False";
+  if (const auto* i = std::get_if<std::int64_t>(&v); i && name == in.moving_attr)
+    return affine(in.moving, *i);  // a mask's offset: the tile's position in loop variables
   if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
   if (const auto* f = std::get_if<double>(&v))
     return spec->type == sem::AttrType::Float ? py_float(*f) : fmt::format("{}", *f);

@@ -42,9 +42,14 @@ std::string tile_text(int buffer, const Window& w, const Program& p) {
   return fmt::format("{}[:, {} +: {}]", name, terms_text(w.terms, 0, p), w.width);
 }
 
-std::string attrs_text(const sem::AttrMap& attrs) {
+// (an attribute that moves with the loops, a mask's offset, as its affine expression)
+std::string attrs_text(const sem::AttrMap& attrs, const Inst& in, const Program& p) {
   std::string s;
-  for (const auto& [k, v] : attrs) s += fmt::format(" {}={}", k, sem::to_string(v));
+  for (const auto& [k, v] : attrs) {
+    const auto* i = std::get_if<std::int64_t>(&v);
+    s += fmt::format(" {}={}", k,
+                     i && k == in.moving_attr ? terms_text(in.moving, *i, p) : sem::to_string(v));
+  }
   return s;
 }
 
@@ -74,7 +79,7 @@ void print_block(const Program& p, int b, int indent, std::string& out) {
                           : "";
     std::string rep = in.repeat > 1 ? fmt::format(" x{}", in.repeat) : "";
     out += fmt::format("{}{}{} <- {}[{}]({}){}{}{}\n", pad, dst, acc, in.spec->op.name,
-                       sem::engine_name(in.engine), src, attrs_text(in.attrs), rep,
+                       sem::engine_name(in.engine), src, attrs_text(in.attrs, in, p), rep,
                        in.note.empty() ? "" : "   # " + in.note);
   }
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tilesweep/ir/graph_edit.h"
+#include "tilesweep/lower/index_source.h"
 #include "tilesweep/verify/cache.h"
 
 namespace ts::lower {
@@ -16,6 +17,11 @@ bool is_one(const sem::Dim& d) { return d.is_const() && d.value() == 1; }
 bool elementwise(const ir::Node& n) {
   return classify(n) == OpClass::Compute && n.spec->broadcast == std::vector<std::string>{"S"} &&
          n.spec->contract.empty() && !n.attrs.count("axis");
+}
+
+// Masks stay out of regions: an op reading one computes it inside its own tile form.
+bool in_regions(const ir::Kernel& k, int node) {
+  return elementwise(k.nodes[node]) && !is_position(k, node) && !reads_positions(k, node);
 }
 
 // A constant made of literals alone (no dim used as a value): inlined into a region's kernel.
@@ -136,7 +142,7 @@ std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_ops,
   std::vector<RegionCandidate> out;
   for (std::size_t r = 0; r < k.nodes.size(); ++r) {
     const int root = static_cast<int>(r);
-    if (!elementwise(k.nodes[r]) || is_constant(k, root)) continue;
+    if (!in_regions(k, root) || is_constant(k, root)) continue;
     // Breadth-first over the regions rooted here, smaller first: a region grows by one input of
     // its nodes that is element-wise, shaped like the root and read only inside the region.
     std::vector<std::vector<int>> todo = {{root}};
@@ -148,7 +154,7 @@ std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_ops,
       for (int n : region)
         for (int in : k.nodes[n].inputs) {
           const ir::Node& m = k.nodes[in];
-          if (std::count(region.begin(), region.end(), in) || !elementwise(m) ||
+          if (std::count(region.begin(), region.end(), in) || !in_regions(k, in) ||
               is_constant(k, in) || output(in) || m.shape != k.nodes[r].shape)
             continue;
           if (!std::all_of(users[in].begin(), users[in].end(),

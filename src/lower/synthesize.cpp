@@ -44,8 +44,8 @@ void expr_constituents(const sem::Expr& e, const sem::OpSpec& op, std::set<std::
               else if (const sem::OpSpec* f = sem::OpTable::builtin().find(c))
                 op_constituents(*f, out);
             }
-      } else if (e.name != "select" && e.name != "size") {
-        out.insert(e.name);
+      } else if (e.name != "size") {
+        out.insert(e.name);  // (a select: what a mask's where is made of)
       }
       break;
     default:
@@ -65,6 +65,10 @@ class Synthesizer {
           if (const double* v = std::get_if<double>(&it->second))
             if (std::find(literals_.begin(), literals_.end(), *v) == literals_.end())
               literals_.push_back(*v);
+    for (const auto& n : op_.nodes)
+      if (n.op == "dim" && n.inputs.empty())
+        if (const auto* d = std::get_if<sem::Dim>(&n.attrs.at("value")))
+          if (!d->is_const()) positions_.push_back(*d);
   }
 
   SynthesisResult run() {
@@ -235,11 +239,16 @@ class Synthesizer {
       std::vector<sem::AttrValue> values;
       if (a.type == sem::AttrType::Name) {
         for (const auto& c : a.choices) values.push_back(c);
-      } else if (a.type == sem::AttrType::Float && a.default_value && !literals_.empty()) {
-        // An immediate (activation's scale, tensor_scalar's operand1): the default or one of
-        // the op's literals (a constant scale or shift folded into the instruction).
-        values.push_back(*a.default_value);
-        for (double v : literals_) values.push_back(v);
+      } else if (a.type == sem::AttrType::Float && !literals_.empty()) {
+        // An immediate (activation's scale, tensor_scalar's operand1, a mask's fill): the
+        // default or one of the op's literals (a constant folded into the instruction).
+        if (a.default_value) values.push_back(*a.default_value);
+        for (double v : literals_) values.emplace_back(std::in_place_type<double>, v);
+      } else if (a.type == sem::AttrType::Dim && !positions_.empty()) {
+        values = offsets();  // an affine instruction's offset (affine_select's)
+      } else if (a.type == sem::AttrType::Int && !positions_.empty() && !a.default_value) {
+        for (std::int64_t m : {-1, 0, 1})  // an index's multiplier
+          values.emplace_back(std::in_place_type<std::int64_t>, m);
       } else if (a.default_value || a.default_reversed) {
         continue;  // the default
       } else if (a.type == sem::AttrType::Float) {
@@ -258,6 +267,33 @@ class Synthesizer {
         }
       out = std::move(next);
     }
+    return out;
+  }
+
+  // The offsets an affine instruction may add to its index expression, for an op over a tile's
+  // positions (index_source.h): 0, each position origin the op reads (the tile's row or column
+  // origin), negated, the differences of two; each shifted by an integer literal of the op (or
+  // none), either sign, and by -1, 0 or 1 (a strict comparison of integers is a >= one).
+  std::vector<sem::AttrValue> offsets() const {
+    std::vector<sem::Dim> base = {sem::Dim(0)};
+    for (const auto& a : positions_) {
+      base.push_back(a);
+      base.push_back(-a);
+      for (const auto& b : positions_)
+        if (!(a == b)) base.push_back(a - b);
+    }
+    std::vector<std::int64_t> shifts = {0};
+    for (double v : literals_)
+      if (std::isfinite(v) && v == std::round(v) && v != 0 && std::fabs(v) < 1e9)
+        for (double s : {v, -v}) shifts.push_back(static_cast<std::int64_t>(s));
+    std::vector<sem::AttrValue> out;
+    std::set<std::string> seen;
+    for (const auto& b : base)
+      for (std::int64_t c : shifts)
+        for (std::int64_t d : {0, -1, 1}) {
+          sem::Dim o = b + sem::Dim(c + d);
+          if (seen.insert(o.str()).second) out.push_back(o);
+        }
     return out;
   }
 
@@ -425,6 +461,7 @@ class Synthesizer {
 
   ir::Kernel op_;
   std::vector<double> literals_;  // the op kernel's literal constants (a region's), in node order
+  std::vector<sem::Dim> positions_;  // the tile origins a mask's tile form reads (index_source.h)
   const sem::InstrTable& isa_;
   std::vector<SketchStep> path_;  // the sketch being extended
   SynthesisOptions opts_;
@@ -467,6 +504,9 @@ std::vector<std::string> constituents(const sem::TermGraph& body) {
         break;
       case sem::TermOp::Reduce:
         out.insert(reducers[static_cast<int>(n.reducer)]);
+        break;
+      case sem::TermOp::Select:
+        out.insert("select");
         break;
       default:
         break;

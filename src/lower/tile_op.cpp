@@ -1,5 +1,7 @@
 #include "tilesweep/lower/tile_op.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -39,11 +41,102 @@ std::vector<sem::Dim> tail(const std::vector<sem::Dim>& s, std::size_t n) {
 
 bool is_one(const sem::Dim& d) { return d.is_const() && d.value() == 1; }
 
+// A constant made of literals alone (no dim used as a value).
+bool literal(const ir::Kernel& k, int node) {
+  const ir::Node& n = k.nodes[node];
+  if (n.param >= 0 || n.op == "dim") return false;
+  return std::all_of(n.inputs.begin(), n.inputs.end(), [&](int in) { return literal(k, in); });
+}
+
+// Whether input `in` of `node` is computed inside the node's tile form (a position value, and
+// the literal constants of an op reading one: a mask's fill becomes an instruction's immediate).
+bool inlined(const ir::Kernel& k, int node, int in) {
+  if (!reads_positions(k, node)) return false;
+  return is_position(k, in) || (is_constant(k, in) && literal(k, in));
+}
+
 // A reduction's tile keeps the reduced dim as 1 ([P, 1] along the free dim, [1, F] across
 // partitions): instructions write 2-D tiles, and dropping a size-1 dim is only a view.
 void keep_reduced_dim(const sem::OpSpec& spec, sem::AttrMap& attrs) {
   if (auto kd = attrs.find("keepdims"); kd != attrs.end() && !spec.contract.empty())
     kd->second = true;
+}
+
+// The tile form of index source `m` read (through position values) by `node`: the tile's own
+// row or column index plus the tile's origin (the dim kRowOrigin or kColOrigin, minus 1).
+std::optional<int> inline_index(const ir::Kernel& k, int node, int m, ir::Kernel& t,
+                                std::string& no) {
+  const ir::Node& src = k.nodes[m];
+  const sem::OpTable& ops = sem::OpTable::builtin();
+  auto lead = src.attrs.find("lead");
+  if (src.op != "iota" || lead == src.attrs.end()) {
+    no = fmt::format("'{}' is an index tensor the tile forms do not know", src.op);
+    return std::nullopt;
+  }
+  auto along = static_cast<int>(std::get<std::vector<sem::Dim>>(lead->second).size());
+  int rank = static_cast<int>(k.nodes[node].shape.size());
+  int at = rank - static_cast<int>(src.shape.size()) + along;
+  if (at != rank - 2 && at != rank - 1) {
+    no = "a mask along a batch dim is not lowered (only along a tile's rows or columns)";
+    return std::nullopt;
+  }
+  bool row = at == rank - 2;
+  sem::Dim extent = sem::Dim::symbol(row ? "P" : "F");
+  std::vector<sem::Dim> before, after;
+  (row ? after : before).push_back(sem::Dim(1));
+  int index = ir::add_op(t, *ops.find("iota"), {},
+                         {{"n", extent}, {"lead", before}, {"trail", after}}, src.loc);
+  const char* origin = row ? kRowOrigin : kColOrigin;
+  int start = ir::add_op(t, *ops.find("dim"), {},
+                         {{"value", sem::Dim::symbol(origin) - sem::Dim(1)}}, src.loc);
+  t.nodes[start].weak = true;
+  for (const char* d : {row ? "P" : "F", origin})
+    if (std::find(t.dims.begin(), t.dims.end(), d) == t.dims.end()) t.dims.push_back(d);
+  return ir::add_op(t, *ops.find("add"), {index, start}, {}, src.loc);
+}
+
+// Copies the values `node` computes inside its tile form (inlined()) into `t`, setting their
+// entries of `inputs`; the reason when one has no tile form ("" when all do). In node order,
+// without recursion: inputs precede their readers.
+std::string inline_positions(const ir::Kernel& k, int node, ir::Kernel& t,
+                             std::vector<int>& inputs) {
+  std::vector<int> todo;
+  std::set<int> part;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i] < 0) todo.push_back(k.nodes[node].inputs[i]);
+  while (!todo.empty()) {
+    int m = todo.back();
+    todo.pop_back();
+    if (!part.insert(m).second) continue;
+    for (int in : k.nodes[m].inputs) todo.push_back(in);
+  }
+  std::map<int, int> at;
+  for (int m : part) {
+    const ir::Node& v = k.nodes[m];
+    std::string no;
+    if (is_index_source(v)) {
+      auto id = inline_index(k, node, m, t, no);
+      if (!id) return no;
+      at[m] = *id;
+      continue;
+    }
+    if (v.op == "dim")
+      return "a mask that reads a dim's size as a value is not lowered (only literals)";
+    bool ok = (v.inputs.empty() ||
+               (v.spec->broadcast == std::vector<std::string>{"S"} && v.spec->contract.empty()));
+    if (!ok)
+      return fmt::format("'{}' in a mask is not element-wise (a mask is computed per tile)", v.op);
+    std::vector<int> ins;
+    for (int in : v.inputs) ins.push_back(at.at(in));
+    try {
+      at[m] = ir::add_op(t, *v.spec, ins, v.attrs, v.loc);
+    } catch (const UserError& e) {
+      return std::string("its mask's tile form does not fit: ") + e.message();
+    }
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i] < 0) inputs[i] = at.at(k.nodes[node].inputs[i]);
+  return "";
 }
 
 }  // namespace
@@ -55,7 +148,7 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
   };
   const ir::Node& n = k.nodes[id];
   if (classify(n) != OpClass::Compute) return reject("not a compute op");
-  if (is_index_source(n)) return reject(index_source_reason(n));
+  if (is_position(k, id)) return reject(index_source_reason(n));
   bool elementwise = n.spec->broadcast == std::vector<std::string>{"S"};
   sem::AttrMap attrs = n.attrs;
   std::vector<std::vector<sem::Dim>> shapes;
@@ -120,9 +213,12 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
     }
   TileOp t;
   t.kernel.name = n.op;
+  std::vector<int> inputs(n.inputs.size(), -1);
   for (std::size_t i = 0; i < shapes.size(); ++i) {
+    if (inlined(k, id, n.inputs[i])) continue;
+    const std::size_t at = t.kernel.params.size();
     ir::Param p;
-    p.name = i == 0 ? "x" : i == 1 ? "y" : "z" + std::to_string(i);
+    p.name = at == 0 ? "x" : at == 1 ? "y" : "z" + std::to_string(at);
     p.scalar = shapes[i].empty();
     p.shape = shapes[i];
     p.dtype = k.nodes[n.inputs[i]].dtype;
@@ -130,10 +226,11 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
     in.op = "input";
     in.shape = shapes[i];
     in.dtype = p.dtype;
-    in.param = static_cast<int>(i);
+    in.param = static_cast<int>(at);
     in.label = p.name;
-    in.origin = static_cast<int>(i);
+    in.origin = static_cast<int>(at);
     p.node = static_cast<int>(t.kernel.nodes.size());
+    inputs[i] = p.node;
     t.kernel.nodes.push_back(std::move(in));
     t.kernel.params.push_back(std::move(p));
     for (const auto& d : shapes[i])
@@ -141,8 +238,12 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
         if (std::find(t.kernel.dims.begin(), t.kernel.dims.end(), s) == t.kernel.dims.end())
           t.kernel.dims.push_back(s);
   }
-  std::vector<int> inputs;
-  for (const auto& p : t.kernel.params) inputs.push_back(p.node);
+  if (reads_positions(k, id)) {
+    if (!elementwise) return reject("reads a mask, which only element-wise ops do so far");
+    if (out_tile.size() != 2) return reject("reads a mask but its tile has no rows and columns");
+    std::string no = inline_positions(k, id, t.kernel, inputs);
+    if (!no.empty()) return reject(no);
+  }
   try {
     t.kernel.outputs = {ir::add_op(t.kernel, *n.spec, inputs, attrs, n.loc)};
   } catch (const UserError& e) {
@@ -150,6 +251,14 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
   }
   t.key = verify::canonical_text(t.kernel);
   return t;
+}
+
+std::vector<int> tile_operands(const ir::Kernel& k, int node) {
+  std::vector<int> out;
+  const auto& ins = k.nodes[node].inputs;
+  for (std::size_t i = 0; i < ins.size(); ++i)
+    if (!inlined(k, node, ins[i])) out.push_back(static_cast<int>(i));
+  return out;
 }
 
 std::optional<TileOp> pair_tile_op(const ir::Kernel& k, int producer, int consumer) {

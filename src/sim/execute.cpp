@@ -220,7 +220,8 @@ void Runner::dma(int i) {
   if (!in.store) write(tile_buf, win, std::move(tile), false);
 }
 
-// A one-node kernel applying the instruction to parameters shaped like its operand tiles.
+// A one-node kernel applying the instruction to parameters shaped like its operand tiles (at
+// this iteration, for an instruction whose attribute moves with the loops).
 const ir::Kernel& Runner::kernel(int i) {
   if (kernels_[i]) return *kernels_[i];
   const Inst& in = p_.insts[i];
@@ -251,8 +252,16 @@ const ir::Kernel& Runner::kernel(int i) {
     k.nodes.push_back(std::move(n));
     k.params.push_back(std::move(prm));
   }
+  // An attribute that moves with the loops (a mask's offset): its value at this iteration.
+  sem::AttrMap attrs = in.attrs;
+  if (!in.moving_attr.empty()) {
+    auto& v = attrs.at(in.moving_attr);
+    std::int64_t at = std::get<std::int64_t>(v);
+    for (const auto& [block, step] : in.moving) at += iter_.at(block) * step;
+    v = at;
+  }
   try {
-    k.outputs = {ir::add_op(k, op, args, in.attrs, SourceLoc{})};
+    k.outputs = {ir::add_op(k, op, args, attrs, SourceLoc{})};
   } catch (const UserError& e) {
     throw InternalError(fmt::format("{}: its operands do not fit: {}", what(i), e.message()));
   }
@@ -262,6 +271,7 @@ const ir::Kernel& Runner::kernel(int i) {
 
 void Runner::compute(int i) {
   const Inst& in = p_.insts[i];
+  if (!in.moving_attr.empty()) kernels_[i].reset();  // its attribute differs per iteration
   std::vector<ir::Tensor> args;
   for (std::size_t j = 0; j < in.in.size(); ++j)
     args.push_back(read(in.in[j], j < in.in_window.size() ? &in.in_window[j] : nullptr));

@@ -94,6 +94,11 @@ struct Inst {
   SmallVector<Window, 3> in_window;  // per `in` operand (empty = whole buffers)
   Window out_window;
   sem::AttrMap attrs;  // the instruction's attributes (func, op0, scale, ...)
+  // An instruction over its tile's positions (affine_select on a mask's tile): the integer
+  // attribute `moving_attr` is attrs' value plus these loop terms (sum of iter(b) * s) at each
+  // iteration, as an Access's start; empty `moving_attr`: no attribute moves.
+  std::string moving_attr;
+  Terms moving;
   // DMA only: the HBM side; `store` = SBUF -> HBM (then `in` holds the SBUF tile, `out` = -1).
   // The on-chip side is the window (in_window[0] for a store, out_window for a load).
   bool dma = false, store = false;

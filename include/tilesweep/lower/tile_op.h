@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tilesweep/ir/graph.h"
 
@@ -28,7 +29,13 @@ struct TileOp {
 };
 
 // nullopt (with `why`) when the node is not a compute op or its reduction axis is a batch dim.
+// An op reading a position value (index_source.h: a mask) computes it inside its tile form,
+// with the literal constants it reads (a mask's fill): those are no parameters of the tile op.
 std::optional<TileOp> tile_op(const ir::Kernel& k, int node, std::string* why = nullptr);
+
+// The inputs of `node` (indices into its inputs) that are its tile op's parameters, in order:
+// all but the position values and literals an op reading a mask computes inside its tile form.
+std::vector<int> tile_operands(const ir::Kernel& k, int node);
 
 // The tile form of an element-wise op and the reduction that is its only user, as one kernel
 // of two ops (what instruction fusion synthesizes a single instruction for, e.g.

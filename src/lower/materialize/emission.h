@@ -113,6 +113,9 @@ struct Emission {
   std::vector<std::pair<ConstKey, int>> constant_tiles;       // made so far; a program has a few
   const sem::InstrSpec* common[3] = {};  // dma_copy, tensor_copy, memset, once looked up
   int current_node = -1;
+  // Where the tile being emitted starts along its rows and its columns (loop terms), for an op
+  // reading a mask (index_source.h); set by the row-wise ops around emit_lowering.
+  std::optional<std::pair<Terms, Terms>> origin;
   int nest = -1;          // the loop nest (group) being emitted
   int fusable_load = -1;  // a load only the current lowering reads (dma_transpose fusion)
   std::vector<std::pair<int, int>> load_of;  // (buffer, the DMA load writing it)

@@ -10,6 +10,7 @@
 
 #include "emission.h"
 #include "extent_of.h"
+#include "tilesweep/lower/tile_op.h"
 
 namespace ts::lower {
 
@@ -177,8 +178,12 @@ std::optional<NoProgram> RowOps::emit(int node) {
   if (auto r = e.plan.fused_operands.find(node); r != e.plan.fused_operands.end()) {
     reads = r->second;
   } else {
-    for (std::size_t i = 0; i < e.kernel.nodes[source].inputs.size(); ++i)
-      reads.push_back({source, static_cast<int>(i)});
+    if (e.prefix.reads_mask[static_cast<std::size_t>(source)]) {
+      for (int i : tile_operands(e.kernel, source)) reads.push_back({source, i});
+    } else {
+      for (std::size_t i = 0; i < e.kernel.nodes[source].inputs.size(); ++i)
+        reads.push_back({source, static_cast<int>(i)});
+    }
   }
   std::vector<Tile> operands;
   operands.reserve(reads.size());
@@ -190,7 +195,15 @@ std::optional<NoProgram> RowOps::emit(int node) {
   int buf = add_buffer(e, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,
                        {nest.tiling.pt, nest.tiling.block * out_cols}, nest.strip_depth());
   Tile dest{buf, row_window(nest, row_tile, out_cols), {nest.tiling.pt, out_cols}};
+  // (an op reading a mask needs where its tile starts)
+  Frame f = e.frame(node);
+  if (e.prefix.reads_mask[static_cast<std::size_t>(node)] && f.row >= 0 && f.col >= 0) {
+    auto at = places(e, nest, node, e.shape(node), row_tile, out_cols);
+    e.origin = {at[static_cast<std::size_t>(f.row)].terms,
+                at[static_cast<std::size_t>(f.col)].terms};
+  }
   Lowered<Tile> out = emit_lowering(e, block, node, operands, &dest, -1, nest.strip_depth());
+  e.origin.reset();
   if (!out) return out.no_program();
   nest.values[node] = {buf, out_cols};
   if (!e.prefix.views[static_cast<std::size_t>(node)]) return std::nullopt;

@@ -8,6 +8,7 @@
 
 #include "emission.h"
 #include "tilesweep/ir/interpreter.h"
+#include "tilesweep/lower/index_source.h"
 #include "tilesweep/lower/tile_op.h"
 
 namespace ts::lower {
@@ -99,6 +100,11 @@ struct HbmLayout {
       if (classify(kernel.nodes[o]) != OpClass::Compute && !prefix.views[o])
         return NoProgram{fmt::format("output {} is a '{}', not a computed value", output_index(o),
                                      kernel.nodes[o].op)};
+      if (is_position(kernel, o))
+        return NoProgram{
+            fmt::format("output {} is a mask ('{}' of positions), computed only "
+                        "inside the ops that read it",
+                        output_index(o), kernel.nodes[o].op)};
       hbm[o] = true;
     }
     for (std::size_t i = 0; i < n; ++i)
@@ -128,8 +134,10 @@ struct HbmLayout {
     prefix.roles.assign(n, {});
     prefix.reduces_rows.assign(n, 0);
     prefix.has_axis.assign(n, 0);
+    prefix.reads_mask.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
       const int node = static_cast<int>(i);
+      prefix.reads_mask[i] = reads_positions(kernel, node);
       prefix.reduces_rows[i] = reduces_rows(kernel, node);
       prefix.has_axis[i] = kernel.nodes[i].attrs.count("axis") > 0;
       if (prefix.frames[i].rank < 0) continue;  // operand_role needs the node's frame

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "emission.h"
+#include "tilesweep/lower/index_source.h"
 
 namespace ts::lower {
 
@@ -73,6 +74,35 @@ class LoweringShapes {
   const std::vector<Tile>& operands_;
   std::optional<sem::DimEnv> bound_;
 };
+
+// An attribute that is a dim expression over a mask's tile origins (index_source.h: I and J,
+// each the origin plus 1), e.g. affine_select's offset I - J, made an integer plus loop terms
+// from where the tile starts: a + b (I - 1) + c (J - 1) at I - 1 = row start, J - 1 = column
+// start. NoProgram where the expression is not affine in the origins or the tile's origin is
+// unknown here.
+std::optional<NoProgram> place_moving_attrs(const Emission& e, Inst& in) {
+  for (auto& [name, value] : in.attrs) {
+    const auto* d = std::get_if<sem::Dim>(&value);
+    if (!d || d->is_const()) continue;
+    auto at = [&](std::int64_t i, std::int64_t j) {
+      return d->evaluate({{kRowOrigin, i + 1}, {kColOrigin, j + 1}});
+    };
+    auto c = at(0, 0), r = at(1, 0), k = at(0, 1), check = at(3, 5);
+    if (!c || !r || !k || !check || *check != *c + 3 * (*r - *c) + 5 * (*k - *c))
+      return NoProgram{fmt::format("'{}' of {} is not affine in a tile's origin: {}", name,
+                                   in.spec->op.name, d->str())};
+    if (!e.origin || !in.moving_attr.empty())
+      return NoProgram{
+          fmt::format("{} needs its tile's position, which is not known here", in.spec->op.name)};
+    in.moving_attr = name;
+    in.moving.clear();
+    for (auto [terms, scale] : {std::pair{&e.origin->first, *r - *c}, {&e.origin->second, *k - *c}})
+      for (auto [block, step] : *terms)
+        if (block >= 0 && step * scale != 0) in.moving.push_back({block, step * scale});
+    value = *c;
+  }
+  return std::nullopt;
+}
 
 // One op's lowering program being emitted, node by node.
 struct OpEmission {
@@ -155,6 +185,7 @@ std::optional<NoProgram> OpEmission::emit_instruction(std::size_t m, const sem::
   if (!made) return made.no_program();
   Inst& in = **made;
   in.attrs = step.attrs;
+  if (auto no = place_moving_attrs(e, in)) return no;
   in.in = std::move(ins);
   in.in_window = std::move(windows);
   static const std::vector<sem::Memory> sbuf_only = {sem::Memory::Sbuf};

@@ -65,6 +65,7 @@ struct Prefix {
   // an `axis` attribute. Derived once here, not per instruction built.
   std::vector<SmallVector<Role, 3>> roles;
   std::vector<char> reduces_rows, has_axis;
+  std::vector<char> reads_mask;  // per node: it reads a mask (index_source.h: reads_positions)
   std::vector<std::pair<const ir::Kernel*, PreparedLowering>>
       lowerings;  // the section's, by address
 
