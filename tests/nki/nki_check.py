@@ -87,7 +87,8 @@ ENGINES = {"tensor", "vector", "scalar", "gpsimd"}
 # Tensor views: legacy nki.tensor (reshape, broadcast_to); current nki.language.NkiTensor
 # (reshape, broadcast(dim, size): a size-1 dim repeated).
 TENSOR_ATTRS = {"current": {"shape", "reshape", "broadcast"}, "legacy": {"shape", "reshape", "broadcast_to"}}
-BUILTINS = {"current": {"range", "tuple"}, "legacy": {"tuple"}}
+# (float: Python's own, evaluated when the kernel is traced: a mask's fill float('inf'))
+BUILTINS = {"current": {"range", "tuple", "float"}, "legacy": {"tuple", "float"}}
 DEFAULT_DIMS = {"B": 2, "R": 64, "S": 16, "N": 384}
 NKI_DTYPE = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f8": "float8_e4m3"}
 # Kernels whose f32 result differs from f64 by more than the f64 tolerance: mamba's scan reaches
