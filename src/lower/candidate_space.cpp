@@ -6,6 +6,7 @@
 
 #include "tilesweep/lower/core_split.h"
 #include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/target/instr_cost.h"
 
 namespace ts::lower {
@@ -470,8 +471,11 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
   for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
     plan.picks[s.ops.nodes[j]] = s.ops.pick(j, 0);
   std::vector<std::vector<GroupTiling>> all;
-  for (const auto& g : s.form.groups)
-    all.push_back(group_tilings(group_extent(k, g, dims_), options_));
+  for (const auto& g : s.form.groups) {
+    GroupExtent extent = group_extent(k, g, dims_);
+    all.push_back(group_tilings(extent, options_));
+    add_streamed_tilings(all.back(), k, g, extent, kc.splits);
+  }
   for (auto& a : all) plan.tiling.push_back(a.front());
   if (auto no = drop_unplaceable(s, k, plan)) return no_section(variant, s, *no);
   cap_lowerings(s);
@@ -661,8 +665,10 @@ void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
     auto j = static_cast<std::size_t>(
         std::find(s.ops.nodes.begin(), s.ops.nodes.end(), s.pairs.nodes[q].second) -
         s.ops.nodes.begin());
+    const ir::Kernel* own = plan.picks[s.pairs.nodes[q].second].lowering;
     plan.picks[s.pairs.nodes[q].second] = {
         &s.pairs.lowering[q]->program, j < s.ops.nodes.size() ? engine(j) : c.engines, c.engines};
+    plan.picks[s.pairs.nodes[q].second].combine = own;  // a streamed nest's fold
   }
 }
 

@@ -11,6 +11,7 @@
 #include "tilesweep/ir/graph_printer.h"
 #include "tilesweep/lower/frame.h"
 #include "tilesweep/lower/index_source.h"
+#include "tilesweep/lower/split_reduction.h"
 
 namespace ts::lower {
 
@@ -285,6 +286,7 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
     sc.label = fmt::format("{}@{} reads {}@{} transposed", q.op, q.loc.line, h.op, h.loc.line);
     out.swaps.push_back(std::move(sc));
   }
+  out.splits = split_reductions(k, options.prove, verdicts);
   return out;
 }
 

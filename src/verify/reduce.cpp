@@ -9,6 +9,8 @@ namespace ts::verify {
 
 namespace {
 
+constexpr std::int64_t kUnrolledExtent = 8;
+
 bool is_dim(const z3::expr& t) {
   return t.is_app() && t.num_args() == 0 && t.is_int() && is_shared_name(t.decl().name().str());
 }
@@ -56,11 +58,21 @@ Encoder::Val Encoder::reduce(const ir::Node& n, const sem::TermNode& tn, Vars& v
   z3::context& c = sym_.ctx();
   z3::expr extent = as_int(term(n, tn.args[0], vars, index), n).simplify();
   std::vector<z3::expr> parts = extent_parts(extent);
+  // A literal range of a few elements (a reduction over a concat of per-row values, as a split
+  // reduction's fold: split_reduction.h) is unrolled: the reducer over its elements.
+  std::int64_t count = 0;
+  bool unroll = extent.is_numeral_i64(count) && count >= 2 && count <= kUnrolledExtent;
+  if (unroll) parts.assign(static_cast<std::size_t>(count), c.int_val(1));
   z3::expr saved = vars[tn.var];
   z3::expr offset = c.int_val(0);
   std::vector<Poly> values;
   for (const auto& part : parts) {
-    values.push_back(reduce_piece(n, tn, vars, index, parts.size() > 1, offset, part));
+    if (unroll) {
+      vars[tn.var] = offset;
+      values.push_back(as_real(term(n, tn.args[1], vars, index)));
+    } else {
+      values.push_back(reduce_piece(n, tn, vars, index, parts.size() > 1, offset, part));
+    }
     offset = (offset + part).simplify();
   }
   vars[tn.var] = saved;

@@ -72,6 +72,13 @@ def sum_wrong_axis_lhs(x: f32[N, N]) -> f32[N]:
 def sum_wrong_axis_rhs(x: f32[N, N]) -> f32[N]:
     return sum(x, axis=1)
 
+# A mean does not fold like a sum: the mean of a prefix's mean and the next tile's mean is not
+# the mean of the row (unequal parts), so mean is never streamed (split_reduction.h).
+def mean_running_fold_lhs(x: f32[M, A + B]) -> f32[M, 1]:
+    return mean(x, axis=1, keepdims=True)
+def mean_running_fold_rhs(x: f32[M, A + B]) -> f32[M, 1]:
+    return mean(concat((mean(x[:, :A], axis=1, keepdims=True), mean(x[:, A:], axis=1, keepdims=True)), axis=1), axis=1, keepdims=True)
+
 # mean is not sum.
 def mean_vs_sum_lhs(x: f32[M, N]) -> f32[M]:
     return mean(x, axis=1)

@@ -568,6 +568,29 @@ def max_past_concat_lhs(a: f32[M, N], b: f32[M, P]) -> f32[M, 1]:
 def max_past_concat_rhs(a: f32[M, N], b: f32[M, P]) -> f32[M, 1]:
     return maximum(max(a, axis=1, keepdims=True), max(b, axis=1, keepdims=True))
 
+# A streamed reduction's fold (split_reduction.h): the reduction over a prefix of A columns and
+# the next tile of B, folded by the reduction itself over the two per-row values.
+def sum_running_fold_lhs(x: f32[M, A + B]) -> f32[M, 1]:
+    return sum(x, axis=1, keepdims=True)
+def sum_running_fold_rhs(x: f32[M, A + B]) -> f32[M, 1]:
+    return sum(concat((sum(x[:, :A], axis=1, keepdims=True), sum(x[:, A:], axis=1, keepdims=True)), axis=1), axis=1, keepdims=True)
+# The same fold for a row max.
+def max_running_fold_lhs(x: f32[M, A + B]) -> f32[M, 1]:
+    return max(x, axis=1, keepdims=True)
+def max_running_fold_rhs(x: f32[M, A + B]) -> f32[M, 1]:
+    return max(concat((max(x[:, :A], axis=1, keepdims=True), max(x[:, A:], axis=1, keepdims=True)), axis=1), axis=1, keepdims=True)
+# The same fold for a row min.
+def min_running_fold_lhs(x: f32[M, A + B]) -> f32[M, 1]:
+    return min(x, axis=1, keepdims=True)
+def min_running_fold_rhs(x: f32[M, A + B]) -> f32[M, 1]:
+    return min(concat((min(x[:, :A], axis=1, keepdims=True), min(x[:, A:], axis=1, keepdims=True)), axis=1), axis=1, keepdims=True)
+
+# A reduction over a literal range of a few elements is the reducer over them.
+def sum_of_three_columns_lhs(x: f32[M, 3]) -> f32[M, 1]:
+    return sum(x, axis=1, keepdims=True)
+def sum_of_three_columns_rhs(x: f32[M, 3]) -> f32[M, 1]:
+    return x[:, :1] + x[:, 1:2] + x[:, 2:]
+
 # The online softmax step: partial sums of exps rescaled to the running max add up.
 def rescaled_sum_of_exps_lhs(x: f32[M, 2 * T]) -> f32[M, 1]:
     m = max(x, axis=1, keepdims=True)

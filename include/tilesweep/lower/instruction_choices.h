@@ -12,6 +12,7 @@
 
 #include "tilesweep/lower/layout_swap.h"
 #include "tilesweep/lower/region.h"
+#include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/lower/synthesize.h"
 #include "tilesweep/lower/tile_op.h"
 
@@ -100,8 +101,9 @@ struct KernelChoices {
   std::vector<OpChoices> ops;     // compute ops in topological order
   std::vector<PairChoice> pairs;  // fusable pairs that have a proved single instruction
   std::vector<SwapChoice> swaps;  // where the transposes of a matmul's operand move up and vanish
-  double combinations = 1;        // product of lowering counts over synthesized ops
-  int unlowered = 0;              // compute ops with no proved lowering
+  std::vector<SplitReduction> splits;  // free-axis reductions, their splits proved or not
+  double combinations = 1;             // product of lowering counts over synthesized ops
+  int unlowered = 0;                   // compute ops with no proved lowering
 };
 
 // One synthesis instruction_choices() asks for: a compute op's tile op (producer -1; no `op`

@@ -60,6 +60,10 @@ struct OpPick {
   // Null when the lowering does not split.
   const ir::Kernel* hoist_pre = nullptr;
   const ir::Kernel* hoist_root = nullptr;
+  // A free-axis reduction whose `lowering` computes it with its producer (instruction fusion):
+  // the reduction's own lowering, which a streamed nest folds its running statistic with
+  // (split_reduction.h). Null otherwise (`lowering` is its own).
+  const ir::Kernel* combine = nullptr;
 
   int copies() const { return copy_engine < 0 ? engine : copy_engine; }
 };
@@ -106,6 +110,9 @@ struct GroupExtent {
   std::int64_t rows = 1, cols = 1;
   bool has_matmul = false, elementwise = true;
   std::vector<std::int64_t> matmul_n;  // N of each matmul in the group
+  // The longest row a free-axis reduction of the group reduces (0: none): what a streamed
+  // tiling splits (split_reduction.h).
+  std::int64_t reduced_cols = 0;
 };
 GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group,
                          const sem::DimEnv& dims);

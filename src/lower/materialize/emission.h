@@ -73,6 +73,7 @@ struct Nest {
   int body = 0;                // the block inside the strip (and free-tile) loop
   int free_loop = -1;          // free-tile loop variable (element-wise groups)
   std::int64_t free_tile = 0;  // free tile width (element-wise groups; 0: whole rows)
+  bool streamed = false;       // reductions split along free tiles (stream_nest.cpp)
   // An on-chip value inside the group: a buffer holding `cols` columns per row tile, `block` row
   // tiles side by side.
   struct Value {
@@ -182,6 +183,10 @@ std::vector<Place> places(const Nest& nest, const Frame& f, const std::vector<st
 
 // ---- passes ----
 std::optional<NoProgram> emit_group(Emission& e, int group);
+// True when `nest`'s group streams its free-axis reductions (split_reduction.h): no matmul, a
+// reduction, and a free tile; emit_streamed() then emits the group's ops.
+bool streams(const Emission& e, const Nest& nest);
+std::optional<NoProgram> emit_streamed(Emission& e, Nest& nest);
 std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node);
 Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var,
                        std::int64_t k_tile);

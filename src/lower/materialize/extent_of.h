@@ -7,6 +7,7 @@
 
 #include "tilesweep/lower/frame.h"
 #include "tilesweep/lower/materialize.h"
+#include "tilesweep/lower/split_reduction.h"
 
 namespace ts::lower {
 
@@ -29,6 +30,9 @@ GroupExtent extent_of(const ir::Kernel& k, const std::vector<int>& group, ShapeO
       e.elementwise = false;
     } else if (node.attrs.count("axis")) {
       e.elementwise = false;
+      const auto& in = shape_of(node.inputs[0]);
+      if (free_axis_reduction(k, n) && !in.empty())
+        e.reduced_cols = std::max(e.reduced_cols, in.back());
     }
     if (cols >= 0 && c != cols) e.elementwise = false;
     cols = std::max(cols, c);

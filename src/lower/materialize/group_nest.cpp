@@ -10,6 +10,7 @@
 
 #include "emission.h"
 #include "extent_of.h"
+#include "row_ops.h"
 #include "tilesweep/lower/tile_op.h"
 
 namespace ts::lower {
@@ -74,52 +75,7 @@ Lowered<Nest> open_nest(Emission& e, int group) {
   return nest;
 }
 
-// A run of row-wise ops, in one row-tile loop: each op's operands (constants, the group's
-// values, or loaded from HBM once for the run) through its lowering into a strip-long value.
-struct RowOps {
-  Emission& e;
-  Nest& nest;
-  int block = nest_loop(e, nest.body, "rt", nest.tiling.block);
-  int row_tile = loop_var(block, nest.body);
-  std::map<int, Tile> loaded;
-
-  // Columns of a value per row tile, in the group.
-  std::int64_t cols_of(int node) const {
-    Frame f = e.frame(node);
-    if (f.col < 0) return 1;
-    return nest.free_tile > 0 && e.shape(node)[f.col] != 1 ? nest.free_tile : e.shape(node)[f.col];
-  }
-
-  // Columns of operand `in` of `node` per row tile: 1 for a per-row scalar, else its col extent
-  // (the free tile in a free-tiled group).
-  std::int64_t in_cols(int node, int in) const {
-    const auto& s = e.shape(in);
-    Frame f = e.frame(node);
-    if (s.empty()) return 1;
-    int lead = f.rank - static_cast<int>(s.size());
-    int col_in_out = static_cast<int>(s.size()) - 1 + lead;
-    // A reduction's input keeps its whole row; an element-wise operand follows the output.
-    if (e.prefix.has_axis[static_cast<std::size_t>(node)]) return s.back();
-    if (col_in_out != f.col) return 1;
-    if (s.back() == 1) return 1;
-    return nest.free_tile > 0 ? nest.free_tile : s.back();
-  }
-
-  // The rows of operand `in` when `node` reduces across them (0 otherwise): all in one tile.
-  Lowered<std::int64_t> rows_reduced(int node, int in) const {
-    if (!e.prefix.reduces_rows[static_cast<std::size_t>(node)]) return 0;
-    std::int64_t rows = e.shape(in)[e.shape(in).size() - 2];
-    if (rows > e.target.sbuf.partitions)
-      return NoProgram{
-          fmt::format("'{}' reduces across {} partitions; at most {} in one tile so far",
-                      e.kernel.nodes[node].op, rows, e.target.sbuf.partitions),
-          node};
-    return rows;
-  }
-
-  Lowered<Tile> operand(int source, std::size_t i, ir::DType dtype);
-  std::optional<NoProgram> emit(int node);
-};
+}  // namespace
 
 // Operand `i` of `source` (the op whose operands a node reads: itself, or the producer fused into
 // it).
@@ -159,39 +115,48 @@ Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
   return it->second;
 }
 
-std::optional<NoProgram> RowOps::emit(int node) {
-  if (e.plan.absorbed.count(node))
-    return std::nullopt;  // lowered with its reduction, as one instruction
-  const ir::Node& n = e.kernel.nodes[node];
+std::vector<std::pair<int, int>> RowOps::reads(int node) const {
+  // An element-wise region's root reads the region's operands (each through its reader).
+  if (auto r = e.plan.fused_operands.find(node); r != e.plan.fused_operands.end()) return r->second;
   // A reduction fused with its producer reads the producer's operands.
   int source = node;
-  if (!e.plan.fused_operands.count(node))
-    for (const auto& [producer, consumer] : e.plan.absorbed)
-      if (consumer == node) source = producer;
-  if (source != node && e.prefix.reduces_rows[static_cast<std::size_t>(node)])
+  for (const auto& [producer, consumer] : e.plan.absorbed)
+    if (consumer == node) source = producer;
+  std::vector<std::pair<int, int>> out;
+  if (e.prefix.reads_mask[static_cast<std::size_t>(source)]) {
+    for (int i : tile_operands(e.kernel, source)) out.push_back({source, i});
+  } else {
+    for (std::size_t i = 0; i < e.kernel.nodes[source].inputs.size(); ++i)
+      out.push_back({source, static_cast<int>(i)});
+  }
+  return out;
+}
+
+Lowered<std::vector<Tile>> RowOps::operands_of(int node) {
+  const ir::Node& n = e.kernel.nodes[node];
+  std::vector<std::pair<int, int>> read = reads(node);
+  bool absorbs = !e.plan.fused_operands.count(node) && !read.empty() && read[0].first != node;
+  if (absorbs && e.prefix.reduces_rows[static_cast<std::size_t>(node)])
     return NoProgram{
         fmt::format("'{}' across partitions fused with its producer is not placed yet", n.op),
         node};
-  std::int64_t out_cols = cols_of(node);
-  // An element-wise region's root reads the region's operands (each through its reader).
-  std::vector<std::pair<int, int>> reads;
-  if (auto r = e.plan.fused_operands.find(node); r != e.plan.fused_operands.end()) {
-    reads = r->second;
-  } else {
-    if (e.prefix.reads_mask[static_cast<std::size_t>(source)]) {
-      for (int i : tile_operands(e.kernel, source)) reads.push_back({source, i});
-    } else {
-      for (std::size_t i = 0; i < e.kernel.nodes[source].inputs.size(); ++i)
-        reads.push_back({source, static_cast<int>(i)});
-    }
-  }
   std::vector<Tile> operands;
-  operands.reserve(reads.size());
-  for (auto [reader, i] : reads) {
+  operands.reserve(read.size());
+  for (auto [reader, i] : read) {
     Lowered<Tile> tile = operand(reader, static_cast<std::size_t>(i), n.dtype);
     if (!tile) return tile.no_program();
     operands.push_back(std::move(*tile));
   }
+  return operands;
+}
+
+std::optional<NoProgram> RowOps::emit(int node) {
+  if (e.plan.absorbed.count(node))
+    return std::nullopt;  // lowered with its reduction, as one instruction
+  const ir::Node& n = e.kernel.nodes[node];
+  std::int64_t out_cols = cols_of(node);
+  Lowered<std::vector<Tile>> operands = operands_of(node);
+  if (!operands) return operands.no_program();
   int buf = add_buffer(e, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,
                        {nest.tiling.pt, nest.tiling.block * out_cols}, nest.strip_depth());
   Tile dest{buf, row_window(nest, row_tile, out_cols), {nest.tiling.pt, out_cols}};
@@ -202,15 +167,13 @@ std::optional<NoProgram> RowOps::emit(int node) {
     e.origin = {at[static_cast<std::size_t>(f.row)].terms,
                 at[static_cast<std::size_t>(f.col)].terms};
   }
-  Lowered<Tile> out = emit_lowering(e, block, node, operands, &dest, -1, nest.strip_depth());
+  Lowered<Tile> out = emit_lowering(e, block, node, *operands, &dest, -1, nest.strip_depth());
   e.origin.reset();
   if (!out) return out.no_program();
   nest.values[node] = {buf, out_cols};
-  if (!e.prefix.views[static_cast<std::size_t>(node)]) return std::nullopt;
+  if (!stores || !e.prefix.views[static_cast<std::size_t>(node)]) return std::nullopt;
   return store(e, block, *out, node, places(e, nest, node, e.shape(node), row_tile, out_cols));
 }
-
-}  // namespace
 
 std::optional<NoProgram> emit_group(Emission& e, int group) {
   e.nest = group;
@@ -218,6 +181,7 @@ std::optional<NoProgram> emit_group(Emission& e, int group) {
   Lowered<Nest> opened = open_nest(e, group);
   if (!opened) return opened.no_program();
   Nest& nest = *opened;
+  if (streams(e, nest)) return emit_streamed(e, nest);
   // A swap site's values wait until something reads them (only the site's consumer does),
   // then run together in one loop over their chunks.
   std::vector<int> pending;
