@@ -627,8 +627,10 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   }
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
-    text += fmt::format(" | g{}: pt={} block={} free={}{}{}", g, t.pt, t.block, t.free,
-                        t.hoist ? " hoist" : "", t.spill ? " spill" : "");
+    text +=
+        fmt::format(" | g{}: pt={} block={} free={}{}{}{}", g, t.pt, t.block, t.free,
+                    t.hoist ? " hoist" : "", t.spill ? " spill" : "",
+                    streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "");
   }
   return text;
 }

@@ -119,6 +119,16 @@ void add_streamed_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k
   }
 }
 
+bool streamed(const ir::Kernel& k, const std::vector<int>& group, const GroupTiling& tiling) {
+  if (tiling.free <= 0) return false;
+  bool reduces = false;
+  for (int n : group) {
+    if (is_matmul(k.nodes[static_cast<std::size_t>(n)])) return false;
+    reduces = reduces || free_axis_reduction(k, n);
+  }
+  return reduces;
+}
+
 const SplitReduction* proved_split(const std::vector<SplitReduction>& splits, int node) {
   for (const auto& s : splits)
     if (s.node == node) return s.proved ? &s : nullptr;

@@ -63,11 +63,8 @@ struct Prepared {
 // True when candidate `c` streams a reduction (a free tile in a group that reduces a row).
 bool streams(const lower::CandidateSpace& space, const ir::Kernel& k, const lower::Candidate& c) {
   lower::ProgramPlan plan = space.plan(c);
-  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
-    if (plan.tiling[g].free <= 0) continue;
-    for (int n : plan.groups[g])
-      if (lower::free_axis_reduction(k, n) && k.nodes[n].op != "matmul") return true;
-  }
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    if (lower::streamed(k, plan.groups[g], plan.tiling[g])) return true;
   return false;
 }
 

@@ -63,6 +63,10 @@ void add_streamed_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k
                           const std::vector<int>& group, const GroupExtent& extent,
                           const std::vector<SplitReduction>& splits);
 
+// True when `tiling` streams `group`'s reductions (a streamed tiling add_streamed_tilings
+// offers: a free tile in a group with a free-axis reduction and no matmul).
+bool streamed(const ir::Kernel& k, const std::vector<int>& group, const GroupTiling& tiling);
+
 // The entry of `node` in `splits` that is proved, or null.
 const SplitReduction* proved_split(const std::vector<SplitReduction>& splits, int node);
 

@@ -200,13 +200,7 @@ std::optional<NoProgram> Streamer::finish_running(int reduction, const Tile& run
 }  // namespace
 
 bool streams(const Emission& e, const Nest& nest) {
-  if (nest.tiling.free <= 0) return false;
-  bool reduces = false;
-  for (int n : e.plan.groups[nest.group]) {
-    if (is_matmul(e.kernel.nodes[n])) return false;
-    reduces = reduces || free_axis_reduction(e.kernel, n);
-  }
-  return reduces;
+  return streamed(e.kernel, e.plan.groups[nest.group], nest.tiling);
 }
 
 std::optional<NoProgram> emit_streamed(Emission& e, Nest& nest) {
