@@ -412,7 +412,6 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
       }
       return -1;
     };
-    ok = drop_needless_streams(std::move(ok), k, plan.groups[g]);
     feasible.push_back(drop_dominated(std::move(ok), deepest));
   }
   return feasible;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <limits>
 
 #include "tilesweep/base/error.h"
@@ -128,14 +127,6 @@ bool streamed(const ir::Kernel& k, const std::vector<int>& group, const GroupTil
     reduces = reduces || free_axis_reduction(k, n);
   }
   return reduces;
-}
-
-std::vector<GroupTiling> drop_needless_streams(std::vector<GroupTiling> ok, const ir::Kernel& k,
-                                               const std::vector<int>& group) {
-  auto streams = [&](const GroupTiling& t) { return streamed(k, group, t); };
-  if (std::all_of(ok.begin(), ok.end(), streams)) return ok;
-  std::erase_if(ok, streams);
-  return ok;
 }
 
 const SplitReduction* proved_split(const std::vector<SplitReduction>& splits, int node) {

@@ -63,13 +63,6 @@ void add_streamed_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k
                           const std::vector<int>& group, const GroupExtent& extent,
                           const std::vector<SplitReduction>& splits);
 
-// A group's tilings that fit, without the streamed ones when a whole-row one fits: a streamed
-// nest reads its operands once per pass and recomputes what the passes share, so where the row
-// fits on chip it does no less work on any engine. (An unfused form steps its groups' tilings
-// with one digit: streamed tilings kept there would take the place of whole-row ones.)
-std::vector<GroupTiling> drop_needless_streams(std::vector<GroupTiling> ok, const ir::Kernel& k,
-                                               const std::vector<int>& group);
-
 // True when `tiling` streams `group`'s reductions (a streamed tiling add_streamed_tilings
 // offers: a free tile in a group with a free-axis reduction and no matmul).
 bool streamed(const ir::Kernel& k, const std::vector<int>& group, const GroupTiling& tiling);
