@@ -172,12 +172,16 @@ std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions&
   }
   std::vector<GroupTiling> out;
   for (auto b : blocks)
-    for (auto f : frees) {
-      out.push_back({pt, b, f, o.bufs.front()});  // pruned at the shallowest buffering
-      // Hoisting x^T out of the N loop pays where some matmul has more than one N tile.
-      if (std::any_of(e.matmul_n.begin(), e.matmul_n.end(), [&](std::int64_t n) { return n > f; }))
-        out.push_back({pt, b, f, o.bufs.front(), false, true});
-    }
+    for (auto f : frees)
+      for (bool resident : {false, true}) {
+        // A resident right-hand side pays where the nest has more than one strip.
+        if (resident && (!e.has_matmul || e.rows <= pt * b)) continue;
+        out.push_back({pt, b, f, o.bufs.front(), false, false, resident});  // at the shallowest
+        // Hoisting x^T out of the N loop pays where some matmul has more than one N tile.
+        if (std::any_of(e.matmul_n.begin(), e.matmul_n.end(),
+                        [&](std::int64_t n) { return n > f; }))
+          out.push_back({pt, b, f, o.bufs.front(), false, true, resident});
+      }
   return out;
 }
 
@@ -189,25 +193,43 @@ bool copies_can_move(const Program& p) {
   });
 }
 
-// Dominance pruning of the hoisting dimension: a tiling whose twin with x^T hoisted out of the N
-// loop (GroupTiling::hoist) fits as well is dropped. Given the same blocks, the hoisted program
-// runs the same matmuls with pre(x) (a transpose, a load) once per strip instead of once per N
-// tile, so it does no more work on any engine; it only holds more SBUF. "Fits as well" is at every
-// multi-buffering depth: `deepest(t)` is the deepest depth (an index into the options' depths, -1:
-// none) at which t fits, and a twin that fits only shallower keeps t (the depth is a digit of its
-// own, so t at the deeper depths would be lost).
+// Dominance pruning of the hoisting and resident dimensions: a tiling is dropped when a twin
+// (the same blocks, free tile and spill) that hoists x^T out of the N loop (GroupTiling::hoist)
+// or keeps the right-hand sides resident (GroupTiling::resident) where it does not fits as well.
+// Given the same blocks, the hoisted program runs the same matmuls with pre(x) (a transpose, a
+// load) once per strip instead of once per N tile, and the resident one loads each right-hand side
+// once instead of once per strip, so neither does more work on any engine; they only hold more
+// SBUF. A resident twin loads all of y before the first strip instead of alongside it, so it
+// replaces the tiling only where the nest has at least 4 strips (the start costs at most a
+// quarter of the loads it saves); with 2 or 3 both stay. "Fits as well" is at every
+// multi-buffering depth: `deepest(t)` is the deepest depth (an index into the options' depths,
+// -1: none) at which t fits, and a twin that fits only shallower keeps t (the depth is a digit of
+// its own, so t at the deeper depths would be lost).
 template <class Deepest>
-std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, Deepest deepest) {
-  auto twin = [](const GroupTiling& a, const GroupTiling& b) {
-    return a.pt == b.pt && a.block == b.block && a.free == b.free && a.spill == b.spill;
+std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, std::int64_t rows,
+                                        Deepest deepest) {
+  auto lighter = [&](const GroupTiling& h, const GroupTiling& t) {
+    return h.pt == t.pt && h.block == t.block && h.free == t.free && h.spill == t.spill &&
+           h.hoist >= t.hoist && h.resident >= t.resident &&
+           (h.hoist != t.hoist || h.resident != t.resident) &&
+           (h.resident == t.resident || rows / (t.pt * t.block) >= 4);
   };
   std::vector<GroupTiling> out;
-  for (const auto& t : ok) {
-    auto h = std::find_if(ok.begin(), ok.end(),
-                          [&](const GroupTiling& h) { return h.hoist && twin(t, h); });
-    if (t.hoist || h == ok.end() || deepest(*h) < deepest(t)) out.push_back(t);
-  }
+  for (const auto& t : ok)
+    if (std::none_of(ok.begin(), ok.end(), [&](const GroupTiling& h) {
+          return lighter(h, t) && deepest(h) >= deepest(t);
+        }))
+      out.push_back(t);
   return out;
+}
+
+// True when some matmul of `group` reads its right-hand side from HBM (not computed in the
+// group): only then is GroupTiling::resident a choice.
+bool reads_rhs_from_hbm(const ir::Kernel& k, const std::vector<int>& group) {
+  return std::any_of(group.begin(), group.end(), [&](int n) {
+    return is_matmul(k.nodes[n]) &&
+           std::find(group.begin(), group.end(), k.nodes[n].inputs[1]) == group.end();
+  });
 }
 
 // What the simulator's capacity check counts (sim/capacity.h).
@@ -412,7 +434,8 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
       }
       return -1;
     };
-    feasible.push_back(drop_dominated(std::move(ok), deepest));
+    std::int64_t rows = group_extent(k, plan.groups[g], dims_).rows;
+    feasible.push_back(drop_dominated(std::move(ok), rows, deepest));
   }
   return feasible;
 }
@@ -479,9 +502,12 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
   for (auto& a : all) plan.tiling.push_back(a.front());
   if (auto no = drop_unplaceable(s, k, plan)) return no_section(variant, s, *no);
   cap_lowerings(s);
-  for (std::size_t g = 0; g < all.size(); ++g)
+  for (std::size_t g = 0; g < all.size(); ++g) {
     if (!s.ops.hoists(s.form.groups[g]))
       std::erase_if(all[g], [](const GroupTiling& t) { return t.hoist; });
+    if (!reads_rhs_from_hbm(k, s.form.groups[g]))
+      std::erase_if(all[g], [](const GroupTiling& t) { return t.resident; });
+  }
   double configs = 1;
   for (const auto& a : all)
     configs = s.form.fused ? configs * static_cast<double>(a.size())
@@ -628,8 +654,8 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text +=
-        fmt::format(" | g{}: pt={} block={} free={}{}{}{}", g, t.pt, t.block, t.free,
-                    t.hoist ? " hoist" : "", t.spill ? " spill" : "",
+        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}", g, t.pt, t.block, t.free,
+                    t.hoist ? " hoist" : "", t.resident ? " resident" : "", t.spill ? " spill" : "",
                     streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "");
   }
   return text;

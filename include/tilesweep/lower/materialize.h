@@ -43,6 +43,12 @@ struct GroupTiling {
   // and keeps it resident ([K tile, K / K tile x strip rows]); the N loop reads it. Without it,
   // pre(x) is recomputed per N tile. Offered where a matmul has more than one N tile.
   bool hoist = false;
+  // W-stationary loop order: each matmul of the nest whose right-hand side is an HBM tensor
+  // (not computed in the nest) loads it whole once, before the strip loop (inside the batch
+  // loops), and keeps it resident ([K tile, K / K tile x N]); the strips stream x past it.
+  // Without it, the right-hand side is reloaded per strip. Offered where the nest has more than
+  // one strip.
+  bool resident = false;
 };
 
 struct OpPick {

@@ -8,6 +8,7 @@
 //   matmul_nest.cpp      a matmul's N and K loops, PSUM accumulation and evacuation
 //   transposed_nest.cpp  a swap site's values, computed chunk by chunk on transposed tiles
 //   hoisted_lhs.cpp      a matmul's x^T computed once per strip, outside the loops reading it
+//   resident_rhs.cpp     a matmul's right-hand side loaded once, before the strip loop
 //   op_emission.cpp      one op's lowering program as instructions on tiles
 //   dma_transpose_fusion.cpp  a DMA instruction on a tile just loaded becomes that load
 //   spill.cpp            the HBM scratch tensor of a spilled value
@@ -92,6 +93,7 @@ struct Nest {
   std::map<std::pair<int, std::uint64_t>, int>
       transposed_lhs;             // (x, pre's structural hash) -> the strip's x^T
   std::map<int, int> stationary;  // a transposed view's source -> the strip's stationary operand
+  std::map<int, int> resident;  // a matmul's right-hand side -> its buffer (GroupTiling::resident)
 
   std::int64_t strip_rows() const { return tiling.pt * tiling.block; }
   // The strip's buffers rotate through the candidate's multi-buffering depth.
@@ -196,6 +198,9 @@ std::optional<NoProgram> emit_transposed(Emission& e, Nest& nest, const std::vec
 // The strip's x^T of matmul `node` computed by `pre` once, resident for the strip (buffer id).
 Lowered<int> hoisted_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile,
                          const ir::Kernel& pre, Depth depth);
+// Before the strip loop (in `block`): the right-hand side of each matmul of the nest that reads one
+// from HBM, loaded whole into Nest::resident (GroupTiling::resident).
+std::optional<NoProgram> load_resident_rhs(Emission& e, Nest& nest, int block);
 // One op's lowering (or `program`, another of its pick's programs) on `operands`; the result in
 // `dest` when given. `accumulate`: the block whose iterations the root instruction accumulates
 // over.

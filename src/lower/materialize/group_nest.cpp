@@ -62,6 +62,8 @@ Lowered<Nest> open_nest(Emission& e, int group) {
   if (extent.rows % nest.strip_rows() != 0)
     throw InternalError(fmt::format("tiling {} x {} does not divide {} rows", nest.tiling.pt,
                                     nest.tiling.block, extent.rows));
+  if (nest.tiling.resident)  // the matmuls' right-hand sides, once for every strip
+    if (auto no = load_resident_rhs(e, nest, body)) return *no;
   int strip = nest_loop(e, body, "r", extent.rows / nest.strip_rows());
   nest.strip = loop_var(strip, body);
   nest.body = strip;

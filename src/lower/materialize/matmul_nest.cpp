@@ -1,7 +1,8 @@
 // A matmul in its group's nest (contract): first its strip-long left operand where it has one (a
 // stationary load, or x^T hoisted out of the N loop: GroupTiling::hoist); then loops over N tiles
 // of `free` columns (at most 512) and K tiles of at most 128; the right-hand side tile [K tile,
-// N tile] loaded once per (n, k) and used by every row tile of the strip; the products accumulated
+// N tile] loaded once per (n, k) (or a window of the resident right-hand side,
+// GroupTiling::resident) and used by every row tile of the strip; the products accumulated
 // in PSUM over k, then evacuated per row tile — into the group's strip-long value when later ops
 // read it (unless the tiling spills it), and to HBM when the value lives there.
 #include <fmt/format.h>
@@ -134,6 +135,9 @@ Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k
                        std::int64_t k_tile, int n_var, std::int64_t n_tile) {
   int y = e.kernel.nodes[node].inputs[1];
   const auto& shape = e.shape(y);
+  if (auto r = nest.resident.find(y); r != nest.resident.end())  // loaded before the strips
+    return Tile{
+        r->second, window({{k_var, shape.back()}, {n_var, n_tile}}, n_tile), {k_tile, n_tile}};
   std::vector<Place> at(shape.size());
   int lead = e.frame(node).rank - static_cast<int>(shape.size());
   for (std::size_t d = 0; d < shape.size(); ++d) {
