@@ -468,8 +468,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, HoistedLhs,
                          });
 
 // The w-stationary loop order (GroupTiling::resident) on numbers: each matmul's right-hand side
-// loaded whole before the strip loop (inside the batch loops: bmm's and gqa's per batch, gqa's
-// repeated per key/value head) and read by every strip; the resident program loads it once
+// loaded whole before the strip loop (inside the batch loops: bmm's per batch) and read by every
+// strip; the resident program loads it once
 // instead of once per strip.
 class ResidentRhs : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
 
@@ -484,8 +484,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, ResidentRhs,
                                            std::pair{"trn2", "nkibench/matmul.py"},
                                            std::pair{"trn1", "nkibench/bmm.py"},
                                            std::pair{"trn1", "nkibench/matmul_add_rmsnorm.py"},
-                                           std::pair{"trn1", "nkibench/swiglu.py"},
-                                           std::pair{"trn1", "nkibench/gqa.py"}),
+                                           std::pair{"trn1", "nkibench/swiglu.py"}),
                          [](const auto& info) {
                            return case_name(info.param.first, info.param.second);
                          });
