@@ -27,7 +27,7 @@ std::optional<NoProgram> load_whole(Emission& e, Nest& nest, int node, int block
   int y = e.kernel.nodes[node].inputs[1];
   const auto& shape = e.shape(y);
   std::int64_t K = shape[shape.size() - 2], N = shape.back(), k_tile = largest_divisor(K, 128);
-  Depth depth = batch_loops(nest) ? Depth{nest.tiling.bufs, 2} : Depth{1, 0};
+  Depth depth = batch_loops(nest) ? Depth{std::min(2, nest.tiling.bufs), 2} : Depth{1, 0};
   int buf = add_buffer(e, "w", sem::Memory::Sbuf, e.kernel.nodes[y].dtype, {k_tile, K / k_tile * N},
                        depth);
   int k_loop = nest_loop(e, block, "k", K / k_tile), k_var = loop_var(k_loop, block);
