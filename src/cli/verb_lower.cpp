@@ -190,17 +190,7 @@ VerbRun add_lower(CLI::App& app) {
     // Generic kernels: each dim probed at twice its value (the spaces built once).
     std::vector<lower::ProbeSpace> probe_spaces;
     if (!o->nki_dir.empty() && o->nki_shapes == "generic" && !pick.empty())
-      for (const auto& [dim, value] : dims) {
-        lower::ProbeSpace& ps = probe_spaces.emplace_back();
-        ps.dim = dim, ps.value = 2 * value;
-        sem::DimEnv at = dims;
-        at[dim] = ps.value;
-        try {
-          ps.space.emplace(pk.space_variants(), t, at, sopts);
-        } catch (const std::exception& e) {
-          ps.why = e.what();
-        }
-      }
+      probe_spaces = lower::probe_spaces(pk.space_variants(), t, dims, sopts);
     for (auto i : pick) {
       lower::Program p = space.materialize(i).value();
       p.config = space.describe(i);
@@ -210,12 +200,10 @@ VerbRun add_lower(CLI::App& app) {
         write_nki(p, std::to_string(i), nullptr);
         continue;
       }
-      std::vector<std::string> fixed;
-      std::vector<lower::ShapeProbe> probes = lower::shape_probes(space, i, probe_spaces, &fixed);
       std::vector<std::string> names;
       for (const auto& param : k.params) names.push_back(param.name);
-      lower::NkiShapes shapes = lower::generic_shapes(p, dims, probes, names);
-      shapes.fixed.insert(shapes.fixed.begin(), fixed.begin(), fixed.end());
+      lower::NkiShapes shapes =
+          lower::generic_form(space, space.decode(i), p, dims, probe_spaces, names);
       write_nki(p, std::to_string(i), &shapes);
     }
     // --emit-nki alone: the heuristic candidate (what a fixed-heuristic compiler builds).

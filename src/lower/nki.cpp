@@ -90,6 +90,8 @@ class Emitter {
   std::string scratch(int depth, const std::vector<std::int64_t>& shape);
   void inst(int i, int depth);
   bool special_dma(const Inst& in, int depth);
+  bool partial_dma(const Inst& in, int depth);
+  std::vector<std::string> arange_indices(int depth, const std::vector<std::int64_t>& shape);
   std::string affine(const Terms& terms, std::int64_t offset) const;
   std::string slice(const Terms& terms, std::int64_t offset, std::int64_t extent,
                     std::int64_t stride) const;
@@ -111,7 +113,8 @@ class Emitter {
   std::map<int, std::vector<int>> declare_at_;  // block -> on-chip buffers declared there
   std::map<int, std::set<int>> zero_before_;    // accumulate block -> PSUM buffers zeroed
   std::set<int> aliased_;                       // HBM aliases declared
-  std::set<int> transposed_psum_;  // PSUM tiles a transpose writes (dtype of its input)
+  std::set<int> transposed_psum_;       // PSUM tiles a transpose writes (dtype of its input)
+  std::vector<std::string> index_var_;  // legacy partial tiles: nl.arange index per tile dim
   std::string out_;
 };
 
@@ -142,6 +145,8 @@ Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi a
   for (const auto& n : param_names) used_.insert(n);
   if (shapes_)
     for (const auto& [name, source] : shapes_->defs) used_.insert(name);
+  if (shapes_ && !shapes_->partial.empty() && !current())
+    for (const char* v : {"i_p", "i_f", "i_f2", "i_f3"}) index_var_.push_back(unique(v));
   for (std::size_t b = 0; b < p.blocks.size(); ++b) {
     if (b > 0) depth_of_[b] = depth_of_[p.blocks[b].parent] + 1;
     if (b > 0)
@@ -231,6 +236,8 @@ void Emitter::header(const std::string& name) {
 void Emitter::shape_asserts() {
   line(1, fmt::format("# generic dims: {}", fmt::join(shapes_->generic, ", ")));
   for (const auto& f : shapes_->fixed) line(1, "# fixed " + f);
+  if (!shapes_->partial_dims.empty())
+    line(1, fmt::format("# partial last tiles: {}", fmt::join(shapes_->partial_dims, ", ")));
   for (const auto& [name, source] : shapes_->defs) line(1, fmt::format("{} = {}", name, source));
   for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
     const Buffer& buf = p_.buffers[b];
@@ -509,6 +516,82 @@ bool Emitter::special_dma(const Inst& in, int depth) {
   return true;
 }
 
+// Legacy partial tiles: one nl.arange index per tile dim, each along its own axis.
+std::vector<std::string> Emitter::arange_indices(int depth,
+                                                 const std::vector<std::int64_t>& shape) {
+  TS_CHECK(shape.size() <= index_var_.size(), "a rank-{} tile with a partial last tile",
+           shape.size());
+  std::vector<std::string> vars;
+  for (std::size_t t = 0; t < shape.size(); ++t) {
+    std::vector<std::string> axes(shape.size(), "None");
+    axes[t] = ":";
+    std::string at = shape.size() == 1 ? "" : fmt::format("[{}]", fmt::join(axes, ", "));
+    line(depth, fmt::format("{} = nl.arange({}){}", index_var_[t], shape[t], at));
+    vars.push_back(index_var_[t]);
+  }
+  return vars;
+}
+
+// A DMA along a loop that may end on a partial tile (NkiShapes::partial) moves only the part
+// inside the tensor. Current API: slices cut short with min() (the migration guide's
+// "Deprecation of masking"); legacy: tile and tensor indexed with nl.arange and a mask= on the
+// call (the programming model's masks). nki_partial_tiles.cpp made sure the access is a plain
+// tile (one tensor dim per tile dim, in order). True when done.
+bool Emitter::partial_dma(const Inst& in, int depth) {
+  if (!in.dma || !shapes_ || shapes_->partial.empty()) return false;
+  const Access& a = in.hbm;
+  std::vector<const PartialLoop*> cut(a.terms.size(), nullptr);
+  bool any = false;
+  for (std::size_t d = 0; d < a.terms.size(); ++d)
+    for (const auto& [blk, step] : a.terms[d])
+      if (auto it = shapes_->partial.find(blk); step != 0 && it != shapes_->partial.end())
+        cut[d] = &it->second, any = true;
+  if (!any) return false;
+  int tile = in.store ? in.in[0] : in.out;
+  const Window whole{};
+  const Window& w = !in.store ? in.out_window : in.in_window.empty() ? whole : in.in_window[0];
+  std::vector<std::int64_t> shape = p_.buffers[tile].shape;
+  if (!w.whole()) shape.back() = w.width;
+  std::vector<std::string> vars =
+      current() ? std::vector<std::string>{} : arange_indices(depth, shape);
+  std::vector<std::string> hbm, on_chip(shape.size(), ":"), mask;
+  if (!w.whole()) on_chip.back() = slice(w.terms, w.offset, w.width, 1);
+  for (std::size_t d = 0; d < a.terms.size(); ++d) {
+    std::string start = affine(a.terms[d], a.offset.empty() ? 0 : a.offset[d]);
+    int td = a.tile_dim[d];
+    if (td < 0) {
+      hbm.push_back(start);
+      continue;
+    }
+    std::int64_t n = a.extent[d], step = a.step(d);
+    if (current()) {
+      if (cut[d]) {
+        hbm.push_back(fmt::format("{} : min({}, {} + {})", start, cut[d]->dim, start, n));
+        on_chip[td] = fmt::format("0 : min({}, {} - {})", n, cut[d]->dim, start);
+      } else {
+        bool whole = start == "0" && step == 1 && n == p_.buffers[a.buffer].shape[d];
+        hbm.push_back(whole ? ":" : slice(a.terms[d], a.offset.empty() ? 0 : a.offset[d], n, step));
+      }
+      continue;
+    }
+    std::string at = step == 1 ? vars[td] : fmt::format("{} * {}", vars[td], step);
+    hbm.push_back(start == "0" ? at : fmt::format("{} + {}", start, at));
+    if (cut[d]) mask.push_back(fmt::format("({} + {} < {})", start, vars[td], cut[d]->dim));
+  }
+  if (!current())
+    for (std::size_t t = 0; t < shape.size(); ++t)
+      on_chip[t] = t + 1 == shape.size() && !w.whole()
+                       ? fmt::format("{} + {}", affine(w.terms, w.offset), vars[t])
+                       : vars[t];
+  std::string view = fmt::format("{}[{}]", buf_name_[a.buffer], fmt::join(hbm, ", "));
+  std::string t = fmt::format("{}[{}]", buf_name_[tile], fmt::join(on_chip, ", "));
+  std::string call = in.store ? fmt::format("nisa.dma_copy(dst={}, src={}", view, t)
+                              : fmt::format("nisa.dma_copy(dst={}, src={}", t, view);
+  if (!mask.empty()) call += fmt::format(", mask={}", fmt::join(mask, " & "));
+  lines(depth, call + ")", in.note + (in.note.empty() ? "" : " ") + "(partial last tile)");
+  return true;
+}
+
 void Emitter::inst(int i, int depth) {
   const Inst& in = p_.insts[i];
   const sem::InstrSpec& spec = *in.spec;
@@ -519,7 +602,7 @@ void Emitter::inst(int i, int depth) {
         "instruction '{}' has no `{}` template to emit it with (add `{} = \"...\"` to "
         "its [instr.{}] table in the target's isa.toml)",
         op.name, current() ? "nki_current" : "nki", current() ? "nki_current" : "nki", op.name));
-  if (special_dma(in, depth)) return;
+  if (special_dma(in, depth) || partial_dma(in, depth)) return;
   // What each operand and the output are in the kernel, and the pattern dims at these tiles
   // (windows included).
   auto window = [&](std::size_t j) { return j < in.in_window.size() ? &in.in_window[j] : nullptr; };

@@ -193,30 +193,31 @@ void GenericShapes::name_dims() {
 }
 
 // The expressions of every varying size, and the conditions they need: an integer (a multiple)
-// and, for a trip count, at least one.
+// and, for a trip count, at least one; a loop that may end on a partial tile (partial_loops)
+// runs ceil(dim / tile) times instead and needs no multiple.
 void GenericShapes::build() {
   std::set<std::string> conditions;
-  auto size = [&](std::int64_t v, const std::vector<std::int64_t>& at, bool trip) -> std::string {
-    Proportional q = proportional(v, at, probes_, base_);
-    TS_CHECK(q.ok,
-             "size {} does not scale in proportion after the non-proportional dims were dropped",
-             v);
+  std::set<int> divided;  // generic dims some size needs a multiple of
+  auto size = [&](const Proportional& q, bool trip) -> std::string {
     if (q.dims.empty()) return "";
     std::string e = expr(q);
     if (q.den != 1) {
       Proportional whole = q;
       whole.den = 1;
       conditions.insert(fmt::format("{} % {} == 0", expr(whole), q.den));
+      divided.insert(q.dims.begin(), q.dims.end());
     }
     if (trip) conditions.insert(fmt::format("{} >= 1", e));
     return e;
   };
+  auto scaled = [&](std::int64_t v, const std::vector<std::int64_t>& at) {
+    Proportional q = proportional(v, at, probes_, base_);
+    TS_CHECK(q.ok,
+             "size {} does not scale in proportion after the non-proportional dims were dropped",
+             v);
+    return q;
+  };
   std::vector<std::int64_t> at(probes_.size());
-  for (std::size_t b = 1; b < p_.blocks.size(); ++b) {
-    for (std::size_t j = 0; j < probes_.size(); ++j) at[j] = probes_[j].program.blocks[b].trips;
-    if (std::string e = size(p_.blocks[b].trips, at, true); !e.empty())
-      out_.trips[static_cast<int>(b)] = e;
-  }
   for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
     const Buffer& buf = p_.buffers[b];
     if (buf.memory != sem::Memory::Hbm) continue;
@@ -225,11 +226,36 @@ void GenericShapes::build() {
     for (std::size_t d = 0; d < buf.shape.size(); ++d) {
       for (std::size_t j = 0; j < probes_.size(); ++j)
         at[j] = probes_[j].program.buffers[b].shape[d];
-      exprs.push_back(size(buf.shape[d], at, false));
+      exprs.push_back(size(scaled(buf.shape[d], at), false));
       any = any || !exprs.back().empty();
     }
     if (any) out_.hbm_shape[static_cast<int>(b)] = exprs;
   }
+  std::map<int, Proportional> trips;
+  std::map<int, PartialLoop> candidates;
+  for (std::size_t b = 1; b < p_.blocks.size(); ++b) {
+    for (std::size_t j = 0; j < probes_.size(); ++j) at[j] = probes_[j].program.blocks[b].trips;
+    Proportional q = scaled(p_.blocks[b].trips, at);
+    if (q.dims.size() == 1 && q.num == 1 && q.den > 1)
+      candidates[static_cast<int>(b)] = {name_[q.dims[0]], q.den};
+    trips[static_cast<int>(b)] = q;
+  }
+  out_.partial = partial_loops(p_, candidates, out_.hbm_shape);
+  for (const auto& [b, q] : trips) {
+    auto cut = out_.partial.find(b);
+    if (cut == out_.partial.end()) {
+      if (std::string e = size(q, true); !e.empty()) out_.trips[b] = e;
+      continue;
+    }
+    out_.trips[b] =
+        fmt::format("({} + {}) // {}", cut->second.dim, cut->second.tile - 1, cut->second.tile);
+    conditions.insert(fmt::format("{} >= 1", cut->second.dim));
+  }
+  std::set<std::string> partial;
+  for (const auto& [b, loop] : out_.partial) partial.insert(loop.dim);
+  for (std::size_t j = 0; j < name_.size(); ++j)
+    if (partial.count(name_[j]) && !divided.count(static_cast<int>(j)))
+      out_.partial_dims.push_back(name_[j]);
   out_.asserts.assign(conditions.begin(), conditions.end());
 }
 
@@ -241,9 +267,9 @@ NkiShapes generic_shapes(const Program& p, const sem::DimEnv& dims,
   return GenericShapes(p, dims, probes, param_names).run();
 }
 
-std::optional<Program> rebuild(const CandidateSpace& from, std::int64_t index,
+std::optional<Program> rebuild(const CandidateSpace& from, const Candidate& recorded,
                                const CandidateSpace& to, std::string* why) {
-  Candidate c = from.decode(index);
+  Candidate c = recorded;
   const auto section = from.sections().at(static_cast<std::size_t>(c.section));
   auto there = to.sections();
   auto it = std::find_if(there.begin(), there.end(), [&](const CandidateSpace::Section& s) {
@@ -259,7 +285,7 @@ std::optional<Program> rebuild(const CandidateSpace& from, std::int64_t index,
     *why = p.no_program().reason;
     return std::nullopt;
   }
-  Program here = from.materialize(index).value();
+  Program here = from.materialize(recorded).value();
   bool same = here.insts.size() == p->insts.size();
   for (std::size_t i = 0; same && i < here.insts.size(); ++i)
     same = here.insts[i].spec == p->insts[i].spec;
@@ -270,7 +296,12 @@ std::optional<Program> rebuild(const CandidateSpace& from, std::int64_t index,
   return std::move(*p);
 }
 
-std::vector<ShapeProbe> shape_probes(const CandidateSpace& space, std::int64_t index,
+std::optional<Program> rebuild(const CandidateSpace& from, std::int64_t index,
+                               const CandidateSpace& to, std::string* why) {
+  return rebuild(from, from.decode(index), to, why);
+}
+
+std::vector<ShapeProbe> shape_probes(const CandidateSpace& space, const Candidate& c,
                                      const std::vector<ProbeSpace>& at,
                                      std::vector<std::string>* fixed) {
   std::vector<ShapeProbe> out;
@@ -279,7 +310,7 @@ std::vector<ShapeProbe> shape_probes(const CandidateSpace& space, std::int64_t i
     std::optional<Program> p;
     if (ps.space) {
       try {
-        p = rebuild(space, index, *ps.space, &why);
+        p = rebuild(space, c, *ps.space, &why);
       } catch (const Unsupported& e) {
         why = e.what();
       }
@@ -290,6 +321,40 @@ std::vector<ShapeProbe> shape_probes(const CandidateSpace& space, std::int64_t i
       fixed->push_back(fmt::format("{}: at {} = {} {}", ps.dim, ps.dim, ps.value, why));
   }
   return out;
+}
+
+std::vector<ShapeProbe> shape_probes(const CandidateSpace& space, std::int64_t index,
+                                     const std::vector<ProbeSpace>& at,
+                                     std::vector<std::string>* fixed) {
+  return shape_probes(space, space.decode(index), at, fixed);
+}
+
+std::vector<ProbeSpace> probe_spaces(const std::vector<SpaceVariant>& variants,
+                                     const target::Target& t, const sem::DimEnv& dims,
+                                     const SpaceOptions& options) {
+  std::vector<ProbeSpace> out;
+  for (const auto& [dim, value] : dims) {
+    ProbeSpace& ps = out.emplace_back();
+    ps.dim = dim, ps.value = 2 * value;
+    sem::DimEnv at = dims;
+    at[dim] = ps.value;
+    try {
+      ps.space.emplace(variants, t, at, options);
+    } catch (const std::exception& e) {
+      ps.why = e.what();
+    }
+  }
+  return out;
+}
+
+NkiShapes generic_form(const CandidateSpace& space, const Candidate& c, const Program& p,
+                       const sem::DimEnv& dims, const std::vector<ProbeSpace>& at,
+                       const std::vector<std::string>& param_names) {
+  std::vector<std::string> fixed;
+  std::vector<ShapeProbe> probes = shape_probes(space, c, at, &fixed);
+  NkiShapes shapes = generic_shapes(p, dims, probes, param_names);
+  shapes.fixed.insert(shapes.fixed.begin(), fixed.begin(), fixed.end());
+  return shapes;
 }
 
 }  // namespace ts::lower

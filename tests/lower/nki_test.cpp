@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "tilesweep/base/source.h"
+#include "tilesweep/lower/nki_shapes.h"
 #include "tilesweep/lower/program_builder.h"
 #include "tilesweep/target/target.h"
 
@@ -231,6 +232,45 @@ TEST(Nki, TransposingStoreIsAUserError) {
   b.dma(0, true, y, t, {64, 128}, {{}, {}}, {1, 0});
   for (NkiApi api : {NkiApi::Current, NkiApi::Legacy})
     EXPECT_THROW(emit_nki(b.p, std::vector<std::string>{}, api), UserError);
+}
+
+// Partial last tiles (nki_partial_tiles.cpp): a loop may end on a partial tile when nothing
+// reduces across the lanes past the end; tiled_matmul's m loop may (its rows reach the store
+// through a transpose and the matmul's m), its k loop may not (k is contracted, and accumulated).
+TEST(Nki, PartialTilesOnlyWhereNothingReducesAcrossThem) {
+  std::map<int, std::vector<std::string>> exp_shape = {{0, {"M", "N"}}, {1, {"M", "N"}}};
+  auto exp_loops = partial_loops(tiled_exp(), {{1, {"M", 128}}, {2, {"N", 512}}}, exp_shape);
+  EXPECT_EQ(exp_loops.size(), 2u);
+  std::map<int, std::vector<std::string>> mm_shape = {
+      {0, {"M", "K"}}, {1, {"K", "N"}}, {2, {"M", "N"}}};
+  auto mm = partial_loops(tiled_matmul(), {{1, {"M", 128}}, {3, {"K", 128}}}, mm_shape);
+  ASSERT_EQ(mm.size(), 1u);
+  EXPECT_EQ(mm.begin()->first, 1);
+  // A tensor dim that is not exactly the generic dim (a fixed size) keeps the multiple.
+  std::map<int, std::vector<std::string>> fixed = {{0, {"", "N"}}, {1, {"", "N"}}};
+  EXPECT_EQ(partial_loops(tiled_exp(), {{1, {"M", 128}}}, fixed).size(), 0u);
+}
+
+// The emitted partial tiles: min()-cut slices (current), nl.arange indices and mask= (legacy).
+TEST(Nki, EmitsPartialTilesPerDialect) {
+  NkiShapes shapes;
+  shapes.defs = {{"M", "x.shape[0]"}};
+  shapes.generic = {"M"};
+  shapes.hbm_shape = {{0, {"M", ""}}, {1, {"M", ""}}};
+  shapes.trips = {{1, "(M + 127) // 128"}};
+  shapes.partial = {{1, {"M", 128}}};
+  shapes.partial_dims = {"M"};
+  std::vector<NkiParam> params = {{"x"}};
+  std::string cur = emit_nki(tiled_exp(), params, NkiApi::Current, &shapes);
+  for (const char* s : {"# partial last tiles: M", "for i in range((M + 127) // 128):",
+                        "nisa.dma_copy(dst=xt[0 : min(128, M - i * 128), :], src=x[i * 128 : "
+                        "min(M, i * 128 + 128), j * 512 : j * 512 + 512])"})
+    EXPECT_NE(cur.find(s), std::string::npos) << s << "\n" << cur;
+  std::string leg = emit_nki(tiled_exp(), params, NkiApi::Legacy, &shapes);
+  for (const char* s : {"i_p = nl.arange(128)[:, None]", "i_f = nl.arange(512)[None, :]",
+                        "nisa.dma_copy(dst=xt[i_p, i_f], src=x[i * 128 + i_p, j * 512 + i_f], "
+                        "mask=(i * 128 + i_p < M))"})
+    EXPECT_NE(leg.find(s), std::string::npos) << s << "\n" << leg;
 }
 
 TEST(Nki, ParsesTheDialectFlag) {

@@ -88,7 +88,9 @@ ENGINES = {"tensor", "vector", "scalar", "gpsimd"}
 # (reshape, broadcast(dim, size): a size-1 dim repeated).
 TENSOR_ATTRS = {"current": {"shape", "reshape", "broadcast"}, "legacy": {"shape", "reshape", "broadcast_to"}}
 # (float: Python's own, evaluated when the kernel is traced: a mask's fill float('inf'))
-BUILTINS = {"current": {"range", "tuple", "float"}, "legacy": {"tuple", "float"}}
+# min(): the current API's partial tiles ("Deprecation of masking" in the migration guide: slices
+# cut short with min); legacy partial tiles are masks (mask= on the call, nl.arange indices).
+BUILTINS = {"current": {"range", "tuple", "float", "min"}, "legacy": {"tuple", "float"}}
 DEFAULT_DIMS = {"B": 2, "R": 64, "S": 16, "N": 384}
 NKI_DTYPE = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f8": "float8_e4m3"}
 # Kernels whose f32 result differs from f64 by more than the f64 tolerance: mamba's scan reaches
@@ -164,6 +166,12 @@ def undocumented(source, dialect):
 def generic_dims(path):
     """The dims an emitted kernel reads from its arguments' shapes (its `# generic dims:` line)."""
     m = re.search(r"^\s*# generic dims:(.*)$", open(path).read(), re.M)
+    return [d.strip() for d in m.group(1).split(",") if d.strip()] if m else []
+
+
+def partial_dims(path):
+    """The generic dims whose last tile may be partial (the `# partial last tiles:` line)."""
+    m = re.search(r"^\s*# partial last tiles:(.*)$", open(path).read(), re.M)
     return [d.strip() for d in m.group(1).split(",") if d.strip()] if m else []
 
 
@@ -289,7 +297,7 @@ def main():
     files += [f for f in o.files.split(",") if f]
     work = o.work or tempfile.mkdtemp(prefix="nki_check_")
     totals = {"checked": 0, "ok": 0, "undocumented": 0, "mismatch": 0, "rule": 0, "error": 0, "not_emitted": 0,
-              "generic_checked": 0}
+              "generic_checked": 0, "partial_checked": 0}
     for path in files:
         kname = os.path.relpath(path, os.path.join(o.root, "jobs/kernels"))[:-3]
         if kname.startswith(".."):
@@ -328,12 +336,14 @@ def main():
                     if kind:
                         print(f"  {kname} {target} {dialect} {os.path.basename(f)}: {kind}: {why}")
                         continue
-                    # A kernel generic in some dims runs again, unchanged, at 3x those dims.
+                    # A kernel generic in some dims runs again, unchanged, at 3x those dims; at
+                    # 3x - 1 those whose last tile may be partial (so that it is).
                     generic = generic_dims(f)
                     if not generic or o.old_binary:
                         continue
-                    env3 = {k: v * 3 if k in generic else v for k, v in env.items()}
-                    key = tuple(sorted(generic))
+                    partial = partial_dims(f)
+                    env3 = {k: v * 3 - (k in partial) if k in generic else v for k, v in env.items()}
+                    key = tuple(sorted(generic)) + tuple(sorted(d + "-1" for d in partial))
                     if key not in other_shapes:
                         w3 = os.path.join(kwork, "x3_" + "_".join(key))
                         os.makedirs(w3, exist_ok=True)
@@ -341,6 +351,7 @@ def main():
                     args3, refs3 = other_shapes[key]
                     kind, why = check_file(f, dialect, target, args3, refs3, TOLERANCE[precision])
                     totals["generic_checked"] += 1
+                    totals["partial_checked"] += bool(partial)
                     counts["at 3x " + ",".join(key)] = counts.get("at 3x " + ",".join(key), 0) + 1
                     if kind:
                         totals[kind] += 1

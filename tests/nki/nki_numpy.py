@@ -31,6 +31,16 @@ class Tile(np.ndarray):
         self.buffer = getattr(obj, "buffer", "sbuf")
         self.nki_dtype = getattr(obj, "nki_dtype", "float32")
 
+    def __getitem__(self, key):
+        keys = key if isinstance(key, tuple) else (key,)
+        if any(isinstance(k, np.ndarray) and not isinstance(k, Tile) and k.dtype.kind in "iu" for k in keys):
+            return Indexed(self, keys)  # legacy nl.arange indexing: resolved under the call's mask
+        for d, k in enumerate(k for k in keys if k is not Ellipsis):
+            if isinstance(k, slice) and d < self.ndim and k.stop is not None and k.stop > self.shape[d]:
+                raise RuleError(f"slice {k.start}:{k.stop} of dim {d} of a tensor of shape {self.shape} "
+                                "(an out-of-bounds access)")
+        return super().__getitem__(key)
+
     def __setitem__(self, key, value):
         # A write stores the tile's dtype (the legacy API's `t[...] = nisa.call(...)` included).
         super().__setitem__(key, round_to(np.asarray(value, dtype=np.float64), self.nki_dtype))
@@ -50,6 +60,38 @@ class Tile(np.ndarray):
     @property
     def T(self):  # not documented on HBM tensors; the emitter must not use it
         raise RuleError(".T on a tensor is not a documented NKI construct")
+
+
+class Indexed:
+    """A tensor indexed with nl.arange expressions (legacy API, "NKI programming model: tensor
+    indexing, masks"): the elements are picked when a call moves them, only where its mask holds."""
+
+    def __init__(self, tensor, keys):
+        if any(isinstance(k, slice) or k is Ellipsis for k in keys) or len(keys) != tensor.ndim:
+            raise RuleError("arange indexing mixed with slices (not emitted, not modeled)")
+        self.tensor, self.keys = tensor, [np.asarray(k) for k in keys]
+
+    def positions(self, shape, where):
+        """The index of every element where `where` holds, in bounds, one array per dim."""
+        out = []
+        for d, k in enumerate(self.keys):
+            i = np.broadcast_to(k, shape)[where]
+            if i.size and (i.min() < 0 or i.max() >= self.tensor.shape[d]):
+                raise RuleError(f"an index {i.max()} of dim {d} of a tensor of shape {self.tensor.shape} "
+                                "outside the mask (an out-of-bounds access)")
+            out.append(i)
+        return tuple(out)
+
+
+def masked_copy(dst, src, mask):
+    """dma_copy between arange-indexed tensors: the elements where `mask` holds."""
+    if not (isinstance(dst, Indexed) and isinstance(src, Indexed)):
+        raise RuleError("a masked copy indexes both sides with nl.arange here")
+    shape = np.broadcast_shapes(*[k.shape for k in dst.keys + src.keys],
+                                () if mask is None else np.shape(mask))
+    where = np.ones(shape, bool) if mask is None else np.broadcast_to(np.asarray(mask, bool), shape)
+    values = np.asarray(src.tensor)[src.positions(shape, where)]
+    dst.tensor[dst.positions(shape, where)] = values
 
 
 def tile(array, buffer, dtype="float32"):
@@ -202,7 +244,7 @@ def make_language(dialect):
         nl.zeros = lambda shape, dtype, buffer=None, name="": tile(np.zeros(shape), buffer or "sbuf", dtype)
         nl.affine_range = lambda *a: range(*a)
         nl.sequential_range = lambda *a: range(*a)
-        nl.arange = lambda n: np.arange(n)
+        nl.arange = lambda n: np.arange(n)  # an index along one axis; [:, None] places it
 
         def load_transpose2d(src, dtype=None, mask=None):
             if src.ndim != 2:
@@ -232,6 +274,8 @@ def make_isa(dialect, gen):
         return None
 
     def dma_copy(dst, src, **kw):
+        if legacy and (isinstance(dst, Indexed) or isinstance(src, Indexed)):
+            return masked_copy(dst, src, kw.get("mask"))
         if np.asarray(src).size != np.asarray(dst).size:
             raise RuleError(f"dma_copy of {np.asarray(src).shape} into {dst.shape}")
         check_partition(dst, src)

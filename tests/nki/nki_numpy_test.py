@@ -1,5 +1,7 @@
 """Self-checks of the NumPy NKI (nki_numpy.py): writes round to the tile's dtype in both
-dialects, bf16 rounds to nearest even and keeps NaN. Exits 1 on a failed case."""
+dialects, bf16 rounds to nearest even and keeps NaN; partial tiles: a legacy masked copy moves
+only the masked-in elements and an access outside a tensor (an unmasked index, a slice past the
+end) is a rule break. Exits 1 on a failed case."""
 import os
 import sys
 
@@ -19,8 +21,43 @@ CASES = [
 ]
 
 
+def partial_tile_cases():
+    """(what, failure or "") for the partial-tile forms of both dialects."""
+    out = []
+    hbm = nki_numpy.tile(np.arange(300.0).reshape(150, 2), "hbm")
+    _, nl, nisa = nki_numpy.modules("legacy", 3)
+    i_p, i_f = nl.arange(128)[:, None], nl.arange(2)[None, :]
+    t = nl.ndarray((128, 2), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t[i_p, i_f], src=hbm[128 + i_p, i_f], mask=(128 + i_p < 150))
+    ok = np.array_equal(np.asarray(t[:22]), np.asarray(hbm[128:150])) and np.isnan(np.asarray(t[22:])).all()
+    out.append(("legacy masked load copies the 22 rows inside the tensor", "" if ok else f"got {np.asarray(t)}"))
+    for what, call in [
+        ("legacy load without a mask past the end", lambda: nisa.dma_copy(dst=t[i_p, i_f], src=hbm[128 + i_p, i_f])),
+        ("legacy mask that lets one row too many through",
+         lambda: nisa.dma_copy(dst=t[i_p, i_f], src=hbm[128 + i_p, i_f], mask=(128 + i_p < 151))),
+    ]:
+        try:
+            call()
+            out.append((what, "not rejected"))
+        except nki_numpy.RuleError:
+            out.append((what, ""))
+    _, nl, nisa = nki_numpy.modules("current", 3)
+    t = nl.ndarray((128, 2), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t[0:min(128, 150 - 128), :], src=hbm[128:min(150, 128 + 128), :])
+    ok = np.array_equal(np.asarray(t[:22]), np.asarray(hbm[128:150]))
+    out.append(("current min()-cut slices copy the 22 rows", "" if ok else "wrong rows"))
+    try:
+        nisa.dma_copy(dst=t, src=hbm[128:256, :])
+        out.append(("current slice past the end", "not rejected"))
+    except nki_numpy.RuleError:
+        out.append(("current slice past the end", ""))
+    return out
+
+
 def main():
     bad = []
+    partial = partial_tile_cases()
+    bad += [f"{what}: {why}" for what, why in partial if why]
     for what, dtype, value, want in CASES:
         t = nki_numpy.tile(np.zeros((1, 1)), "sbuf", dtype)
         t[...] = np.full((1, 1), value)  # the legacy API's `t[...] = nisa.call(...)`
@@ -36,7 +73,8 @@ def main():
         bad.append("a NaN with a low payload rounded to inf in bf16")
     for b in bad:
         print(b)
-    print(f"{len(CASES) * 2 + 1 - len(bad)} of {len(CASES) * 2 + 1} cases pass")
+    total = len(CASES) * 2 + 1 + len(partial)
+    print(f"{total - len(bad)} of {total} cases pass")
     return 1 if bad else 0
 
 

@@ -25,6 +25,13 @@ struct ShapeProbe {
   Program program;
 };
 
+// A loop over the tiles of a generic dim whose last tile may be partial: it runs
+// ceil(dim / tile) times and its DMAs move only the rows or columns inside the tensor.
+struct PartialLoop {
+  std::string dim;  // the generic dim as named in the kernel (a Python name)
+  std::int64_t tile = 0;
+};
+
 // Python expressions for the sizes that vary with the generic dims.
 struct NkiShapes {
   std::vector<std::pair<std::string, std::string>> defs;  // name = expression, e.g. M = x.shape[0]
@@ -33,21 +40,35 @@ struct NkiShapes {
   std::map<int, std::vector<std::string>> hbm_shape;  // HBM buffer -> size of each dim ("" = fixed)
   std::vector<std::string> generic;                   // the generic dims, as named in the kernel
   std::vector<std::string> fixed;                     // "K: why" for each dim kept fixed
+  std::map<int, PartialLoop> partial;                 // block -> its possibly partial last tile
+  std::vector<std::string> partial_dims;              // generic dims with no divisibility asserted
 };
 
 // The generic form of `p` (built at `dims`) from its probes; `param_names` names the buffers of
 // kernel parameters (the emitted function's arguments). A dim is generic when its probe has the
 // same structure, every size it changes changes in proportion (v * D / D0) and some tensor
 // argument has a dim of exactly that size (where the kernel reads it from). Dims without a
-// probe, or failing one of these, are fixed (NkiShapes::fixed says why).
+// probe, or failing one of these, are fixed (NkiShapes::fixed says why). A loop over tiles of a
+// generic dim gets a partial last tile instead of a divisibility assert when that is safe: every
+// DMA it indexes moves a plain tile (one tensor dim per tile dim, step = extent = tile), no
+// instruction reduces across the lanes past the end (traced from the loads through each
+// instruction's pattern dims to the stores) and nothing accumulates across it.
 NkiShapes generic_shapes(const Program& p, const sem::DimEnv& dims,
                          const std::vector<ShapeProbe>& probes,
                          const std::vector<std::string>& param_names);
+
+// The loops of `candidates` (block -> the generic dim it steps through by whole tiles) that may
+// end on a partial tile, by the rule at generic_shapes; `hbm_shape` gives each HBM buffer's
+// sizes as expressions (NkiShapes::hbm_shape), a DMA's dim must be exactly the generic dim.
+std::map<int, PartialLoop> partial_loops(const Program& p, std::map<int, PartialLoop> candidates,
+                                         const std::map<int, std::vector<std::string>>& hbm_shape);
 
 // Candidate `index` of `from` rebuilt in `to`, a space of the same variants, target and options
 // at other dims: the same variant and form, lowerings, engines and tiles. nullopt (with `why`)
 // when that combination has no program there or picks other instructions.
 std::optional<Program> rebuild(const CandidateSpace& from, std::int64_t index,
+                               const CandidateSpace& to, std::string* why);
+std::optional<Program> rebuild(const CandidateSpace& from, const Candidate& c,
                                const CandidateSpace& to, std::string* why);
 
 // One space per dim at twice its value (a probe space), or a reason it has none.
@@ -63,5 +84,20 @@ struct ProbeSpace {
 std::vector<ShapeProbe> shape_probes(const CandidateSpace& space, std::int64_t index,
                                      const std::vector<ProbeSpace>& at,
                                      std::vector<std::string>* fixed);
+std::vector<ShapeProbe> shape_probes(const CandidateSpace& space, const Candidate& c,
+                                     const std::vector<ProbeSpace>& at,
+                                     std::vector<std::string>* fixed);
+
+// The probe spaces of a space of `variants` on `t` at `dims` with `options`: each dim at twice
+// its value (built once, shared by every candidate's generic_form).
+std::vector<ProbeSpace> probe_spaces(const std::vector<SpaceVariant>& variants,
+                                     const target::Target& t, const sem::DimEnv& dims,
+                                     const SpaceOptions& options);
+
+// The generic form of `p`, candidate `c` of `space` (at `dims`): its probes in `at`, then
+// generic_shapes; what `lower`, `score --emit-nki`, `select --nki-dir` and `lookup --nki` emit.
+NkiShapes generic_form(const CandidateSpace& space, const Candidate& c, const Program& p,
+                       const sem::DimEnv& dims, const std::vector<ProbeSpace>& at,
+                       const std::vector<std::string>& param_names);
 
 }  // namespace ts::lower
