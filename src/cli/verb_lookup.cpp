@@ -15,14 +15,15 @@ namespace ts::cli {
 namespace {
 
 struct LookupOpts {
-  std::string library, kernel, target, shape, mesh = "1", nki_api = "current";
+  std::string library, kernel, target, shape, mesh = "1", nki_api = "current",
+                                              nki_shapes = "generic";
   bool nki = false;
 };
 
 // The entry's configuration re-lowered at the asked shape, from the archive it came from; the
 // NKI source and simulated latency, or why not.
 report::NkiEmitter::Reinstance reinstantiate(const store::LibraryEntry& e, const sem::DimEnv& dims,
-                                             lower::NkiApi api) {
+                                             lower::NkiApi api, bool generic) {
   report::LoadedArchive a;
   try {
     a = report::load_archive(e.archive);
@@ -35,8 +36,9 @@ report::NkiEmitter::Reinstance reinstantiate(const store::LibraryEntry& e, const
         b.index != e.index)
       continue;
     report::NkiEmitter emitter;
-    return emitter.reinstantiate(
-        a.archive.meta, a.provenance.sources[a.provenance.best_origin[r].source], b, dims, api);
+    return emitter.reinstantiate(a.archive.meta,
+                                 a.provenance.sources[a.provenance.best_origin[r].source], b, dims,
+                                 api, generic);
   }
   return {"", fmt::format("archive '{}' no longer holds the entry's candidate", e.archive)};
 }
@@ -58,6 +60,10 @@ VerbRun add_lookup(CLI::App& app) {
   cmd->add_option("--nki-api", o->nki_api,
                   "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
+  cmd->add_option("--nki-shapes", o->nki_shapes,
+                  "for a shape not swept: generic (default) re-lowers the configuration as `lower "
+                  "--nki-shapes generic` writes it; fixed: asserted to the asked shape")
+      ->check(CLI::IsMember({"generic", "fixed"}));
   return [o, cmd]() {
     if (!*cmd) return -1;
     sem::DimEnv dims = parse_shape_arg(o->shape);
@@ -87,7 +93,7 @@ VerbRun add_lookup(CLI::App& app) {
             << "  --nki re-lowers its configuration at the asked shape (or says why it cannot)\n";
         return 0;
       }
-      auto r = reinstantiate(e, dims, lower::parse_nki_api(o->nki_api));
+      auto r = reinstantiate(e, dims, lower::parse_nki_api(o->nki_api), o->nki_shapes == "generic");
       if (r.source.empty()) {
         std::cout << fmt::format(
             "  cannot re-instantiate the entry's configuration at {}: {}. Build one for this "

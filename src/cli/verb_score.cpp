@@ -15,6 +15,7 @@
 #include "tilesweep/base/json_string.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/nki.h"
+#include "tilesweep/lower/nki_shapes.h"
 #include "tilesweep/mesh/mesh_shape.h"
 #include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
@@ -27,7 +28,7 @@ namespace {
 
 struct ScoreOpts {
   KernelOptions kernel;
-  std::string mesh = "1", cache, nki_dir, nki_api = "current";
+  std::string mesh = "1", cache, nki_dir, nki_api = "current", nki_shapes = "generic";
   int top = 5, threads = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
   bool json = false, engines_per_op = false;
 };
@@ -68,15 +69,23 @@ std::string json_subject(const ir::Kernel& k, const ScoreOpts& o, const sem::Dim
       json_string(o.mesh), o.kernel.cores);
 }
 
-// The NKI source of each top candidate (--emit-nki).
+// The NKI source of each top candidate (--emit-nki), generic in the shape as `lower` makes it
+// (--nki-shapes generic; a mesh's per-device kernel stays at its local shape).
 void emit_top(Outcome& out, const lower::CandidateSpace& space, const ir::Kernel& k,
-              const ScoreOpts& o) {
+              const ScoreOpts& o, const std::vector<lower::ProbeSpace>& probes) {
   lower::NkiApi api = lower::parse_nki_api(o.nki_api);
+  std::vector<std::string> names;
+  for (const auto& param : k.params) names.push_back(param.name);
+  bool generic = o.nki_shapes == "generic" && out.setting.sharding.empty();
   for (const auto& c : out.range.top) {
     lower::Program p = space.materialize(c.index).value();
     p.config = space.describe(c.index);
     try {
-      out.nki.push_back(lower::emit_nki(p, lower::nki_params(k), api));
+      std::optional<lower::NkiShapes> shapes;
+      if (generic)
+        shapes =
+            lower::generic_form(space, space.decode(c.index), p, out.setting.local, probes, names);
+      out.nki.push_back(lower::emit_nki(p, lower::nki_params(k), api, shapes ? &*shapes : nullptr));
       out.nki_error.emplace_back();
     } catch (const UserError& e) {
       out.nki.emplace_back();
@@ -134,7 +143,12 @@ Outcome search(const sweep::PreparedKernel& pk, const target::Target& t, sweep::
   }
   if (!out.range.top.empty())
     out.best_ns = out.setting.latency(out.range.top.front().sim.latency_ns);
-  if (!o.nki_dir.empty()) emit_top(out, space, k, o);
+  if (!o.nki_dir.empty()) {
+    std::vector<lower::ProbeSpace> probes;
+    if (o.nki_shapes == "generic" && out.setting.sharding.empty() && !out.range.top.empty())
+      probes = lower::probe_spaces(pk.space_variants(), t, out.setting.local, so);
+    emit_top(out, space, k, o, probes);
+  }
   return out;
 }
 
@@ -240,6 +254,10 @@ VerbRun add_score(CLI::App& app) {
   cmd->add_option("--nki-api", o->nki_api,
                   "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
+  cmd->add_option("--nki-shapes", o->nki_shapes,
+                  "generic (default): as `lower --nki-shapes generic` (trip counts from the "
+                  "arguments' shapes, partial last tiles where safe); fixed: asserted to --shape")
+      ->check(CLI::IsMember({"generic", "fixed"}));
   o->kernel.add_ops(cmd);
   return [o, cmd]() {
     if (!*cmd) return -1;

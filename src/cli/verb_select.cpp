@@ -19,7 +19,7 @@ namespace {
 
 struct SelectOpts {
   std::vector<std::string> archives;
-  std::string out, json, nki_dir, python, nki_api = "current";
+  std::string out, json, nki_dir, python, nki_api = "current", nki_shapes = "generic";
   bool no_nki = false, force = false, quiet = false;
 };
 
@@ -156,6 +156,11 @@ VerbRun add_select(CLI::App& app) {
   cmd->add_option("--nki-api", o->nki_api,
                   "NKI dialect: current (nki, Neuron SDK 2.27+) or legacy (neuronxcc.nki, <= 2.26)")
       ->check(CLI::IsMember({"current", "legacy"}));
+  cmd->add_option("--nki-shapes", o->nki_shapes,
+                  "generic (default): each entry's NKI as `lower --nki-shapes generic` writes "
+                  "it (trip counts from the arguments' shapes, partial last tiles where safe); "
+                  "fixed: asserted to the entry's shape")
+      ->check(CLI::IsMember({"generic", "fixed"}));
   return [o, cmd]() {
     if (!*cmd) return -1;
     check_output(o->out, "-o", *o);
@@ -164,6 +169,7 @@ VerbRun add_select(CLI::App& app) {
     report::SelectOptions so;
     so.emit_nki = !o->no_nki;
     so.nki_api = lower::parse_nki_api(o->nki_api);
+    so.nki_generic = o->nki_shapes == "generic";
     so.tool_version = TILESWEEP_VERSION;
     auto t0 = std::chrono::steady_clock::now();
     if (!o->quiet)

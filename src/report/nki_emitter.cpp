@@ -11,6 +11,7 @@
 #include "tilesweep/lower/candidate_space.h"
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/lower/nki.h"
+#include "tilesweep/lower/nki_shapes.h"
 #include "tilesweep/report/job_view.h"
 #include "tilesweep/report/lookup.h"
 #include "tilesweep/report/select.h"
@@ -64,11 +65,29 @@ const NkiEmitter::Impl::Prepared& NkiEmitter::Impl::prepare(const store::Meta& m
   return *prepared.emplace(key, std::move(p)).first->second;
 }
 
+namespace {
+
+// `prog`, candidate `c` of `space` (at `dims`, built with `so`), as NKI source: generic in the
+// shape by the rule of `lower --nki-shapes generic` when `generic`, else asserted to `dims`.
+std::string nki_source(const lower::CandidateSpace& space, const lower::Candidate& c,
+                       const lower::Program& prog, const sweep::PreparedKernel& pk,
+                       const ir::Kernel& k, const target::Target& t, const sem::DimEnv& dims,
+                       const lower::SpaceOptions& so, lower::NkiApi api, bool generic) {
+  if (!generic) return lower::emit_nki(prog, lower::nki_params(k), api);
+  std::vector<std::string> names;
+  for (const auto& param : k.params) names.push_back(param.name);
+  auto probes = lower::probe_spaces(pk.space_variants(), t, dims, so);
+  lower::NkiShapes shapes = lower::generic_form(space, c, prog, dims, probes, names);
+  return lower::emit_nki(prog, lower::nki_params(k), api, &shapes);
+}
+
+}  // namespace
+
 NkiEmitter::NkiEmitter() : impl_(std::make_unique<Impl>()) {}
 NkiEmitter::~NkiEmitter() = default;
 
 NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& src,
-                           const store::BestRecord& b, lower::NkiApi api) {
+                           const store::BestRecord& b, lower::NkiApi api, bool generic) {
   try {
     const Impl::Prepared& p = impl_->prepare(meta, src, b);
     lower::SpaceOptions so;
@@ -105,7 +124,10 @@ NkiResult NkiEmitter::emit(const store::Meta& meta, const store::SourceRecord& s
                               "code changed since "
                               "the archive was written)",
                               b.index, prog.config, b.config)};
-    return {header + lower::emit_nki(prog, lower::nki_params(*p.kernel), api), ""};
+    // A mesh entry's per-device kernel stays at its local shape (its sharding fixes it).
+    return {header + nki_source(space, space.decode(b.index), prog, p.pk, *p.kernel, *p.target,
+                                dims, so, api, generic && b.mesh == "1"),
+            ""};
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (what.rfind("error: ", 0) == 0) what = what.substr(7);
@@ -146,7 +168,8 @@ std::string tiles_misfit(const lower::CandidateSpace& space, const lower::Candid
 NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta,
                                                  const store::SourceRecord& src,
                                                  const store::BestRecord& b,
-                                                 const sem::DimEnv& dims, lower::NkiApi api) {
+                                                 const sem::DimEnv& dims, lower::NkiApi api,
+                                                 bool generic) {
   try {
     if (b.mesh != "1")
       return {"", "a mesh entry is not re-instantiated (its sharding fixes the local shape)"};
@@ -180,7 +203,8 @@ NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta,
     sweep::CandidateScore score = sweep::score_program(prog, *p.target);
     if (!score.feasible) return {"", "it does not fit at this shape: " + score.reason};
     prog.config = b.config + " (re-instantiated at another shape)";
-    return {lower::emit_nki(prog, lower::nki_params(*p.kernel), api), "", score.sim.latency_ns};
+    return {nki_source(asked, c, prog, p.pk, *p.kernel, *p.target, dims, so, api, generic), "",
+            score.sim.latency_ns};
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (what.rfind("error: ", 0) == 0) what = what.substr(7);

@@ -72,7 +72,7 @@ store::Library select_library(const std::vector<std::string>& paths, const Selec
       const auto& prov = pick.from->provenance;
       NkiResult nki =
           emitter.emit(pick.from->archive.meta, prov.sources[prov.best_origin[pick.row].source],
-                       pick.from->archive.best[pick.row], options.nki_api);
+                       pick.from->archive.best[pick.row], options.nki_api, options.nki_generic);
       e.nki = std::move(nki.source), e.nki_error = std::move(nki.error);
     } else {
       e.nki_error = "not emitted (--no-nki)";

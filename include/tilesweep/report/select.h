@@ -43,8 +43,11 @@ class NkiEmitter {
   NkiEmitter(const NkiEmitter&) = delete;
   NkiEmitter& operator=(const NkiEmitter&) = delete;
 
+  // With `generic`, the kernel is generic in the shape as `lower --nki-shapes generic` makes it
+  // (a mesh entry's per-device kernel stays at its local shape).
   NkiResult emit(const store::Meta& meta, const store::SourceRecord& source,
-                 const store::BestRecord& best, lower::NkiApi api = lower::NkiApi::Current);
+                 const store::BestRecord& best, lower::NkiApi api = lower::NkiApi::Current,
+                 bool generic = true);
 
   // The recorded candidate re-lowered at another single-device shape `dims`: the same variant,
   // fusion form, lowerings, engines, buffering, instruction fusion and tiles, re-checked for
@@ -57,7 +60,7 @@ class NkiEmitter {
   };
   Reinstance reinstantiate(const store::Meta& meta, const store::SourceRecord& source,
                            const store::BestRecord& best, const sem::DimEnv& dims,
-                           lower::NkiApi api = lower::NkiApi::Current);
+                           lower::NkiApi api = lower::NkiApi::Current, bool generic = true);
 
  private:
   struct Impl;
@@ -67,6 +70,7 @@ class NkiEmitter {
 struct SelectOptions {
   bool emit_nki = true;
   lower::NkiApi nki_api = lower::NkiApi::Current;
+  bool nki_generic = true;  // NkiEmitter::emit's `generic`
   std::string tool_version;
   // Told what select is doing as it goes (one line per archive read and per entry re-built).
   std::function<void(const std::string&)> progress;
