@@ -102,6 +102,11 @@ VerbRun add_lookup(CLI::App& app) {
             o->shape, r.error, o->kernel, o->target, o->shape);
         return 0;
       }
+      if (!r.note.empty()) {
+        std::cout << fmt::format("  at {}: {}: {:.1f} ns\n\n{}", o->shape, r.note, r.latency_ns,
+                                 r.source);
+        return 0;
+      }
       std::cout << fmt::format(
           "  re-instantiated at {}: the entry's configuration (variant, lowerings, engines, "
           "tiles), "

@@ -205,7 +205,11 @@ void GenericShapes::build() {
       Proportional whole = q;
       whole.den = 1;
       conditions.insert(fmt::format("{} % {} == 0", expr(whole), q.den));
-      divided.insert(q.dims.begin(), q.dims.end());
+      for (int j : q.dims) {  // each a multiple: what takes_shape can check (enough, if more)
+        divided.insert(j);
+        std::int64_t& m = out_.multiple[probes_[j].dim];
+        m = std::lcm(std::max<std::int64_t>(m, 1), q.den);
+      }
     }
     if (trip) conditions.insert(fmt::format("{} >= 1", e));
     return e;
@@ -253,9 +257,11 @@ void GenericShapes::build() {
   }
   std::set<std::string> partial;
   for (const auto& [b, loop] : out_.partial) partial.insert(loop.dim);
-  for (std::size_t j = 0; j < name_.size(); ++j)
+  for (std::size_t j = 0; j < name_.size(); ++j) {
     if (partial.count(name_[j]) && !divided.count(static_cast<int>(j)))
       out_.partial_dims.push_back(name_[j]);
+    out_.multiple.emplace(probes_[j].dim, 1);
+  }
   out_.asserts.assign(conditions.begin(), conditions.end());
 }
 
@@ -265,6 +271,29 @@ NkiShapes generic_shapes(const Program& p, const sem::DimEnv& dims,
                          const std::vector<ShapeProbe>& probes,
                          const std::vector<std::string>& param_names) {
   return GenericShapes(p, dims, probes, param_names).run();
+}
+
+bool takes_shape(const NkiShapes& shapes, const sem::DimEnv& built, const sem::DimEnv& asked,
+                 std::string* why) {
+  for (const auto& [dim, value] : built) {
+    auto a = asked.find(dim);
+    auto m = shapes.multiple.find(dim);
+    if (a == asked.end()) {
+      *why = fmt::format("no {} given", dim);
+    } else if (m == shapes.multiple.end() && a->second != value) {
+      *why = fmt::format("{} is fixed at {} in it", dim, value);
+    } else if (m != shapes.multiple.end() && (a->second < 1 || a->second % m->second != 0)) {
+      *why = fmt::format("its {} must be a multiple of {}", dim, m->second);
+    } else {
+      continue;
+    }
+    return false;
+  }
+  if (asked.size() != built.size()) {
+    *why = "the asked shape has other dims";
+    return false;
+  }
+  return true;
 }
 
 std::optional<Program> rebuild(const CandidateSpace& from, const Candidate& recorded,

@@ -81,6 +81,40 @@ std::string nki_source(const lower::CandidateSpace& space, const lower::Candidat
   return lower::emit_nki(prog, lower::nki_params(k), api, &shapes);
 }
 
+// Where the recorded configuration cannot be lowered at `dims` (`misfit` says why: the lowering
+// builds no partial tiles), its kernel may still take `dims` as it is: generic in the dims that
+// differ, with partial last tiles or the multiples they need. Then that kernel, with the latency
+// simulated at the entry's shape; else `misfit` and why the generic kernel does not take it.
+NkiEmitter::Reinstance serve_generic(const lower::CandidateSpace& recorded,
+                                     const store::BestRecord& b, const sweep::PreparedKernel& pk,
+                                     const ir::Kernel& k, const target::Target& t,
+                                     const lower::SpaceOptions& so, const sem::DimEnv& dims,
+                                     lower::NkiApi api, const std::string& misfit) {
+  sem::DimEnv built = parse_record_shape(b.shape);
+  lower::Program prog = recorded.materialize(b.index).value();
+  prog.config = b.config;
+  std::vector<std::string> names;
+  for (const auto& param : k.params) names.push_back(param.name);
+  auto probes = lower::probe_spaces(pk.space_variants(), t, built, so);
+  lower::NkiShapes shapes =
+      lower::generic_form(recorded, recorded.decode(b.index), prog, built, probes, names);
+  std::string why;
+  if (!lower::takes_shape(shapes, built, dims, &why))
+    return {"",
+            fmt::format("{}; the entry's generic kernel does not take it either: {}", misfit, why)};
+  sweep::CandidateScore score = sweep::score_program(prog, t);
+  std::string note = fmt::format(
+      "the entry's kernel itself takes this shape (generic in {}{}); latency simulated at the "
+      "entry's shape {}",
+      fmt::join(shapes.generic, ", "),
+      shapes.partial_dims.empty()
+          ? ""
+          : fmt::format(", partial last tiles in {}", fmt::join(shapes.partial_dims, ", ")),
+      b.shape);
+  return {lower::emit_nki(prog, lower::nki_params(k), api, &shapes), "", score.sim.latency_ns,
+          note};
+}
+
 }  // namespace
 
 NkiEmitter::NkiEmitter() : impl_(std::make_unique<Impl>()) {}
@@ -194,7 +228,11 @@ NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta,
     c.section = static_cast<int>(it - to.begin());
     const ir::Kernel& variant =
         *p.pk.space_variants().at(static_cast<std::size_t>(c.variant)).kernel;
-    if (std::string why = tiles_misfit(asked, c, variant, dims); !why.empty()) return {"", why};
+    if (std::string why = tiles_misfit(asked, c, variant, dims); !why.empty()) {
+      if (generic)
+        return serve_generic(recorded, b, p.pk, *p.kernel, *p.target, so, dims, api, why);
+      return {"", why};
+    }
     lower::Program prog = asked.materialize(c).value();
     if (instruction_names(prog) != instruction_names(recorded.materialize(b.index).value()))
       return {"",

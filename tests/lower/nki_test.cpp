@@ -273,6 +273,33 @@ TEST(Nki, EmitsPartialTilesPerDialect) {
     EXPECT_NE(leg.find(s), std::string::npos) << s << "\n" << leg;
 }
 
+// takes_shape: generic dims at any multiple of what they need (1: partial last tiles), fixed
+// dims exactly.
+TEST(Nki, GenericKernelTakesTheShapesItsAssertsAllow) {
+  NkiShapes shapes;
+  shapes.generic = {"M", "N"};
+  shapes.multiple = {{"M", 1}, {"N", 128}};
+  sem::DimEnv built = {{"M", 256}, {"N", 256}, {"K", 64}};
+  struct Row {
+    sem::DimEnv asked;
+    bool takes;
+    std::string why;
+  };
+  const std::vector<Row> rows = {
+      {{{"M", 300}, {"N", 384}, {"K", 64}}, true, ""},
+      {{{"M", 1}, {"N", 128}, {"K", 64}}, true, ""},
+      {{{"M", 300}, {"N", 300}, {"K", 64}}, false, "its N must be a multiple of 128"},
+      {{{"M", 300}, {"N", 256}, {"K", 32}}, false, "K is fixed at 64 in it"},
+      {{{"M", 0}, {"N", 256}, {"K", 64}}, false, "its M must be a multiple of 1"},
+      {{{"M", 300}, {"N", 256}}, false, "no K given"},
+  };
+  for (const Row& r : rows) {
+    std::string why;
+    EXPECT_EQ(takes_shape(shapes, built, r.asked, &why), r.takes) << r.why;
+    EXPECT_EQ(why, r.why);
+  }
+}
+
 TEST(Nki, ParsesTheDialectFlag) {
   EXPECT_EQ(parse_nki_api("current"), NkiApi::Current);
   EXPECT_EQ(parse_nki_api("legacy"), NkiApi::Legacy);

@@ -40,9 +40,13 @@ grep -q "nearest: same kernel, target and mesh" near.txt
 grep -q "entry: softmax trn1 M=256,N=256 mesh 1" near.txt
 # ... but never hands out the nearest entry's NKI (built for its own shape) for another shape
 grep -q "M=300,N=256 was not swept" near.txt
-"$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=300,N=256 --nki > near_nki.txt
+"$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=300,N=256 --nki --nki-shapes fixed > near_nki.txt
 ! grep -q "@nki.jit" near_nki.txt
 grep -q "cannot re-instantiate the entry's configuration at M=300,N=256: group 0: its 128-row tiles do not divide the 300 rows" near_nki.txt
+# ... except that the entry's own generic kernel takes M=300 (a partial last tile of rows)
+"$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=300,N=256 --nki > near_generic.txt
+grep -q "at M=300,N=256: the entry's kernel itself takes this shape (generic in M, partial last tiles in M); latency simulated at the entry's shape M=256,N=256" near_generic.txt
+grep -q "^# partial last tiles: M\|    # partial last tiles: M" near_generic.txt
 # ... re-lowers the entry's configuration where its tiles divide the asked shape
 "$bin" lookup lib_ab.h5 --kernel softmax --target trn1 --shape M=1024,N=512 --nki > re.txt
 grep -q "re-instantiated at M=1024,N=512: .* simulated latency" re.txt

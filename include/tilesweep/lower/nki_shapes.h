@@ -41,7 +41,9 @@ struct NkiShapes {
   std::vector<std::string> generic;                   // the generic dims, as named in the kernel
   std::vector<std::string> fixed;                     // "K: why" for each dim kept fixed
   std::map<int, PartialLoop> partial;                 // block -> its possibly partial last tile
-  std::vector<std::string> partial_dims;              // generic dims with no divisibility asserted
+  std::map<std::string, std::int64_t> multiple;  // generic dim (as in `generic`) -> the multiple
+                                                 // its sizes need (1: any size)
+  std::vector<std::string> partial_dims;         // generic dims with no divisibility asserted
 };
 
 // The generic form of `p` (built at `dims`) from its probes; `param_names` names the buffers of
@@ -56,6 +58,11 @@ struct NkiShapes {
 NkiShapes generic_shapes(const Program& p, const sem::DimEnv& dims,
                          const std::vector<ShapeProbe>& probes,
                          const std::vector<std::string>& param_names);
+
+// Whether the kernel of `shapes` (built at `built`) takes the shape `asked`: the same dims, each
+// fixed one equal, each generic one at least 1 and a multiple of what it needs; else `why`.
+bool takes_shape(const NkiShapes& shapes, const sem::DimEnv& built, const sem::DimEnv& asked,
+                 std::string* why);
 
 // The loops of `candidates` (block -> the generic dim it steps through by whole tiles) that may
 // end on a partial tile, by the rule at generic_shapes; `hbm_shape` gives each HBM buffer's

@@ -54,9 +54,13 @@ class NkiEmitter {
   // capacity and simulated. Refused (error says why) where a tile does not divide its group's
   // extent at `dims`, the configuration has no program there, its instruction sequence differs
   // from the recorded one, or it does not fit.
+  // With `generic`, where the configuration cannot be lowered at `dims` (its tiles do not divide
+  // them) the entry's own generic kernel is handed out when it takes `dims` (partial last tiles
+  // or the multiples it asserts); `note` then says so and `latency_ns` is the entry's shape's.
   struct Reinstance {
     std::string source, error;
     double latency_ns = 0;
+    std::string note;  // set when the entry's own generic kernel is given
   };
   Reinstance reinstantiate(const store::Meta& meta, const store::SourceRecord& source,
                            const store::BestRecord& best, const sem::DimEnv& dims,
