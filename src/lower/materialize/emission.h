@@ -194,6 +194,10 @@ Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int r
                        std::int64_t k_tile);
 Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var,
                        std::int64_t k_tile, int n_var, std::int64_t n_tile);
+// Where matmul `node`'s right-hand side y [.., K, N] is read from: K tile `k_var` of `k_tile`
+// rows, the nest's batch terms, `columns` along N.
+std::vector<Place> rhs_places(const Emission& e, const Nest& nest, int node, int k_var,
+                              std::int64_t k_tile, const Place& columns);
 std::optional<NoProgram> emit_transposed(Emission& e, Nest& nest, const std::vector<int>& nodes);
 // The strip's x^T of matmul `node` computed by `pre` once, resident for the strip (buffer id).
 Lowered<int> hoisted_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile,

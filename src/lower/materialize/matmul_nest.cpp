@@ -131,13 +131,9 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
                   loop_var(evacuate_loop, n_loop));
 }
 
-Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var,
-                       std::int64_t k_tile, int n_var, std::int64_t n_tile) {
-  int y = e.kernel.nodes[node].inputs[1];
-  const auto& shape = e.shape(y);
-  if (auto r = nest.resident.find(y); r != nest.resident.end())  // loaded before the strips
-    return Tile{
-        r->second, window({{k_var, shape.back()}, {n_var, n_tile}}, n_tile), {k_tile, n_tile}};
+std::vector<Place> rhs_places(const Emission& e, const Nest& nest, int node, int k_var,
+                              std::int64_t k_tile, const Place& columns) {
+  const auto& shape = e.shape(e.kernel.nodes[node].inputs[1]);
   std::vector<Place> at(shape.size());
   int lead = e.frame(node).rank - static_cast<int>(shape.size());
   for (std::size_t d = 0; d < shape.size(); ++d) {
@@ -145,10 +141,20 @@ Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k
     if (d + 2 == shape.size())
       at[d] = {{{k_var, k_tile}}, k_tile, 0};
     else if (d + 1 == shape.size())
-      at[d] = {{{n_var, n_tile}}, n_tile, 1};
+      at[d] = columns;
     else if (shape[d] != 1 && od >= 0)
       at[d].terms = nest.batch.at(od);
   }
+  return at;
+}
+
+Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var,
+                       std::int64_t k_tile, int n_var, std::int64_t n_tile) {
+  int y = e.kernel.nodes[node].inputs[1];
+  if (auto r = nest.resident.find(y); r != nest.resident.end())  // loaded before the strips
+    return Tile{
+        r->second, window({{k_var, e.shape(y).back()}, {n_var, n_tile}}, n_tile), {k_tile, n_tile}};
+  std::vector<Place> at = rhs_places(e, nest, node, k_var, k_tile, {{{n_var, n_tile}}, n_tile, 1});
   if (!hbm_view(e, y))
     return NoProgram{"a matmul's right-hand side computed in the same loop nest"};
   return load(e, block, y, at, {k_tile, n_tile}, nest.strip_depth());

@@ -31,17 +31,7 @@ std::optional<NoProgram> load_whole(Emission& e, Nest& nest, int node, int block
   int buf = add_buffer(e, "w", sem::Memory::Sbuf, e.kernel.nodes[y].dtype, {k_tile, K / k_tile * N},
                        depth);
   int k_loop = nest_loop(e, block, "k", K / k_tile), k_var = loop_var(k_loop, block);
-  std::vector<Place> at(shape.size());
-  int lead = e.frame(node).rank - static_cast<int>(shape.size());
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    int od = static_cast<int>(d) + lead;
-    if (d + 2 == shape.size())
-      at[d] = {{{k_var, k_tile}}, k_tile, 0};
-    else if (d + 1 == shape.size())
-      at[d] = {{}, N, 1};
-    else if (shape[d] != 1 && od >= 0)
-      at[d].terms = nest.batch.at(od);
-  }
+  std::vector<Place> at = rhs_places(e, nest, node, k_var, k_tile, {{}, N, 1});
   Tile dest{buf, window({{k_var, N}}, N), {k_tile, N}};
   if (auto no = load_into(e, k_loop, y, at, dest)) return no;
   nest.resident[y] = buf;
