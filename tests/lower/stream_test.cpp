@@ -55,7 +55,14 @@ TEST(SplitReduction, ReductionsAcrossPartitionsAndScansAreNotSplit) {
   EXPECT_TRUE(lower::split_reductions(m.kernels.front()).empty());
 }
 
+// Kernel `k` prepared for `t` with at most `max_variants` variants (the cache outlives the
+// prepared kernel that points into it).
 struct Prepared {
+  Prepared(const ir::Kernel& k, const target::Target& t, int max_variants) {
+    sweep::PrepareOptions opts;
+    opts.propagate.max_variants = max_variants;
+    pk = sweep::prepare_kernel(k, t.isa, cache, opts);
+  }
   lower::SynthesisCache cache;
   sweep::PreparedKernel pk;
 };
@@ -73,6 +80,8 @@ struct StreamCase {
   sem::DimEnv dims;
 };
 
+void PrintTo(const StreamCase& c, std::ostream* os) { *os << c.name; }
+
 class Streamed : public ::testing::TestWithParam<StreamCase> {};
 
 // A seeded sample of the streamed candidates of every variant, run by the functional ISA
@@ -82,10 +91,7 @@ TEST_P(Streamed, CandidatesMatchTheReference) {
   ir::Module m = sc.file.empty() ? parse(sc.source) : suite(sc.file);
   const ir::Kernel& k = m.kernels.front();
   const target::Target& t = target::builtin_target("trn2");
-  Prepared p;
-  sweep::PrepareOptions opts;
-  opts.propagate.max_variants = 2;
-  p.pk = sweep::prepare_kernel(k, t.isa, p.cache, opts);
+  Prepared p(k, t, 2);
   lower::CandidateSpace space(p.pk.space_variants(), t, sc.dims);
   auto inputs = sweep::check_inputs(k, sc.dims, 7);
   auto ref = ir::evaluate(k, sc.dims, inputs, ir::Precision::F64);
@@ -136,10 +142,7 @@ TEST(Streamed, RowsLongerThanSbufHavePrograms) {
   ir::Module m = suite("axon/softmax.py");
   const ir::Kernel& k = m.kernels.front();
   const target::Target& t = target::builtin_target("trn2");
-  Prepared p;
-  sweep::PrepareOptions opts;
-  opts.propagate.max_variants = 1;
-  p.pk = sweep::prepare_kernel(k, t.isa, p.cache, opts);
+  Prepared p(k, t, 1);
   lower::CandidateSpace space(p.pk.space_variants(), t, {{"M", 128}, {"N", 65536}});
   ASSERT_GT(space.size(), 0);
   for (std::int64_t i = 0; i < space.size(); i += std::max<std::int64_t>(1, space.size() / 50)) {
