@@ -394,11 +394,6 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
-// Loop-invariant hoisting (GroupTiling::hoist) on numbers: x^T made once per strip, before the
-// N loop, and read by every N tile. At shapes with several N tiles and row tiles per strip, a
-// spread of the hoisted candidates of every section, each against the reference; the hoisted
-// program executes no more instructions than the same candidate without hoisting, and fewer
-// where its lowering makes x^T (a transpose, a transposing load) per N tile.
 // A spread of the candidates of every section that set `dimension` in some nest (a tiling
 // dimension that only moves work out of a loop), each against the reference; each executes no
 // more instructions than the same candidate without it, and some execute fewer.
@@ -446,48 +441,54 @@ std::string case_name(const char* target, const char* file) {
   return name;
 }
 
-class HoistedLhs : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+// A tiling dimension that only moves work out of a loop, on one suite kernel at a shape with
+// several N tiles and row tiles per strip.
+struct TwinCase {
+  bool lower::GroupTiling::*dimension;
+  const char* target;
+  const char* file;
+};
 
-TEST_P(HoistedLhs, MatchesTheReference) {
-  auto [target, file] = GetParam();
-  lighter_twins_match(target, file, &lower::GroupTiling::hoist,
-                      {{"M", 256}, {"K", 256}, {"N", 384}, {"R", 128}});
+class LighterTwin : public ::testing::TestWithParam<TwinCase> {};
+
+TEST_P(LighterTwin, MatchesTheReference) {
+  const TwinCase& c = GetParam();
+  lighter_twins_match(c.target, c.file, c.dimension,
+                      {{"M", 256}, {"K", 256}, {"N", 384}, {"R", 128}, {"B", 2}});
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, HoistedLhs,
-                         ::testing::Values(std::pair{"trn1", "nkibench/matmul.py"},
-                                           std::pair{"trn2", "nkibench/matmul.py"},
-                                           std::pair{"trn1", "nkibench/rmsnorm_matmul.py"},
-                                           std::pair{"trn1", "nkibench/add_rmsnorm_matmul.py"},
-                                           std::pair{"trn1", "nkibench/matmul_add_rmsnorm.py"},
-                                           std::pair{"trn1", "nkibench/swiglu.py"},
-                                           std::pair{"trn1", "nkibench/lora.py"},
-                                           std::pair{"trn2", "nkibench/lora.py"}),
-                         [](const auto& info) {
-                           return case_name(info.param.first, info.param.second);
-                         });
+std::string twin_name(const ::testing::TestParamInfo<TwinCase>& info) {
+  return case_name(info.param.target, info.param.file);
+}
 
-// The w-stationary loop order (GroupTiling::resident) on numbers: each matmul's right-hand side
-// loaded whole before the strip loop (inside the batch loops: bmm's per batch) and read by every
-// strip; the resident program loads it once
+// Loop-invariant hoisting (GroupTiling::hoist): x^T made once per strip, before the N loop, and
+// read by every N tile; fewer instructions where the lowering makes x^T (a transpose, a
+// transposing load) per N tile.
+constexpr auto hoist = &lower::GroupTiling::hoist;
+INSTANTIATE_TEST_SUITE_P(
+    HoistedLhs, LighterTwin,
+    ::testing::Values(TwinCase{hoist, "trn1", "nkibench/matmul.py"},
+                      TwinCase{hoist, "trn2", "nkibench/matmul.py"},
+                      TwinCase{hoist, "trn1", "nkibench/rmsnorm_matmul.py"},
+                      TwinCase{hoist, "trn1", "nkibench/add_rmsnorm_matmul.py"},
+                      TwinCase{hoist, "trn1", "nkibench/matmul_add_rmsnorm.py"},
+                      TwinCase{hoist, "trn1", "nkibench/swiglu.py"},
+                      TwinCase{hoist, "trn1", "nkibench/lora.py"},
+                      TwinCase{hoist, "trn2", "nkibench/lora.py"}),
+    twin_name);
+
+// The w-stationary loop order (GroupTiling::resident): each matmul's right-hand side loaded whole
+// before the strip loop (inside the batch loops: bmm's per batch) and read by every strip, once
 // instead of once per strip.
-class ResidentRhs : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
-
-TEST_P(ResidentRhs, MatchesTheReference) {
-  auto [target, file] = GetParam();
-  lighter_twins_match(target, file, &lower::GroupTiling::resident,
-                      {{"M", 256}, {"K", 256}, {"N", 384}, {"B", 2}});
-}
-
-INSTANTIATE_TEST_SUITE_P(Kernels, ResidentRhs,
-                         ::testing::Values(std::pair{"trn1", "nkibench/matmul.py"},
-                                           std::pair{"trn2", "nkibench/matmul.py"},
-                                           std::pair{"trn1", "nkibench/bmm.py"},
-                                           std::pair{"trn1", "nkibench/matmul_add_rmsnorm.py"},
-                                           std::pair{"trn1", "nkibench/swiglu.py"}),
-                         [](const auto& info) {
-                           return case_name(info.param.first, info.param.second);
-                         });
+constexpr auto resident = &lower::GroupTiling::resident;
+INSTANTIATE_TEST_SUITE_P(ResidentRhs, LighterTwin,
+                         ::testing::Values(TwinCase{resident, "trn1", "nkibench/matmul.py"},
+                                           TwinCase{resident, "trn2", "nkibench/matmul.py"},
+                                           TwinCase{resident, "trn1", "nkibench/bmm.py"},
+                                           TwinCase{resident, "trn1",
+                                                    "nkibench/matmul_add_rmsnorm.py"},
+                                           TwinCase{resident, "trn1", "nkibench/swiglu.py"}),
+                         twin_name);
 
 std::vector<std::string> suite_kernels() {
   std::vector<std::string> out;
