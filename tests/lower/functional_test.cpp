@@ -137,16 +137,23 @@ TEST_P(Functional, SampledCandidatesMatchTheReference) {
   RecordProperty("checked", checked);
 }
 
-// A computed value that is only an output through a transpose is stored through the transposed
-// view of the output (no copy): the original variants of these kernels have programs, and they
-// compute the reference.
-TEST(Functional, StoredThroughATranspose) {
+// A computed value that is only an output through a transpose or a reshape is stored through a
+// view of the output (a transposed view, or an alias in the value's shape; no copy): the original
+// variants of these kernels have programs, and they compute the reference.
+TEST(Functional, StoredThroughALayoutOp) {
   const char* sources[] = {
       // attention's output heads back to tokens (NKIBench GQA), on an N x N score tile
       "def f(p: f32[B, H, N, N], v: f32[B, H, N, D]) -> f32[B, N, H, D]:\n"
       "    return transpose(matmul(p, v), axes=(0, 2, 1, 3))\n",
       // element-wise, rows and columns swapped
       "def g(x: f32[M, N]) -> f32[N, M]:\n    return transpose(exp(x))\n",
+      // a projection viewed as heads [M, H, D] (issue 22: an output that is a reshape)
+      "def h(x: f32[M, N], w: f32[N, H * D]) -> f32[M, H, D]:\n"
+      "    return reshape(matmul(x, w), (M, H, D))\n",
+      // a fused row split by slices into two head views (rmsnorm_qkv's outputs)
+      "def s(x: f32[M, 3 * D]):\n"
+      "    a = reshape(exp(x[:, : 2 * D]), (M, 2, D))\n"
+      "    return a, reshape(exp(x[:, 2 * D :]), (M, 1, D))\n",
   };
   for (const char* src : sources) {
     ir::Module m = ir::parse_module(src, "t.py", sem::OpTable::builtin());

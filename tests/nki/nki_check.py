@@ -184,7 +184,7 @@ def partial_dims(path):
 def kernel_signature(path):
     """(name, [(param, dims-or-None, default, dtype)]) of the annotated kernel in `path`."""
     text = open(path).read()
-    defs = re.findall(r"^def (\w+)\((.*)\)\s*->", text, re.M)
+    defs = re.findall(r"^def (\w+)\((.*)\)\s*(?:->|:)", text, re.M)
     name, params = defs[-1]
     out = []
     for m in re.finditer(r"(\w+)\s*:\s*(\w+)(?:\[([^\]]*)\])?(?:\s*=\s*([-+0-9.eE]+))?", params):

@@ -52,8 +52,8 @@ def rmsnorm_qkv(x: bf16[T, C], g: bf16[C], w_qkv: bf16[C, (H + 2 * KV) * D], eps
 
 def qkv_projection(x: bf16[T, C], g: bf16[C], w_qkv: bf16[C, (H + 2 * KV) * D], eps: f32 = 1e-5) -> bf16[T, (H + 2 * KV) * D]:
     """rmsnorm_qkv with the fused output [T, (H + 2 * KV) * D] as it is: its row-major bytes are
-    q, k and v side by side, which the next kernels read as heads (an output that is a slice or
-    reshape has no program yet; this one is a computed value)."""
+    q, k and v side by side, which the next kernels read as heads (one output instead of
+    rmsnorm_qkv's three head views)."""
     return rms(x, g, eps) @ w_qkv
 
 

@@ -71,25 +71,47 @@ struct HbmLayout {
     }
   }
 
+  // Whether computed value `in` is read only by layout op `id`, which is a kernel output that
+  // nothing reads: `in` can then be stored straight through a view of the output's tensor.
+  bool only_stored_through(int id, int in) const {
+    if (classify(kernel.nodes[in]) != OpClass::Compute || is_constant(kernel, in) ||
+        output_index(in) >= 0 || prefix.views[in] || output_index(id) < 0)
+      return false;
+    for (const auto& m : kernel.nodes)
+      for (int x : m.inputs)
+        if ((x == in && &m != &kernel.nodes[id]) || x == id) return false;
+    return true;
+  }
+
+  HbmView output_tensor(int id) {
+    const ir::Node& n = kernel.nodes[id];
+    return add_tensor(n.label.empty() ? n.op + std::to_string(id) : n.label, id, -1,
+                      output_index(id));
+  }
+
   // A transposed computed value that is only a kernel output: the value is stored straight
   // through the transposed view of the output's HBM tensor (a permuting DMA store), no copy.
   void transpose_in_place(int id) {
     const ir::Node& n = kernel.nodes[id];
     int in = n.inputs[0];
-    if (classify(kernel.nodes[in]) != OpClass::Compute || is_constant(kernel, in) ||
-        output_index(in) >= 0 || view(in) || output_index(id) < 0)
-      return;
-    for (const auto& m : kernel.nodes)
-      for (int x : m.inputs)
-        if ((x == in && &m != &n) || x == id) return;
+    if (!only_stored_through(id, in)) return;
     const auto& axes = std::get<std::vector<sem::Dim>>(n.attrs.at("axes"));
-    HbmView out = add_tensor(n.label.empty() ? "transpose" + std::to_string(id) : n.label, id, -1,
-                             output_index(id));
+    HbmView out = output_tensor(id);
     HbmView transposed = out;
     for (std::size_t d = 0; d < axes.size(); ++d)
       transposed.dims[static_cast<std::size_t>(axes[d].value())] = out.dims[d];
     view(id) = out;
     view(in) = transposed;
+  }
+
+  // A reshaped computed value that is only a kernel output (heads [T, H * D] viewed as
+  // [T, H, D]): the value is stored into the output's HBM tensor through an alias in the value's
+  // shape (the row-major bytes are the same), no copy.
+  void reshape_in_place(int id) {
+    int in = kernel.nodes[id].inputs[0];
+    if (!only_stored_through(id, in)) return;
+    view(id) = output_tensor(id);
+    view(in) = alias(*view(id), shape(in));
   }
 
   // The values that live in HBM: the outputs and what one group hands to another.
@@ -153,13 +175,15 @@ struct HbmLayout {
         concat_in_place(static_cast<int>(i));
       else if (kernel.nodes[i].op == "transpose")
         transpose_in_place(static_cast<int>(i));
+      else if (kernel.nodes[i].op == "reshape")
+        reshape_in_place(static_cast<int>(i));
     Lowered<std::vector<bool>> hbm = in_hbm();
     if (!hbm) return hbm.no_program();
     for (std::size_t i = 0; i < n; ++i) {
       const ir::Node& node = kernel.nodes[i];
       int id = static_cast<int>(i);
       OpClass c = classify(node);
-      if (prefix.views[i]) continue;  // placed by concat_in_place / transpose_in_place
+      if (prefix.views[i]) continue;  // placed by concat_, transpose_ or reshape_in_place
       if (c == OpClass::Input)
         prefix.views[i] = add_tensor(node.label, id, node.param, -1);
       else if (c == OpClass::Constant)
@@ -182,6 +206,7 @@ struct HbmLayout {
   Lowered<HbmView> slice_view(const ir::Node& n, HbmView v) const;
   HbmView broadcast_view(int id, const HbmView& v) const;
   Lowered<HbmView> reshape_view(int id, const HbmView& v);
+  HbmView alias(const HbmView& v, const std::vector<std::int64_t>& shape);
 };
 
 // The view of layout op `id` over its operand's view (or its folded value).
@@ -260,9 +285,14 @@ bool is_identity(const HbmView& v, const Program& p) {
 // A contiguous reshape: a buffer aliasing the operand's storage in the new shape.
 Lowered<HbmView> HbmLayout::reshape_view(int id, const HbmView& v) {
   if (!is_identity(v, prefix.program)) return NoProgram{"reshape of a strided or transposed view"};
+  return alias(v, shape(id));
+}
+
+// A buffer aliasing the storage of identity view `v` in `shape` (same element count, row-major).
+HbmView HbmLayout::alias(const HbmView& v, const std::vector<std::int64_t>& shape) {
   Buffer b = prefix.program.buffers[v.buffer];
   b.name += "_r";
-  b.shape = shape(id);
+  b.shape = shape;
   b.alias = b.alias >= 0 ? b.alias : v.buffer;
   b.param = -1;
   b.output = -1;
