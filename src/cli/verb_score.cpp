@@ -170,10 +170,13 @@ void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, 
     std::string reason = colon == std::string::npos ? why : why.substr(colon + 2);
     if (said.insert(reason).second) std::cout << "no program: " << reason << "\n";
   }
-  std::cout << fmt::format(
-      "baselines: heuristic {:.2f} us, no-algebra {:.2f} us, no-fusion {:.2f} us\n",
-      r.heuristic_ns / 1e3, r.mesh_ns(r.range.no_algebra_ns) / 1e3,
-      r.mesh_ns(r.range.no_fusion_ns) / 1e3);
+  // A baseline whose candidate has no program (or none feasible) prints as "none", not nan / inf.
+  auto us = [](double ns) {
+    return std::isfinite(ns) ? fmt::format("{:.2f} us", ns / 1e3) : std::string("none");
+  };
+  std::cout << fmt::format("baselines: heuristic {}, no-algebra {}, no-fusion {}\n",
+                           us(r.heuristic_ns), us(r.mesh_ns(r.range.no_algebra_ns)),
+                           us(r.mesh_ns(r.range.no_fusion_ns)));
   std::cout << "rank  index      latency_us  %roofline  %attainable  tensor_us vector_us scalar_us "
                "gpsimd_us dma_us  config\n";
   for (std::size_t i = 0; i < r.range.top.size(); ++i) {
