@@ -288,6 +288,7 @@ void Translator::for_loop(const Stmt& s) {
                                 describe(r)));
   if (r.trips <= 0) return;
   if (r.s == "static_range" || r.trips == 1) return unroll(s, r, 0, r.trips);
+  if (interleavable(s, r)) return interleave(s, r);
   std::optional<NeedConcrete> need = loop(s, r, r.trips);
   if (!need) return;
   // A mask that cuts the tile in some iterations: most often the last one only. Peel it.

@@ -57,6 +57,8 @@ using Args = std::map<std::string, Value>;
 // Buffers the allocator rotates for a tile allocated inside a parallel loop (affine_range /
 // range), before the fallback halves them to fit (README: "Where the compiler chooses").
 constexpr int kRotatingBuffers = 2;
+// The longest innermost affine_range loop whose iterations are interleaved (interleave.cpp).
+constexpr std::int64_t kInterleaveTrips = 4;
 class Translator {
  public:
   Translator(const Module& m, const target::Target& t);
@@ -74,6 +76,8 @@ class Translator {
   void for_loop(const Stmt& s);
   std::optional<NeedConcrete> loop(const Stmt& s, const Value& range, std::int64_t trips);
   void unroll(const Stmt& s, const Value& range, std::int64_t from, std::int64_t to);
+  bool interleavable(const Stmt& s, const Value& range) const;
+  void interleave(const Stmt& s, const Value& range);
   void import(const Stmt& s);
   Value call_function(const Stmt& def, const Expr& call);
   void single_buffer_if_over();
