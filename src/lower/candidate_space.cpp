@@ -6,6 +6,7 @@
 
 #include "tilesweep/lower/core_split.h"
 #include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/partition_fold.h"
 #include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/target/instr_cost.h"
 
@@ -539,6 +540,13 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::no_section(int varia
 CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const target::Target& target,
                                sem::DimEnv dims, const SpaceOptions& options)
     : variants_(std::move(variants)), target_(target), dims_(std::move(dims)), options_(options) {
+  // Each variant whose values run on part of the partitions also in its folded layout
+  // (partition_fold.h), with the same instruction choices, as one more variant after them all.
+  for (std::size_t v = 0, n = variants_.size(); v < n; ++v)
+    if (auto folded = fold_partitions(*variants_[v].kernel, dims_)) {
+      folded_.push_back(std::make_unique<const ir::Kernel>(std::move(*folded)));
+      variants_.push_back({folded_.back().get(), variants_[v].choices});
+    }
   counts_.variants = static_cast<std::int64_t>(variants_.size());
   for (std::size_t v = 0; v < variants_.size(); ++v) {
     std::optional<OpLowerings> ops = op_lowerings(static_cast<int>(v));
@@ -751,6 +759,10 @@ std::vector<CandidateSpace::Section> CandidateSpace::sections() const {
   for (const auto& s : sections_)
     out.push_back({s.form.variant, s.form.fused, s.first, s.size, s.form.swapped});
   return out;
+}
+
+const ir::Kernel& CandidateSpace::variant_kernel(int v) const {
+  return *variants_.at(static_cast<std::size_t>(v)).kernel;
 }
 
 }  // namespace ts::lower

@@ -20,6 +20,27 @@ std::vector<sem::Dim> row_key(const ir::Kernel& k, int node) {
   return key;
 }
 
+// Whether two row keys are the same rows: equal dims, or dims the kernel's preconditions state
+// equal (rope's halves: D // 2 and D - D // 2, with "D - D // 2 == D // 2").
+bool same_rows(const ir::Kernel& k, const std::vector<sem::Dim>& a,
+               const std::vector<sem::Dim>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t d = 0; d < a.size(); ++d) {
+    bool stated = std::any_of(k.preconditions.begin(), k.preconditions.end(), [&](const auto& p) {
+      return p.cmp == sem::BinOp::Eq &&
+             ((p.lhs == a[d] && p.rhs == b[d]) || (p.lhs == b[d] && p.rhs == a[d]));
+    });
+    if (!(a[d] == b[d]) && !stated) return false;
+  }
+  return true;
+}
+
+// An op that works tile by tile on its rows: no matmul, no reduction or scan along an axis.
+bool elementwise(const ir::Kernel& k, int node) {
+  const ir::Node& n = k.nodes[node];
+  return !is_matmul(n) && !n.attrs.count("axis") && n.spec && n.spec->contract.empty();
+}
+
 }  // namespace
 
 Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool fuse) {
@@ -34,7 +55,7 @@ Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool f
     if (auto frame = find_frame(k, id); !frame) return frame.no_program();
     if (fuse && !groups.empty()) {
       int g = static_cast<int>(groups.size()) - 1;
-      bool rows = row_key(k, id) == row_key(k, groups[g].front());
+      bool rows = same_rows(k, row_key(k, id), row_key(k, groups[g].front()));
       bool ok = rows, linked = false;
       for (std::size_t i = 0; i < n.inputs.size() && ok; ++i) {
         int p = n.inputs[i];
@@ -51,7 +72,11 @@ Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool f
                 linked = true;
         }
       }
-      if (ok && linked) {
+      // Independent element-wise chains over the same rows share one nest: what joins them
+      // later stays on chip, one HBM store at the end.
+      bool chains = elementwise(k, id) && std::all_of(groups[g].begin(), groups[g].end(),
+                                                      [&](int m) { return elementwise(k, m); });
+      if (ok && (linked || chains)) {
         groups[g].push_back(id);
         group_of[c] = g;
         continue;

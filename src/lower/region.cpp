@@ -132,9 +132,17 @@ class RegionBuilder {
   std::map<int, int> at_;  // kernel node -> region kernel node
 };
 
+// The region's operands read as full [P, F] tiles (not per-row [P, 1] values).
+int full_tiles(const RegionCandidate& r) {
+  int n = 0;
+  for (const auto& p : r.op.kernel.params) n += p.shape.size() == 2 && !is_one(p.shape[1]);
+  return n;
+}
+
 }  // namespace
 
-std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_ops, int max_per_root) {
+std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_ops, int max_per_root,
+                                               int max_tiles) {
   std::vector<std::vector<int>> users(k.nodes.size());
   for (std::size_t i = 0; i < k.nodes.size(); ++i)
     for (int in : k.nodes[i].inputs) users[in].push_back(static_cast<int>(i));
@@ -168,7 +176,8 @@ std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_ops,
           std::vector<int> members;
           for (int x : grown)
             if (x != root) members.push_back(x);
-          if (auto c = RegionBuilder(k, root, members).build()) {
+          auto c = RegionBuilder(k, root, members).build();
+          if (c && full_tiles(*c) <= max_tiles) {
             out.push_back(std::move(*c));
             ++made;
           }

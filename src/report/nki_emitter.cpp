@@ -226,8 +226,7 @@ NkiEmitter::Reinstance NkiEmitter::reinstantiate(const store::Meta& meta,
     });
     if (it == to.end()) return {"", "its variant and fusion form have no program at this shape"};
     c.section = static_cast<int>(it - to.begin());
-    const ir::Kernel& variant =
-        *p.pk.space_variants().at(static_cast<std::size_t>(c.variant)).kernel;
+    const ir::Kernel& variant = asked.variant_kernel(c.variant);
     if (std::string why = tiles_misfit(asked, c, variant, dims); !why.empty()) {
       if (generic)
         return serve_generic(recorded, b, p.pk, *p.kernel, *p.target, so, dims, api, why);

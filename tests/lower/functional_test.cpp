@@ -15,6 +15,7 @@
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/nki.h"
 #include "tilesweep/sim/execute.h"
 #include "tilesweep/sim/simulate.h"
 #include "tilesweep/sweep/check.h"
@@ -318,6 +319,64 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FusedRegions,
                            std::string s = std::filesystem::path(info.param.first).stem().string();
                            return s;
                          });
+
+// Partition folding (partition_fold.h) on numbers: the folded variants' candidates (every value
+// [P, C] run as [P * f, C / f] on all 128 lanes, inputs read and outputs stored through
+// reshaped aliases of their tensors) against the reference, and their NKI declares the aliases
+// with the documented `reshape` of an HBM tensor.
+struct FoldedCase {
+  const char* file;
+  sem::DimEnv dims;
+  std::int64_t factor;  // expected fold factor
+};
+
+class FoldedPartitions : public ::testing::TestWithParam<FoldedCase> {};
+
+TEST_P(FoldedPartitions, MatchTheReference) {
+  const FoldedCase& c = GetParam();
+  const target::Target& t = target::builtin_target("trn1");
+  ir::Module m = suite_module(c.file);
+  const ir::Kernel& k = m.kernels.front();
+  auto prepared = prepare(k, t, 2);
+  auto given = static_cast<int>(prepared->pk.space_variants().size());
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, c.dims, so);
+  auto inputs = sweep::check_inputs(k, c.dims, 7);
+  auto ref = ir::evaluate(k, c.dims, inputs, ir::Precision::F64);
+  int checked = 0;
+  for (const auto& sec : space.sections()) {
+    if (sec.variant < given) continue;  // a given variant, not a folded one
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 8)) {
+      lower::Lowered<lower::Program> p = space.materialize(i);
+      if (!p) continue;
+      std::int64_t rows = 0;
+      for (const auto& b : p->buffers)
+        if (b.alias >= 0) rows = std::max(rows, b.shape.front());
+      EXPECT_EQ(rows, k.params.front().shape.front().evaluate(c.dims).value() * c.factor);
+      ASSERT_TRUE(matches(sim::execute(*p, inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
+      if (checked++ == 0) {
+        std::vector<std::string> names;
+        for (const auto& param : k.params) names.push_back(param.name);
+        EXPECT_NE(lower::emit_nki(*p, names).find(".reshape(("), std::string::npos);
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, FoldedPartitions,
+    ::testing::Values(FoldedCase{"nkibench/rope.py", {{"D", 128}, {"L", 512}}, 2},
+                      FoldedCase{"nkibench/rope.py", {{"D", 64}, {"L", 256}}, 4},
+                      FoldedCase{"nkibench/silu.py", {{"M", 32}, {"N", 256}}, 4}),
+    [](const auto& info) {
+      std::string s = std::filesystem::path(info.param.file).stem().string();
+      for (const auto& [d, v] : info.param.dims) s += "_" + d + std::to_string(v);
+      return s;
+    });
 
 // A matmul whose left operand is a transposed input, read as it lies as the stationary operand
 // (no transpose instruction, no transposing DMA), on numbers at several K tiles and row tiles.

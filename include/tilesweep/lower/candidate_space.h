@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,6 +100,9 @@ class CandidateSpace {
     bool swapped = false;  // fused, with swap sites computed transposed (layout_swap.h)
   };
   std::vector<Section> sections() const;
+  // The kernel of variant `v` (Candidate::variant): a given variant, or after them the folded
+  // forms of those that fold (partition_fold.h).
+  const ir::Kernel& variant_kernel(int v) const;
 
  private:
   // A section (one variant in one form) and its parts, built by the stages of the constructor:
@@ -127,7 +131,8 @@ class CandidateSpace {
   static std::int64_t choice_radix(const SpaceSection& s);
   static const char* form_name(const SpaceSection& s);
 
-  std::vector<SpaceVariant> variants_;
+  std::vector<SpaceVariant> variants_;  // the given ones, then their folded forms
+  std::vector<std::unique_ptr<const ir::Kernel>> folded_;
   const target::Target& target_;
   sem::DimEnv dims_;
   SpaceOptions options_;

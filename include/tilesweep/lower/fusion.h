@@ -2,7 +2,9 @@
 // dim, where no op needs rows another op computes in the same strip, run in one loop nest —
 // the fused group keeps the values between them on chip. Independent branches over the same
 // rows (the RMS branch beside the matmul branch of RMSNorm + MatMul, three projections of one x)
-// join too. Shape-independent: groups are decided on symbolic dims.
+// join too, and so do independent element-wise chains over the same rows (a whole element-wise
+// DAG in one nest: adamw's four chains, rope's four products). Shape-independent: groups are
+// decided on symbolic dims.
 #pragma once
 
 #include <vector>

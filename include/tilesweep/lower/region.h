@@ -24,8 +24,12 @@ struct RegionCandidate {
 };
 
 // Every candidate region of `k` of at least two ops (at most `max_ops`), per root the smaller
-// ones first; at most `max_per_root` per root.
+// ones first; at most `max_per_root` per root. Pruned by a bound (issue 17 item 7): a region
+// that reads more than `max_tiles` full [P, F] tiles is left out — no instruction of the
+// bundled ISAs reads more than two (tensor_tensor, scalar_tensor_tensor: each other operand is
+// a per-partition [P, 1] value or an immediate), so depth-1 synthesis could not find one, and
+// each such query costs a whole synthesis search (adamw's 16 variants asked hundreds).
 std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_ops = 6,
-                                               int max_per_root = 12);
+                                               int max_per_root = 12, int max_tiles = 2);
 
 }  // namespace ts::lower

@@ -51,17 +51,51 @@ struct HbmLayout {
     return false;
   }
 
-  // A concat of computed values that nothing else reads: its operands are written straight into
-  // their parts of the concat's HBM tensor (their views are slices of it), no copy.
-  void concat_in_place(int id) {
+  // A kernel input whose node has another shape than its parameter (partition_fold.h): the HBM
+  // tensor has the parameter's shape, the node reads it through a reshaped alias.
+  HbmView add_input(int id) {
+    const ir::Node& node = kernel.nodes[id];
+    auto declared =
+        ir::concrete_shape(kernel.params[static_cast<std::size_t>(node.param)].shape, dims);
+    if (declared == shape(id)) return add_tensor(node.label, id, node.param, -1);
+    std::swap(prefix.shapes[static_cast<std::size_t>(id)], declared);
+    HbmView whole = add_tensor(node.label, id, node.param, -1);
+    std::swap(prefix.shapes[static_cast<std::size_t>(id)], declared);
+    return alias(whole, shape(id));
+  }
+
+  // An output that is a reshape of a concat of computed values (a folded kernel's output,
+  // partition_fold.h) that nothing else reads: the concat is placed in a reshaped alias of the
+  // output's tensor (concat_in_place then writes its parts into it), no copy.
+  void reshape_of_concat_in_place(int id) {
+    const ir::Node& n = kernel.nodes[id];
+    int in = n.inputs[0];
+    if (kernel.nodes[in].op != "concat" || !parts_in_place(in) || output_index(in) >= 0 ||
+        read_elsewhere(in, n) || view(in) || output_index(id) < 0)
+      return;
+    view(id) = output_tensor(id);
+    view(in) = alias(*view(id), shape(in));
+  }
+
+  // Whether the operands of concat `id` are computed values nothing else reads.
+  bool parts_in_place(int id) const {
     const ir::Node& n = kernel.nodes[id];
     for (int in : n.inputs)
       if (classify(kernel.nodes[in]) != OpClass::Compute || is_constant(kernel, in) ||
           output_index(in) >= 0 || read_elsewhere(in, n))
-        return;
+        return false;
+    return true;
+  }
+
+  // A concat of computed values that nothing else reads: its operands are written straight into
+  // their parts of the concat's HBM tensor (their views are slices of it), no copy.
+  void concat_in_place(int id) {
+    const ir::Node& n = kernel.nodes[id];
+    if (!parts_in_place(id)) return;
     auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
-    view(id) = add_tensor(n.label.empty() ? "concat" + std::to_string(id) : n.label, id, -1,
-                          output_index(id));
+    if (!view(id))  // else the reshaped alias of an output (reshape_of_concat_in_place)
+      view(id) = add_tensor(n.label.empty() ? "concat" + std::to_string(id) : n.label, id, -1,
+                            output_index(id));
     std::int64_t offset = 0;
     for (int in : n.inputs) {
       HbmView part = *view(id);
@@ -170,6 +204,8 @@ struct HbmLayout {
 
   std::optional<NoProgram> place_values() {
     std::size_t n = kernel.nodes.size();
+    for (int o : kernel.outputs)
+      if (kernel.nodes[o].op == "reshape") reshape_of_concat_in_place(o);
     for (std::size_t i = 0; i < n; ++i)
       if (kernel.nodes[i].op == "concat")
         concat_in_place(static_cast<int>(i));
@@ -185,7 +221,7 @@ struct HbmLayout {
       OpClass c = classify(node);
       if (prefix.views[i]) continue;  // placed by concat_, transpose_ or reshape_in_place
       if (c == OpClass::Input)
-        prefix.views[i] = add_tensor(node.label, id, node.param, -1);
+        prefix.views[i] = add_input(id);
       else if (c == OpClass::Constant)
         prefix.consts[i] = constant_value(node, dims);
       else if (is_constant(kernel, id)) {
