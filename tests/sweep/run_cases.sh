@@ -278,7 +278,12 @@ sigterm_unit)
   wait $pid; rc=$?
   took=$(echo "$(date +%s.%N) - $start" | bc)
   [[ $rc -eq 143 ]] || fail "exit $rc after SIGTERM (want 143): $(cat "$tmp/t.out")"
-  (( $(echo "$took < 5" | bc) )) || fail "the run took $took s to stop after SIGTERM"
+  # 5 s on an idle machine; on a loaded one (other tests, builds) the bound scales with the
+  # one-minute load per core, so that contention alone does not fail it.
+  cores=$(nproc) load=$(cut -d' ' -f1 /proc/loadavg)
+  bound=$(echo "scale=1; f = $load / $cores; if (f < 1) f = 1; 5 * f" | bc)
+  (( $(echo "$took < $bound" | bc) )) ||
+    fail "the run took $took s to stop after SIGTERM (bound $bound s at load $load on $cores cores)"
   grep -q 'interrupted by signal 15' "$tmp/t.out" || fail "no interruption message: $(cat "$tmp/t.out")"
   "$dump" "$a" > "$tmp/t.best" 2>&1
   grep -q '^status partial$' "$tmp/t.best" || fail "the archive is not partial: $(cat "$tmp/t.best")"
