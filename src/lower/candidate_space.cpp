@@ -7,6 +7,7 @@
 #include "tilesweep/lower/core_split.h"
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/lower/partition_fold.h"
+#include "tilesweep/lower/psum_copy.h"
 #include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/target/instr_cost.h"
 
@@ -189,8 +190,9 @@ std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions&
 // True when a program has a copy (an instruction whose engine the policy chooses for the copies)
 // that could run on another engine.
 bool copies_can_move(const Program& p) {
-  return std::any_of(p.insts.begin(), p.insts.end(), [](const Inst& in) {
-    return in.engine_copies && in.engine_node >= 0 && in.spec->engines.size() > 1;
+  return std::any_of(p.insts.begin(), p.insts.end(), [&](const Inst& in) {
+    return in.engine_copies && in.engine_node >= 0 &&
+           (in.spec->engines.size() > 1 || has_psum_copy_forms(p, in));
   });
 }
 

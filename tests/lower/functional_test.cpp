@@ -15,6 +15,7 @@
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/fusion.h"
+#include "tilesweep/lower/legal_engine.h"
 #include "tilesweep/lower/nki.h"
 #include "tilesweep/sim/execute.h"
 #include "tilesweep/sim/simulate.h"
@@ -555,6 +556,72 @@ INSTANTIATE_TEST_SUITE_P(ResidentRhs, LighterTwin,
                                                     "nkibench/matmul_add_rmsnorm.py"},
                                            TwinCase{resident, "trn1", "nkibench/swiglu.py"}),
                          twin_name);
+
+// A copy out of PSUM in its Scalar form (psum_copy.h: activation(copy) where tensor_copy cannot
+// run on Scalar) on numbers: a spread of the candidates of every section whose copies take their
+// second engine, each against the reference, with every copy out of PSUM on Scalar, the program
+// legal, and the same program rebind() makes from the twin with the copies on their first engine
+// (tensor_copy on Vector).
+void scalar_psum_copies_match(const char* target, const char* file, sem::DimEnv dims) {
+  const target::Target& t = target::builtin_target(target);
+  ir::Module m = suite_module(file);
+  const ir::Kernel& k = m.kernels.front();
+  auto prepared = prepare(k, t, 2);
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
+  auto inputs = sweep::check_inputs(k, dims, 19);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  auto scalar_copies = [](const lower::Program& p) {
+    return std::count_if(p.insts.begin(), p.insts.end(), [&](const lower::Inst& in) {
+      return in.spec == p.psum_copy_scalar && in.scalar_bias >= 0;
+    });
+  };
+  int checked = 0;
+  for (const auto& sec : space.sections())
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 8)) {
+      lower::Candidate c = space.decode(i);
+      if (c.engines != 1 || !c.op_engines.empty()) continue;
+      lower::ProgramPlan plan = space.plan(c);
+      lower::Lowered<lower::Program> built = space.materialize(c, plan);
+      if (!built || scalar_copies(*built) == 0) continue;
+      const lower::Program& p = *built;
+      ++checked;
+      for (const auto& in : p.insts)
+        if (in.scalar_bias >= 0) EXPECT_EQ(in.engine, sem::Engine::Scalar) << space.describe(i);
+      EXPECT_TRUE(lower::legality_breaches(p, t.legality).empty()) << space.describe(i);
+      ASSERT_TRUE(matches(sim::execute(p, inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
+      lower::ProgramPlan vector = plan;
+      for (auto& [node, pick] : vector.picks) pick.copy_engine = 0;
+      lower::Program twin = space.materialize(c, vector).value();
+      EXPECT_EQ(scalar_copies(twin), 0) << space.describe(i);
+      lower::rebind(twin, plan);
+      ASSERT_EQ(twin.insts.size(), p.insts.size());
+      for (std::size_t j = 0; j < p.insts.size(); ++j) {
+        EXPECT_EQ(twin.insts[j].spec, p.insts[j].spec) << "instruction " << j;
+        EXPECT_EQ(twin.insts[j].engine, p.insts[j].engine) << "instruction " << j;
+        EXPECT_EQ(twin.insts[j].in.size(), p.insts[j].in.size()) << "instruction " << j;
+      }
+    }
+  EXPECT_GT(checked, 0) << "no candidate copies out of PSUM on Scalar";
+}
+
+class ScalarPsumCopies : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(ScalarPsumCopies, MatchTheReference) {
+  auto [target, file] = GetParam();
+  scalar_psum_copies_match(target, file, {{"M", 256}, {"K", 256}, {"N", 256}, {"B", 1}});
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ScalarPsumCopies,
+                         ::testing::Values(std::pair{"trn1", "nkibench/matmul.py"},
+                                           std::pair{"trn1", "nkibench/gqa.py"},
+                                           std::pair{"trn1", "nkibench/bmm_softmax.py"}),
+                         [](const auto& info) {
+                           return case_name(info.param.first, info.param.second);
+                         });
 
 std::vector<std::string> suite_kernels() {
   std::vector<std::string> out;

@@ -110,6 +110,9 @@ struct Inst {
   // instruction's limits (each copy at the limit size, the variables are per copy).
   CostVars vars;
   int repeat = 1;
+  // A copy out of PSUM whose form the copies' engine choice picks (psum_copy.h): the zero bias
+  // tile of its Scalar form; -1: no such choice.
+  int scalar_bias = -1;
   std::string note;  // what the instruction computes, e.g. "rms = rsqrt(..)"
 };
 
@@ -132,6 +135,10 @@ struct Program {
   std::vector<Block> blocks;  // blocks[0] is the top level
   int cores = 1;              // NeuronCores the outermost block's iterations are split across
   std::string config;         // the candidate's configuration in words (archives record it)
+  // The two forms of a copy out of PSUM (psum_copy.h), where an instruction has a choice
+  // (Inst::scalar_bias): tensor_copy, and activation(func='copy') on the Scalar engine.
+  const sem::InstrSpec* psum_copy_vector = nullptr;
+  const sem::InstrSpec* psum_copy_scalar = nullptr;
 
   // Iteration counts: how many times each instruction runs in all (trips of its enclosing loops).
   std::vector<std::int64_t> executions() const;

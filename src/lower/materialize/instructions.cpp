@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "emission.h"
+#include "tilesweep/lower/psum_copy.h"
 
 namespace ts::lower {
 
@@ -177,6 +178,32 @@ Lowered<int> constant_tile(Emission& e, double value, const Shape& shape, ir::DT
   return buf;
 }
 
+// The zero bias tile of the Scalar form of a copy of PSUM tile `from` ([rows, ..]) into SBUF
+// (psum_copy.h), made before the copy (a constant is an instruction of its own); -1 where the
+// copy has one form.
+Lowered<int> scalar_bias(Emission& e, int from, int to, std::int64_t rows, ir::DType dt) {
+  Program& p = e.builder.program();
+  if (p.buffers[from].memory != sem::Memory::Psum || p.buffers[to].memory != sem::Memory::Sbuf)
+    return -1;
+  if (!p.psum_copy_scalar) {
+    if (!e.common[static_cast<int>(Common::TensorCopy)])
+      e.common[static_cast<int>(Common::TensorCopy)] = e.target.isa.find("tensor_copy");
+    p.psum_copy_vector = e.common[static_cast<int>(Common::TensorCopy)];
+    p.psum_copy_scalar =
+        p.psum_copy_vector ? scalar_psum_copy(e.target, *p.psum_copy_vector) : nullptr;
+  }
+  if (!p.psum_copy_scalar) return -1;
+  return constant_tile(e, 0.0, {rows, 1}, dt);
+}
+
+// Copy `in` (just made) given both forms where `bias` >= 0, in the one the op's copies pick.
+void offer_scalar_form(Emission& e, Inst& in, int node, int bias) {
+  Program& p = e.builder.program();
+  if (bias < 0 || in.spec != p.psum_copy_vector) return;
+  in.scalar_bias = bias;
+  set_psum_copy_form(p, in, engine_index(e.plan, {node, true}));
+}
+
 Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t,
                             const std::vector<sem::Memory>* allowed, int node, ir::DType dt) {
   const Buffer& from = e.builder.buffer(t.buffer);
@@ -184,6 +211,8 @@ Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t,
       std::find(allowed->begin(), allowed->end(), from.memory) != allowed->end())
     return t;
   int buf = add_buffer(e, "s", sem::Memory::Sbuf, dt, t.shape, {from.bufs, from.bufs_cap});
+  Lowered<int> bias = scalar_bias(e, t.buffer, buf, t.shape[0], dt);
+  if (!bias) return bias.no_program();
   Lowered<Inst*> made = make_inst(e, Common::TensorCopy, {t.shape}, t.shape, dt, {node, true});
   if (!made) return made.no_program();
   Inst& in = **made;
@@ -191,12 +220,16 @@ Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t,
   in.in_window = {t.window};
   in.out = buf;
   in.note = "to SBUF";
+  offer_scalar_form(e, in, node, *bias);
   e.builder.place(block, in);
   return Tile{buf, {}, t.shape};
 }
 
 std::optional<NoProgram> copy_tile(Emission& e, int block, int node, const Tile& from,
                                    const Tile& to, const char* verb, const char* suffix) {
+  Lowered<int> bias =
+      scalar_bias(e, from.buffer, to.buffer, from.shape[0], e.kernel.nodes[node].dtype);
+  if (!bias) return bias.no_program();
   Lowered<Inst*> made = make_inst(e, Common::TensorCopy, {from.shape}, from.shape,
                                   e.kernel.nodes[node].dtype, {node, true});
   if (!made) return made.no_program();
@@ -206,6 +239,7 @@ std::optional<NoProgram> copy_tile(Emission& e, int block, int node, const Tile&
   cp.out = to.buffer;
   cp.out_window = to.window;
   if (e.plan.notes) cp.note = fmt::format("{} {}{}", verb, e.describe(node), suffix);
+  offer_scalar_form(e, cp, node, *bias);
   e.builder.place(block, cp);
   return std::nullopt;
 }

@@ -10,6 +10,7 @@
 #include "emission.h"
 #include "extent_of.h"
 #include "tilesweep/lower/legal_engine.h"
+#include "tilesweep/lower/psum_copy.h"
 
 namespace ts::lower {
 
@@ -63,11 +64,15 @@ Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const
 void rebind(Program& p, const ProgramPlan& plan) {
   for (auto& in : p.insts)
     if (in.engine_node >= 0) {
-      sem::Engine legal = in.engine;
-      in.engine = engine_of(*in.spec, engine_index(plan, {in.engine_node, in.engine_copies}));
+      sem::Engine built = in.engine;
+      const sem::InstrSpec* form = in.spec;
+      int index = engine_index(plan, {in.engine_node, in.engine_copies});
+      if (has_psum_copy_forms(p, in)) set_psum_copy_form(p, in, index);  // psum_copy.h
+      in.engine = engine_of(*in.spec, index);
       // The program was built legal with the same operand memories, so some engine of each
       // instruction keeps the rules (the one it has when the pick did not change).
-      if (in.engine != legal && plan.legality && make_engine_legal(p, in, *plan.legality))
+      bool changed = in.engine != built || in.spec != form;
+      if (changed && plan.legality && make_engine_legal(p, in, *plan.legality))
         throw InternalError(fmt::format("rebind: no legal engine for {}", in.spec->op.name));
     }
   for (auto& b : p.buffers)
