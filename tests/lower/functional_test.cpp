@@ -580,16 +580,20 @@ void scalar_psum_copies_match(const char* target, const char* file, sem::DimEnv 
   int checked = 0;
   for (const auto& sec : space.sections())
     for (std::int64_t i = sec.first; i < sec.first + sec.size;
-         i += std::max<std::int64_t>(1, sec.size / 8)) {
+         i += std::max<std::int64_t>(1, sec.size / 3)) {
       lower::Candidate c = space.decode(i);
-      if (c.engines != 1 || !c.op_engines.empty()) continue;
+      if (!c.op_engines.empty()) continue;
+      c.engines = 1;  // the alternate policy: the copies on their second engine
       lower::ProgramPlan plan = space.plan(c);
       lower::Lowered<lower::Program> built = space.materialize(c, plan);
       if (!built || scalar_copies(*built) == 0) continue;
       const lower::Program& p = *built;
       ++checked;
-      for (const auto& in : p.insts)
-        if (in.scalar_bias >= 0) EXPECT_EQ(in.engine, sem::Engine::Scalar) << space.describe(i);
+      for (const auto& in : p.insts) {
+        if (in.scalar_bias >= 0) {
+          EXPECT_EQ(in.engine, sem::Engine::Scalar) << space.describe(i);
+        }
+      }
       EXPECT_TRUE(lower::legality_breaches(p, t.legality).empty()) << space.describe(i);
       ASSERT_TRUE(matches(sim::execute(p, inputs), ref))
           << "candidate " << i << " (" << space.describe(i) << ")";
@@ -612,12 +616,11 @@ class ScalarPsumCopies : public ::testing::TestWithParam<std::pair<const char*, 
 
 TEST_P(ScalarPsumCopies, MatchTheReference) {
   auto [target, file] = GetParam();
-  scalar_psum_copies_match(target, file, {{"M", 256}, {"K", 256}, {"N", 256}, {"B", 1}});
+  scalar_psum_copies_match(target, file, {{"M", 256}, {"K", 128}, {"N", 256}, {"B", 1}});
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, ScalarPsumCopies,
                          ::testing::Values(std::pair{"trn1", "nkibench/matmul.py"},
-                                           std::pair{"trn1", "nkibench/gqa.py"},
                                            std::pair{"trn1", "nkibench/bmm_softmax.py"}),
                          [](const auto& info) {
                            return case_name(info.param.first, info.param.second);
