@@ -190,9 +190,8 @@ std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions&
 // True when a program has a copy (an instruction whose engine the policy chooses for the copies)
 // that could run on another engine.
 bool copies_can_move(const Program& p) {
-  return std::any_of(p.insts.begin(), p.insts.end(), [&](const Inst& in) {
-    return in.engine_copies && in.engine_node >= 0 &&
-           (in.spec->engines.size() > 1 || has_psum_copy_forms(p, in));
+  return std::any_of(p.insts.begin(), p.insts.end(), [](const Inst& in) {
+    return in.engine_copies && in.engine_node >= 0 && in.spec->engines.size() > 1;
   });
 }
 
@@ -450,11 +449,11 @@ Lowered<CandidateSpace::EngineAxes> CandidateSpace::engine_axes(const SpaceSecti
                                                                 const ProgramPlan& plan) const {
   EngineAxes axes;
   axes.policies = *std::max_element(s.ops.engines.begin(), s.ops.engines.end());
-  if (axes.policies < 2) {
-    Lowered<Program> program = lower::materialize(k, dims_, target_, plan);
-    if (!program) return program.no_program();
-    if (copies_can_move(*program)) axes.policies = 2;
-  }
+  Lowered<Program> program = lower::materialize(k, dims_, target_, plan);
+  if (!program && axes.policies < 2) return program.no_program();
+  if (program && axes.policies < 2 && copies_can_move(*program)) axes.policies = 2;
+  // A third policy: the copies out of PSUM on Scalar as well (psum_copy.h).
+  if (program && offers_scalar_copies(*program)) axes.policies = kScalarPsumCopies + 1;
   axes.per_op = options_.engines_per_op;
   if (axes.per_op)
     for (const auto& kept : s.ops.kept) {
@@ -636,8 +635,9 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   std::string text =
       fmt::format("v{} {} engines={} bufs={}", c.variant, form_name(s),
                   s.engine.per_op ? (c.engines ? "per-op+alternate-copies" : "per-op")
-                  : c.engines     ? "alternate"
-                                  : "default",
+                  : c.engines == kScalarPsumCopies ? "alternate+scalar-psum-copies"
+                  : c.engines                      ? "alternate"
+                                                   : "default",
                   c.bufs);
   if (c.cores > 1) text += fmt::format(" cores={}", c.cores);
   // Per op: its lowering, marked when it runs on its instructions' second engines.

@@ -36,12 +36,17 @@ bool has_psum_copy_forms(const Program& p, const Inst& in) {
          (in.spec == p.psum_copy_scalar || in.spec == p.psum_copy_vector);
 }
 
-void set_psum_copy_form(const Program& p, Inst& in, int copies_index) {
+bool offers_scalar_copies(const Program& p) {
+  return std::any_of(p.insts.begin(), p.insts.end(),
+                     [&](const Inst& in) { return has_psum_copy_forms(p, in); });
+}
+
+void set_psum_copy_form(const Program& p, Inst& in, int copies) {
   int x = in.in[0];
   Window w = in.in_window.empty() ? Window{} : in.in_window[0];
   in.in = {x};
   in.in_window = {w};
-  if (copies_index % 2 == 0) {
+  if (copies < kScalarPsumCopies) {
     in.spec = p.psum_copy_vector;
     in.engine = in.spec->engines.front();
     in.attrs.clear();

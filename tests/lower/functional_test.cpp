@@ -17,6 +17,7 @@
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/lower/legal_engine.h"
 #include "tilesweep/lower/nki.h"
+#include "tilesweep/lower/psum_copy.h"
 #include "tilesweep/sim/execute.h"
 #include "tilesweep/sim/simulate.h"
 #include "tilesweep/sweep/check.h"
@@ -583,7 +584,7 @@ void scalar_psum_copies_match(const char* target, const char* file, sem::DimEnv 
          i += std::max<std::int64_t>(1, sec.size / 3)) {
       lower::Candidate c = space.decode(i);
       if (!c.op_engines.empty()) continue;
-      c.engines = 1;  // the alternate policy: the copies on their second engine
+      c.engines = lower::kScalarPsumCopies;  // the copies out of PSUM on Scalar
       lower::ProgramPlan plan = space.plan(c);
       lower::Lowered<lower::Program> built = space.materialize(c, plan);
       if (!built || scalar_copies(*built) == 0) continue;

@@ -29,7 +29,7 @@ bool moves_across_partitions(const sem::InstrSpec& in) {
 int engine_index(const ProgramPlan& plan, EngineOf e) {
   if (e.node < 0) return 0;
   const OpPick& pick = plan.picks.at(e.node);
-  return e.copies ? pick.copies() % 2 : pick.engine;
+  return e.copies ? std::min(pick.copies(), 1) : pick.engine;
 }
 
 sem::Engine engine_of(const sem::InstrSpec& spec, int index) {
@@ -201,7 +201,7 @@ void offer_scalar_form(Emission& e, Inst& in, int node, int bias) {
   Program& p = e.builder.program();
   if (bias < 0 || in.spec != p.psum_copy_vector) return;
   in.scalar_bias = bias;
-  set_psum_copy_form(p, in, engine_index(e.plan, {node, true}));
+  set_psum_copy_form(p, in, e.plan.picks.at(node).copies());
 }
 
 Lowered<Tile> ensure_memory(Emission& e, int block, const Tile& t,

@@ -67,7 +67,8 @@ void rebind(Program& p, const ProgramPlan& plan) {
       sem::Engine built = in.engine;
       const sem::InstrSpec* form = in.spec;
       int index = engine_index(plan, {in.engine_node, in.engine_copies});
-      if (has_psum_copy_forms(p, in)) set_psum_copy_form(p, in, index);  // psum_copy.h
+      if (has_psum_copy_forms(p, in))  // psum_copy.h
+        set_psum_copy_form(p, in, plan.picks.at(in.engine_node).copies());
       in.engine = engine_of(*in.spec, index);
       // The program was built legal with the same operand memories, so some engine of each
       // instruction keeps the rules (the one it has when the pick did not change).
