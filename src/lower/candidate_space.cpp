@@ -155,6 +155,22 @@ std::int64_t largest_divisor(std::int64_t n, std::int64_t limit) {
   return 1;
 }
 
+// The store widths of a matmul nest's N tile `f` (GroupTiling::store): one store per N tile (0),
+// or the widest power-of-two multiple of f up to kWidestStore columns that divides every
+// matmul's N (none when f is already that wide).
+constexpr std::int64_t kWidestStore = 2048;
+std::vector<std::int64_t> store_widths(const GroupExtent& e, std::int64_t f) {
+  std::vector<std::int64_t> out = {0};
+  if (!e.has_matmul || f <= 0) return out;
+  std::int64_t n = e.matmul_n.front();
+  for (auto x : e.matmul_n) n = std::gcd(n, x);
+  std::int64_t widest = 0;
+  for (std::int64_t w = 2 * f; w <= std::min(n, kWidestStore); w *= 2)
+    if (n % w == 0) widest = w;
+  if (widest > 0) out.push_back(widest);
+  return out;
+}
+
 // Every tile configuration of a group before capacity pruning.
 std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions& o) {
   std::int64_t pt = largest_divisor(e.rows, 128);
@@ -178,11 +194,13 @@ std::vector<GroupTiling> group_tilings(const GroupExtent& e, const SpaceOptions&
       for (bool resident : {false, true}) {
         // A resident right-hand side pays where the nest has more than one strip.
         if (resident && (!e.has_matmul || e.rows <= pt * b)) continue;
-        out.push_back({pt, b, f, o.bufs.front(), false, false, resident});  // at the shallowest
-        // Hoisting x^T out of the N loop pays where some matmul has more than one N tile.
-        if (std::any_of(e.matmul_n.begin(), e.matmul_n.end(),
-                        [&](std::int64_t n) { return n > f; }))
-          out.push_back({pt, b, f, o.bufs.front(), false, true, resident});
+        for (std::int64_t store : store_widths(e, f)) {
+          out.push_back({pt, b, f, o.bufs.front(), false, false, resident, store});  // shallowest
+          // Hoisting x^T out of the N loop pays where some matmul has more than one N tile.
+          if (std::any_of(e.matmul_n.begin(), e.matmul_n.end(),
+                          [&](std::int64_t n) { return n > f; }))
+            out.push_back({pt, b, f, o.bufs.front(), false, true, resident, store});
+        }
       }
   return out;
 }
@@ -195,34 +213,55 @@ bool copies_can_move(const Program& p) {
   });
 }
 
-// Dominance pruning of the hoisting and resident dimensions: a tiling is dropped when a twin
-// (the same blocks, free tile and spill) that hoists x^T out of the N loop (GroupTiling::hoist)
-// or keeps the right-hand sides resident (GroupTiling::resident) where it does not fits as well.
-// Given the same blocks, the hoisted program runs the same matmuls with pre(x) (a transpose, a
-// load) once per strip instead of once per N tile, and the resident one loads each right-hand side
-// once instead of once per strip, so neither does more work on any engine; they only hold more
-// SBUF. A resident twin loads all of y before the first strip instead of alongside it, so it
-// replaces the tiling only where the nest has at least 4 strips (the start costs at most a
-// quarter of the loads it saves); with 2 or 3 both stay. "Fits as well" is at every
-// multi-buffering depth: `deepest(t)` is the deepest depth (an index into the options' depths,
-// -1: none) at which t fits, and a twin that fits only shallower keeps t (the depth is a digit of
-// its own, so t at the deeper depths would be lost).
+// Dominance pruning of the hoisting, resident and store dimensions: a tiling is dropped when a
+// twin (the same blocks, free tile and spill) that hoists x^T out of the N loop
+// (GroupTiling::hoist), keeps the right-hand sides resident (GroupTiling::resident) or stores
+// wider (GroupTiling::store) where it does not fits as well. Given the same blocks, the hoisted
+// program runs the same matmuls with pre(x) (a transpose, a load) once per strip instead of once
+// per N tile, the resident one loads each right-hand side once instead of once per strip, and the
+// wider store moves the same bytes in fewer, longer DMAs, so none does more work on any engine;
+// they only hold more SBUF. (A wider store holds its N tiles until the last is evacuated: at some
+// depths the narrower one schedules better — trn1 bmm, free=512 at bufs=3: 4,652.7 us per N
+// tile, 4,843.9 us per 2048 columns — a loss the pruning accepts: without it matmul_add_rmsnorm's
+// unfused sections grow 2.2x.) A resident twin loads all of y before the first strip instead
+// of alongside it, so it replaces the tiling only where the nest has at least 4 strips (the start
+// costs at most a quarter of the loads it saves); with 2 or 3 both stay. "Fits as well" is at
+// every multi-buffering depth: `deepest(t)` is the deepest depth (an index into the options'
+// depths, -1: none) at which t fits, and a twin that fits only shallower keeps t (the depth is a
+// digit of its own, so t at the deeper depths would be lost). Each tiling's depth is found once.
 template <class Deepest>
 std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, std::int64_t rows,
                                         Deepest deepest) {
   auto lighter = [&](const GroupTiling& h, const GroupTiling& t) {
     return h.pt == t.pt && h.block == t.block && h.free == t.free && h.spill == t.spill &&
-           h.hoist >= t.hoist && h.resident >= t.resident &&
-           (h.hoist != t.hoist || h.resident != t.resident) &&
+           h.hoist >= t.hoist && h.resident >= t.resident && h.store >= t.store &&
+           (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store) &&
            (h.resident == t.resident || rows / (t.pt * t.block) >= 4);
   };
+  std::vector<std::optional<int>> depth(ok.size());
+  auto depth_of = [&](std::size_t i) {
+    if (!depth[i]) depth[i] = deepest(ok[i]);
+    return *depth[i];
+  };
   std::vector<GroupTiling> out;
-  for (const auto& t : ok)
-    if (std::none_of(ok.begin(), ok.end(), [&](const GroupTiling& h) {
-          return lighter(h, t) && deepest(h) >= deepest(t);
-        }))
-      out.push_back(t);
+  for (std::size_t i = 0; i < ok.size(); ++i) {
+    bool dominated = false;
+    for (std::size_t h = 0; h < ok.size() && !dominated; ++h)
+      dominated = lighter(ok[h], ok[i]) && depth_of(h) >= depth_of(i);
+    if (!dominated) out.push_back(ok[i]);
+  }
   return out;
+}
+
+// True when some matmul of `group` has its result stored to HBM and not read in the group:
+// only then is GroupTiling::store a choice.
+bool stores_matmul_result(const ir::Kernel& k, const std::vector<int>& group) {
+  return std::any_of(group.begin(), group.end(), [&](int n) {
+    return is_matmul(k.nodes[n]) && std::none_of(group.begin(), group.end(), [&](int m) {
+             const auto& in = k.nodes[m].inputs;
+             return std::find(in.begin(), in.end(), n) != in.end();
+           });
+  });
 }
 
 // True when some matmul of `group` reads its right-hand side from HBM (not computed in the
@@ -509,6 +548,8 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
       std::erase_if(all[g], [](const GroupTiling& t) { return t.hoist; });
     if (!reads_rhs_from_hbm(k, s.form.groups[g]))
       std::erase_if(all[g], [](const GroupTiling& t) { return t.resident; });
+    if (!stores_matmul_result(k, s.form.groups[g]))
+      std::erase_if(all[g], [](const GroupTiling& t) { return t.store > 0; });
   }
   double configs = 1;
   for (const auto& a : all)
@@ -664,8 +705,9 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text +=
-        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}", g, t.pt, t.block, t.free,
-                    t.hoist ? " hoist" : "", t.resident ? " resident" : "", t.spill ? " spill" : "",
+        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}{}", g, t.pt, t.block, t.free,
+                    t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
+                    t.resident ? " resident" : "", t.spill ? " spill" : "",
                     streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "");
   }
   return text;

@@ -627,6 +627,106 @@ INSTANTIATE_TEST_SUITE_P(Kernels, ScalarPsumCopies,
                            return case_name(info.param.first, info.param.second);
                          });
 
+// A spread of the candidates of every section of `file` at `dims` (at most `per_section` each)
+// whose plan `pick` accepts, each run on numbers against the reference; `check` sees each
+// candidate's plan and program.
+template <class Pick, class Check>
+int spread_matches(const char* target, const char* file, sem::DimEnv dims, Pick pick, Check check) {
+  const target::Target& t = target::builtin_target(target);
+  ir::Module m = suite_module(file);
+  const ir::Kernel& k = m.kernels.front();
+  auto prepared = prepare(k, t, 2);
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
+  auto inputs = sweep::check_inputs(k, dims, 17);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  int checked = 0;
+  for (const auto& sec : space.sections())
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 3)) {
+      lower::Candidate c = space.decode(i);
+      if (!pick(c)) continue;
+      lower::ProgramPlan plan = space.plan(c);
+      lower::Program p = space.materialize(c, plan).value();
+      ++checked;
+      EXPECT_TRUE(matches(sim::execute(p, inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
+      check(space, c, plan, p);
+    }
+  return checked;
+}
+
+std::int64_t executed_stores(const lower::Program& p) {
+  auto runs = p.executions();
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i < p.insts.size(); ++i) n += p.insts[i].store ? runs[i] : 0;
+  return n;
+}
+
+// Wide stores (GroupTiling::store) on numbers: a matmul result evacuated N tile by N tile into
+// one SBUF tile and stored once per `store` columns. Each candidate that stores wider matches the
+// reference and issues fewer store DMAs than its twin storing per N tile.
+class WideStores : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(WideStores, MatchesTheReferenceWithFewerStores) {
+  auto [target, file] = GetParam();
+  int fewer = 0;
+  auto wide = [](const lower::Candidate& c) {
+    return std::any_of(c.tiling.begin(), c.tiling.end(), [](const auto& g) { return g.store; });
+  };
+  int checked = spread_matches(
+      target, file, {{"M", 256}, {"K", 256}, {"N", 1024}, {"B", 2}, {"R", 128}}, wide,
+      [&](const lower::CandidateSpace& space, const lower::Candidate& c, lower::ProgramPlan plan,
+          const lower::Program& p) {
+        for (auto& g : plan.tiling) g.store = 0;
+        std::int64_t narrow = executed_stores(space.materialize(c, plan).value());
+        EXPECT_LE(executed_stores(p), narrow);
+        fewer += executed_stores(p) < narrow;
+      });
+  EXPECT_GT(checked, 0) << "no candidate stores wider";
+  EXPECT_GT(fewer, 0) << "no candidate issues fewer stores";
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, WideStores,
+                         ::testing::Values(std::pair{"trn1", "nkibench/bmm.py"},
+                                           std::pair{"trn2", "nkibench/matmul.py"}),
+                         [](const auto& info) {
+                           return case_name(info.param.first, info.param.second);
+                         });
+
+// Buffer reuse (ProgramPlan::reuse_buffers) on numbers: fused nests whose element-wise values
+// die before later ones are made. Each fused candidate matches the reference and declares no
+// more SBUF than with reuse off; some declare less.
+class BufferReuse : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(BufferReuse, MatchesTheReferenceInLessSbuf) {
+  auto [target, file] = GetParam();
+  int less = 0;
+  const std::int64_t bank = target::builtin_target(target).psum.bank_bytes;
+  int checked = spread_matches(
+      target, file, {{"M", 256}, {"K", 256}, {"N", 384}},
+      [](const lower::Candidate& c) { return c.fused; },
+      [&](const lower::CandidateSpace& space, const lower::Candidate& c, lower::ProgramPlan plan,
+          const lower::Program& p) {
+        plan.reuse_buffers = false;
+        lower::Program apart = space.materialize(c, plan).value();
+        std::int64_t with = lower::on_chip_use(p, bank).sbuf_bytes;
+        std::int64_t without = lower::on_chip_use(apart, bank).sbuf_bytes;
+        EXPECT_LE(with, without) << space.describe(space.sections()[c.section].first);
+        less += with < without;
+      });
+  EXPECT_GT(checked, 0) << "no fused candidates";
+  EXPECT_GT(less, 0) << "no candidate reuses a buffer";
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, BufferReuse,
+                         ::testing::Values(std::pair{"trn1", "nkibench/matmul_add_rmsnorm.py"},
+                                           std::pair{"trn1", "nkibench/rmsnorm_matmul.py"}),
+                         [](const auto& info) {
+                           return case_name(info.param.first, info.param.second);
+                         });
+
 std::vector<std::string> suite_kernels() {
   std::vector<std::string> out;
   for (const char* suite : {"axon", "nkibench"})

@@ -49,6 +49,12 @@ struct GroupTiling {
   // Without it, the right-hand side is reloaded per strip. Offered where the nest has more than
   // one strip.
   bool resident = false;
+  // Wide stores: a matmul result that only goes to HBM is evacuated N tile by N tile into one
+  // SBUF tile of `store` columns ([pt, block x store]) and stored once per `store` columns,
+  // longer DMA runs than one N tile's (the PSUM bank bounds the N tile, not the store). 0: one
+  // store per N tile. Offered where a nest stores a matmul result (dominance-pruned to the
+  // widest that fits as deep).
+  std::int64_t store = 0;
 };
 
 struct OpPick {
@@ -97,6 +103,9 @@ struct ProgramPlan {
   int cores = 1;
   const Prefix* prefix = nullptr;  // make_prefix(k, dims, t, groups), or null to compute it here
   bool notes = true;               // Inst::note filled in (for people: printing, NKI comments)
+  // A dead value's buffer reused by a later value of its nest (buffer_reuse.cpp); off only to
+  // compare against.
+  bool reuse_buffers = true;
   // The target's rules rebind() keeps the engines to (materialize() takes them from its target).
   const target::Legality* legality = nullptr;
 };

@@ -9,6 +9,8 @@
 //   transposed_nest.cpp  a swap site's values, computed chunk by chunk on transposed tiles
 //   hoisted_lhs.cpp      a matmul's x^T computed once per strip, outside the loops reading it
 //   resident_rhs.cpp     a matmul's right-hand side loaded once, before the strip loop
+//   wide_store.cpp       a matmul result stored several N tiles at a time
+//   buffer_reuse.cpp     a dead value's buffer reused by a later value of the nest
 //   op_emission.cpp      one op's lowering program as instructions on tiles
 //   dma_transpose_fusion.cpp  a DMA instruction on a tile just loaded becomes that load
 //   spill.cpp            the HBM scratch tensor of a spilled value
@@ -94,6 +96,11 @@ struct Nest {
       transposed_lhs;             // (x, pre's structural hash) -> the strip's x^T
   std::map<int, int> stationary;  // a transposed view's source -> the strip's stationary operand
   std::map<int, int> resident;  // a matmul's right-hand side -> its buffer (GroupTiling::resident)
+  // Buffer reuse (value_buffer): each on-chip value's last reader, as a position in the group's
+  // order, and the buffers of values already past theirs, free for a later value of the same
+  // form. Empty `last_read`: no reuse in this nest.
+  std::map<int, std::size_t> last_read;
+  std::vector<int> free_buffers;
 
   std::int64_t strip_rows() const { return tiling.pt * tiling.block; }
   // The strip's buffers rotate through the candidate's multi-buffering depth.
@@ -136,6 +143,16 @@ struct Emission {
   bool is_transposed(int node) const;
   std::string describe(int node) const;  // "label = op"
 };
+
+// ---- buffer reuse (buffer_reuse.cpp) ----
+// The positions in `nest`'s group of each value's last reader (Nest::last_read), or none where
+// the nest's values are not all read in program order (a swap site's, a streamed nest's).
+void plan_reuse(const Emission& e, Nest& nest);
+// A buffer for a value of `nest`: a free one of the same memory, dtype, shape and depth, or new.
+int value_buffer(Emission& e, Nest& nest, const std::string& name, sem::Memory m, ir::DType dt,
+                 const Shape& shape, Depth depth);
+// After the op at `position` of the group: the buffers of the values it read last become free.
+void release_read(Nest& nest, std::size_t position);
 
 // ---- building blocks (instructions.cpp) ----
 // A loop of `trips` at the end of `parent`, or `parent` itself for one trip.
@@ -192,8 +209,24 @@ std::optional<NoProgram> emit_streamed(Emission& e, Nest& nest);
 std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node);
 Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var,
                        std::int64_t k_tile);
+// A matmul's N loop: N tiles of `tile` columns, their first column at `at`. With a wide store
+// (GroupTiling::store) it runs inside a loop over stores of `store` columns, and the N tiles of
+// one store are evacuated side by side into `store_buffer` ([rows, block x store]).
+struct NLoop {
+  std::int64_t tile = 0, store = 0;      // store == tile: one store per N tile
+  int store_block = -1, store_var = -1;  // the loop over stores (the nest's body when none)
+  int block = -1, var = -1;              // the loop over the N tiles (of one store)
+  int store_buffer = -1;
+  Terms at;
+  bool wide() const { return store > tile; }
+};
+// Opens matmul `node`'s N loop in the nest's body (wide_store.cpp): wide where the tiling asks
+// for it, N allows it and the result is not kept on chip (`keep`).
+NLoop open_n_loop(Emission& e, const Nest& nest, int node, std::int64_t n_tile, bool keep);
+// After a wide N loop: each row tile's [rows, store] of the store buffer stored to HBM.
+std::optional<NoProgram> store_wide(Emission& e, Nest& nest, int node, const NLoop& n);
 Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var,
-                       std::int64_t k_tile, int n_var, std::int64_t n_tile);
+                       std::int64_t k_tile, const Terms& n_at, std::int64_t n_tile);
 // Where matmul `node`'s right-hand side y [.., K, N] is read from: K tile `k_var` of `k_tile`
 // rows, the nest's batch terms, `columns` along N.
 std::vector<Place> rhs_places(const Emission& e, const Nest& nest, int node, int k_var,

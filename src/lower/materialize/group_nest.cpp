@@ -159,8 +159,8 @@ std::optional<NoProgram> RowOps::emit(int node) {
   std::int64_t out_cols = cols_of(node);
   Lowered<std::vector<Tile>> operands = operands_of(node);
   if (!operands) return operands.no_program();
-  int buf = add_buffer(e, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,
-                       {nest.tiling.pt, nest.tiling.block * out_cols}, nest.strip_depth());
+  int buf = value_buffer(e, nest, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,
+                         {nest.tiling.pt, nest.tiling.block * out_cols}, nest.strip_depth());
   Tile dest{buf, row_window(nest, row_tile, out_cols), {nest.tiling.pt, out_cols}};
   // (an op reading a mask needs where its tile starts)
   Frame f = e.frame(node);
@@ -184,6 +184,7 @@ std::optional<NoProgram> emit_group(Emission& e, int group) {
   if (!opened) return opened.no_program();
   Nest& nest = *opened;
   if (streams(e, nest)) return emit_streamed(e, nest);
+  plan_reuse(e, nest);
   // A swap site's values wait until something reads them (only the site's consumer does),
   // then run together in one loop over their chunks.
   std::vector<int> pending;
@@ -208,13 +209,16 @@ std::optional<NoProgram> emit_group(Emission& e, int group) {
       pending.clear();
     }
     if (is_matmul(e.kernel.nodes[node])) {
-      if (auto no = emit_matmul(e, nest, nodes[i++])) return no;
+      if (auto no = emit_matmul(e, nest, nodes[i])) return no;
+      release_read(nest, i++);
       continue;
     }
     RowOps run{e, nest};
     std::size_t j = i;
-    for (; j < nodes.size() && row_wise(nodes[j]) && (j == i || !reads_pending(nodes[j])); ++j)
+    for (; j < nodes.size() && row_wise(nodes[j]) && (j == i || !reads_pending(nodes[j])); ++j) {
       if (auto no = run.emit(nodes[j])) return no;
+      release_read(nest, j);
+    }
     i = j;
   }
   if (!pending.empty()) return emit_transposed(e, nest, pending);

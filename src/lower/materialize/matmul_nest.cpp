@@ -4,7 +4,8 @@
 // N tile] loaded once per (n, k) (or a window of the resident right-hand side,
 // GroupTiling::resident) and used by every row tile of the strip; the products accumulated
 // in PSUM over k, then evacuated per row tile — into the group's strip-long value when later ops
-// read it (unless the tiling spills it), and to HBM when the value lives there.
+// read it (unless the tiling spills it), and to HBM when the value lives there (per N tile, or
+// several N tiles side by side per store: GroupTiling::store, wide_store.cpp).
 #include <fmt/format.h>
 
 #include "emission.h"
@@ -20,11 +21,11 @@ bool used_in_group(const Emission& e, const Nest& nest, int node) {
   return false;
 }
 
-// PSUM -> SBUF per row tile of N tile `n_var`, in the loop `block` over row tiles `row_tile`.
+// PSUM -> SBUF per row tile of N tile `n.at`, in the loop `block` over row tiles `row_tile`.
 std::optional<NoProgram> evacuate(Emission& e, Nest& nest, int node, int accumulator,
-                                  std::int64_t n_tile, int n_var, int block, int row_tile) {
+                                  const NLoop& nl, int block, int row_tile) {
   const ir::Node& n = e.kernel.nodes[node];
-  std::int64_t rows = nest.tiling.pt, N = e.shape(node).back();
+  std::int64_t rows = nest.tiling.pt, N = e.shape(node).back(), n_tile = nl.tile;
   bool keep = used_in_group(e, nest, node);
   if (keep && nest.tiling.spill) {
     keep = false;
@@ -34,8 +35,12 @@ std::optional<NoProgram> evacuate(Emission& e, Nest& nest, int node, int accumul
   if (keep) {
     int buf = add_buffer(e, n.label.empty() ? "mm" : n.label, sem::Memory::Sbuf, n.dtype,
                          {rows, nest.tiling.block * N}, {});
-    dest = Tile{buf, row_window(nest, row_tile, N, {{n_var, n_tile}}, n_tile), {rows, n_tile}};
-    if (n_var < 0 && nest.tiling.block == 1) dest.window = {};
+    dest = Tile{buf, row_window(nest, row_tile, N, nl.at, n_tile), {rows, n_tile}};
+    if (nl.at.empty() && nest.tiling.block == 1) dest.window = {};
+  } else if (nl.wide()) {  // an N tile of the wide store's tile (wide_store.cpp)
+    dest = Tile{nl.store_buffer,
+                row_window(nest, row_tile, nl.store, {{nl.var, n_tile}}, n_tile),
+                {rows, n_tile}};
   } else {
     dest = Tile{add_buffer(e, "o", sem::Memory::Sbuf, n.dtype, {rows, n_tile}, nest.strip_depth()),
                 {},
@@ -46,9 +51,9 @@ std::optional<NoProgram> evacuate(Emission& e, Nest& nest, int node, int accumul
                           dest, "evacuate"))
     return no;
   if (keep) nest.values[node] = {dest.buffer, N};
-  if (!hbm_view(e, node)) return std::nullopt;
+  if (!hbm_view(e, node) || nl.wide()) return std::nullopt;
   auto at = places(e, nest, node, e.shape(node), row_tile, n_tile);
-  at.back().terms = {{n_var, n_tile}};
+  at.back().terms = nl.at;
   return store(e, block, dest, node, at);
 }
 
@@ -102,9 +107,10 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   Lowered<int> strip = strip_lhs(e, nest, node, k_tile);
   if (!strip) return strip.no_program();
   const bool hoisted = *strip >= 0 && !e.plan.picks.at(node).stationary;
-  int n_loop = nest_loop(e, nest.body, "n", N / n_tile), n_var = loop_var(n_loop, nest.body);
+  NLoop nl = open_n_loop(e, nest, node, n_tile, used_in_group(e, nest, node) && !nest.tiling.spill);
+  int n_loop = nl.block;
   int k_loop = nest_loop(e, n_loop, "k", K / k_tile), k_var = loop_var(k_loop, n_loop);
-  Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, n_var, n_tile);
+  Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, nl.at, n_tile);
   if (!rhs) return rhs.no_program();
   int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block),
       row_tile = loop_var(rows_loop, k_loop);
@@ -127,8 +133,10 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   if (!product) return product.no_program();
   e.fusable_load = -1;
   int evacuate_loop = nest_loop(e, n_loop, "rt", nest.tiling.block);
-  return evacuate(e, nest, node, accumulator, n_tile, n_var, evacuate_loop,
-                  loop_var(evacuate_loop, n_loop));
+  if (auto no =
+          evacuate(e, nest, node, accumulator, nl, evacuate_loop, loop_var(evacuate_loop, n_loop)))
+    return no;
+  return nl.wide() ? store_wide(e, nest, node, nl) : std::nullopt;
 }
 
 std::vector<Place> rhs_places(const Emission& e, const Nest& nest, int node, int k_var,
@@ -149,12 +157,14 @@ std::vector<Place> rhs_places(const Emission& e, const Nest& nest, int node, int
 }
 
 Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k_var,
-                       std::int64_t k_tile, int n_var, std::int64_t n_tile) {
+                       std::int64_t k_tile, const Terms& n_at, std::int64_t n_tile) {
   int y = e.kernel.nodes[node].inputs[1];
-  if (auto r = nest.resident.find(y); r != nest.resident.end())  // loaded before the strips
-    return Tile{
-        r->second, window({{k_var, e.shape(y).back()}, {n_var, n_tile}}, n_tile), {k_tile, n_tile}};
-  std::vector<Place> at = rhs_places(e, nest, node, k_var, k_tile, {{{n_var, n_tile}}, n_tile, 1});
+  if (auto r = nest.resident.find(y); r != nest.resident.end()) {  // loaded before the strips
+    Terms columns = {{k_var, e.shape(y).back()}};
+    for (const auto& term : n_at) columns.push_back(term);
+    return Tile{r->second, window(columns, n_tile), {k_tile, n_tile}};
+  }
+  std::vector<Place> at = rhs_places(e, nest, node, k_var, k_tile, {n_at, n_tile, 1});
   if (!hbm_view(e, y))
     return NoProgram{"a matmul's right-hand side computed in the same loop nest"};
   return load(e, block, y, at, {k_tile, n_tile}, nest.strip_depth());

@@ -30,7 +30,7 @@ std::optional<NoProgram> emit_transposed_matmul(Emission& e, Nest& nest, int nod
   Lowered<int> x_transposed = transposed_lhs(e, nest, node, k_tile);
   if (!x_transposed) return x_transposed.no_program();
   int k_loop = nest_loop(e, chunk_loop, "k", K / k_tile), k_var = loop_var(k_loop, chunk_loop);
-  Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, chunk, n_tile);
+  Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, {{chunk, n_tile}}, n_tile);
   if (!rhs) return rhs.no_program();
   int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block),
       row_tile = loop_var(rows_loop, k_loop);
