@@ -5,7 +5,7 @@ import nki.isa as nisa
 
 @nki.jit
 def silu_mlp(x, w1, w3, w2):
-    # v0 fused transposed engines=default bufs=1 | matmul@2: nc_matmul(y, nc_transpose_pe(x)) | silu@2: activation(x, broadcast_to(0, shape=(P, 1)), func='silu', scale=1) | matmul@2: nc_matmul(y, nc_transpose_pe(x)) | mul@2: scalar_tensor_tensor(x, broadcast_to(0, shape=(P, 1)), y, op0='add', op1='mul') | matmul@2: nc_matmul(x, y) | g0: pt=128 block=1 free=128
+    # v0 fused transposed engines=default bufs=1 | matmul@2: nc_matmul(y, nc_transpose_pe(x)) | silu@2: activation(x, broadcast_to(0, shape=(P, 1)), func='silu', scale=1) | matmul@2: nc_matmul(y, nc_transpose_pe(x)) | mul@2: scalar_tensor_tensor(x, broadcast_to(0, shape=(P, 1)), y, op0='add', op1='mul') | matmul@2: nc_matmul(x, y) | g0: pt=128 block=1 free=128 store=256
     assert tuple(x.shape) == (256, 256), "x: this kernel is built for shape (256, 256)"
     assert tuple(w1.shape) == (256, 256), "w1: this kernel is built for shape (256, 256)"
     assert tuple(w3.shape) == (256, 256), "w3: this kernel is built for shape (256, 256)"
@@ -16,6 +16,7 @@ def silu_mlp(x, w1, w3, w2):
     for r in range(2):
         xT5 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
         vT16 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+        o17 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
         for k in range(2):
             x6 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
             t7 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
@@ -43,13 +44,12 @@ def silu_mlp(x, w1, w3, w2):
             nisa.tensor_copy(dst=vT13, src=acc15, engine=nisa.engine.vector)  # evacuate matmul (transposed)
             nisa.scalar_tensor_tensor(dst=vT16[:, n * 128 : n * 128 + 128], data=vT11, op0=nl.add, operand0=c12, op1=nl.multiply, operand1=vT13)  # mul
         for n_1 in range(2):
-            acc18 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
-            o19 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-            nisa.memset(dst=acc18, value=0.0, engine=nisa.engine.vector)
+            acc19 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+            nisa.memset(dst=acc19, value=0.0, engine=nisa.engine.vector)
             for k_3 in range(2):
-                w217 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
-                nisa.dma_copy(dst=w217, src=w2[k_3 * 128 : k_3 * 128 + 128, n_1 * 128 : n_1 * 128 + 128])  # load w2
-                nisa.nc_matmul(dst=acc18, stationary=vT16[:, k_3 * 128 : k_3 * 128 + 128], moving=w217, accumulate=True)  # matmul
-            nisa.tensor_copy(dst=o19, src=acc18, engine=nisa.engine.vector)  # evacuate matmul
-            nisa.dma_copy(dst=matmul8[r * 128 : r * 128 + 128, n_1 * 128 : n_1 * 128 + 128], src=o19)  # store matmul8
+                w218 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+                nisa.dma_copy(dst=w218, src=w2[k_3 * 128 : k_3 * 128 + 128, n_1 * 128 : n_1 * 128 + 128])  # load w2
+                nisa.nc_matmul(dst=acc19, stationary=vT16[:, k_3 * 128 : k_3 * 128 + 128], moving=w218, accumulate=True)  # matmul
+            nisa.tensor_copy(dst=o17[:, n_1 * 128 : n_1 * 128 + 128], src=acc19, engine=nisa.engine.vector)  # evacuate matmul
+        nisa.dma_copy(dst=matmul8[r * 128 : r * 128 + 128, :], src=o17)  # store matmul8
     return matmul8

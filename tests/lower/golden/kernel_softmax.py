@@ -15,16 +15,14 @@ def softmax(x):
         v3 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         v4 = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
         e5 = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        v7 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-        v8 = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        t9 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        t7 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         nisa.dma_copy(dst=x2, src=x[r * 128 : r * 128 + 128, :])  # load x
         nisa.tensor_reduce(dst=v3, op=nl.max, data=x2, axis=(1,), keepdims=True)  # max
         nisa.tensor_scalar(dst=v4, data=x2, op0=nl.subtract, operand0=v3, op1=None, operand1=None, engine=nisa.engine.vector)  # sub
         nisa.activation(dst=e5, op=nl.exp, data=v4, bias=c6, scale=1.0)  # e = exp
         scratch = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.activation_reduce(dst=scratch, op=nl.copy, data=e5, reduce_op=nl.add, reduce_res=v7, bias=c6, scale=1.0)  # sum
-        nisa.activation(dst=t9, op=nl.reciprocal, data=v7, bias=v7, scale=c6)
-        nisa.tensor_scalar(dst=v8, data=e5, op0=nl.multiply, operand0=t9, op1=None, operand1=None, engine=nisa.engine.scalar)  # div
-        nisa.dma_copy(dst=div5[r * 128 : r * 128 + 128, :], src=v8)  # store div5
+        nisa.activation_reduce(dst=scratch, op=nl.copy, data=e5, reduce_op=nl.add, reduce_res=v3, bias=c6, scale=1.0)  # sum
+        nisa.activation(dst=t7, op=nl.reciprocal, data=v3, bias=v3, scale=c6)
+        nisa.tensor_scalar(dst=v4, data=e5, op0=nl.multiply, operand0=t7, op1=None, operand1=None, engine=nisa.engine.scalar)  # div
+        nisa.dma_copy(dst=div5[r * 128 : r * 128 + 128, :], src=v4)  # store div5
     return div5
