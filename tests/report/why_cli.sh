@@ -17,7 +17,7 @@ done <<'WANT'
 repeat_rows trn1 M=256,N=512 mesh 1: no program
   no program: variant 0 (unfused): 'repeat' along a tiled (row or free) dim has no DMA access pattern yet
   no program: variant 1 (unfused): output 0 is a 'slice', not a computed value
-relu trn1 M=8,N=4096 mesh 1: scalar
+relu trn1 M=8,N=4104 mesh 1: scalar
 ; 8 of 128 partitions
   partitions used per fused group: g0 8 (of 128 on trn1)
 softmax trn1 M=256,N=256 mesh 1: dma
@@ -36,7 +36,7 @@ d = json.load(sys.stdin)
 assert [w["kernel"] for w in d] == ["repeat_rows", "relu", "softmax"], d
 assert d[0]["bound"] == "no program" and len(d[0]["details"]) == 2, d[0]'
 set +e
-"$bin" why w.h5 --kernel relu --shape M=9,N=4096 > out.txt 2> err.txt; rc=$?
+"$bin" why w.h5 --kernel relu --shape M=9,N=4104 > out.txt 2> err.txt; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -qF "error: no (kernel, target, shape, mesh) of 'w.h5' matches; it has 3 rows: repeat_rows trn1" err.txt ||
   fail "exit $rc: $(cat err.txt)"
