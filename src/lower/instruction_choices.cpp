@@ -111,7 +111,7 @@ bool stationary_lhs(const ir::Kernel& k, int node) {
   return true;
 }
 
-std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k,
+std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const sem::InstrTable& isa,
                                               const SynthesisOptions& options) {
   std::vector<SynthesisQuery> out;
   for (std::size_t i = 0; i < k.nodes.size(); ++i) {
@@ -140,7 +140,7 @@ std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k,
     if (stationary_lhs(k, static_cast<int>(i)))
       out.push_back(
           SynthesisQuery{static_cast<int>(i), -1, true, transposed_use_op(), "", one, {}, {}});
-  for (auto& r : region_candidates(k))
+  for (auto& r : region_candidates(k, max_tile_operands(isa)))
     out.push_back(SynthesisQuery{r.root, r.members.front(), false, std::move(r.op), "", one,
                                  std::move(r.members), std::move(r.operands)});
   return out;
@@ -211,7 +211,7 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
   std::map<int, const SynthesisResult*> uses;  // per swap site consumer
   std::map<int, const SynthesisResult*> synthesized;
   std::vector<PairChoice> regions;
-  for (auto& q : synthesis_queries(k, options)) {
+  for (auto& q : synthesis_queries(k, isa, options)) {
     const ir::Node& n = k.nodes[q.node];
     if (!q.region.empty()) {
       PairChoice rc;

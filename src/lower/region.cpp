@@ -141,8 +141,22 @@ int full_tiles(const RegionCandidate& r) {
 
 }  // namespace
 
-std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_ops, int max_per_root,
-                                               int max_tiles) {
+int max_tile_operands(const sem::InstrTable& isa) {
+  int most = 0;
+  for (const auto& name : isa.names()) {
+    int tiles = 0;
+    for (const sem::Pattern& p : isa.find(name)->op.shapes) {
+      const sem::ExprPtr& last = p.items.empty() ? nullptr : p.items.back().expr;
+      bool one = last && last->kind == sem::Expr::Number && last->number == 1;
+      tiles += !p.items.empty() && !one;
+    }
+    most = std::max(most, tiles);
+  }
+  return most;
+}
+
+std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_tiles, int max_ops,
+                                               int max_per_root) {
   std::vector<std::vector<int>> users(k.nodes.size());
   for (std::size_t i = 0; i < k.nodes.size(); ++i)
     for (int in : k.nodes[i].inputs) users[in].push_back(static_cast<int>(i));

@@ -96,7 +96,7 @@ std::size_t synthesis_query_count(const Job& job, const std::vector<const ir::Ke
   std::set<std::string> seen;
   for (const auto* k : kernels)
     for (const auto& t : job.targets)
-      for (const auto& q : lower::synthesis_queries(*k, o))
+      for (const auto& q : lower::synthesis_queries(*k, target::builtin_target(t).isa, o))
         if (q.op)
           seen.insert(lower::SynthesisCache::key(*q.op, target::builtin_target(t).isa, q.options));
   return seen.size();

@@ -154,7 +154,7 @@ void Plan::prepare_all(const ProofShare& share,
       for (int t = 0; t < targets; ++t) {
         const sem::InstrTable& isa = target::builtin_target(job_.targets[t]).isa;
         for (const auto& v : variants[k].variants)
-          for (const auto& q : lower::synthesis_queries(v.kernel, o.synthesis))
+          for (const auto& q : lower::synthesis_queries(v.kernel, isa, o.synthesis))
             if (q.op && seen.insert(lower::SynthesisCache::key(*q.op, isa, q.options)).second &&
                 mine(dealt++))
               synthesis_.get(*q.op, isa, q.options, &verdicts_);

@@ -91,20 +91,38 @@ TEST(Region, IntermediatesReadOutsideStayOut) {
   ir::Kernel k = parse(
       "def f(x: f32[M, N]):\n    e = exp(x)\n"
       "    return e, e * 2.0\n");
-  for (const auto& r : region_candidates(k))
+  for (const auto& r : region_candidates(k, 2))
     for (int m : r.members) EXPECT_NE(k.nodes[m].op, "exp");
 }
 
 TEST(Region, OperandsAreTheValuesReadFromOutside) {
   ir::Kernel k =
       parse("def f(x: f32[M, N], b: f32[M, 1]) -> f32[M, N]:\n    return exp(x * 3.0 + b)\n");
-  auto rs = region_candidates(k);
+  auto rs = region_candidates(k, 2);
   ASSERT_FALSE(rs.empty());
   const RegionCandidate& all = rs.back();  // the largest: mul, add, exp
   EXPECT_EQ(all.members.size(), 2u);
   ASSERT_EQ(all.operands.size(), 2u);
   EXPECT_EQ(all.op.kernel.params[0].shape.size(), 2u);
   EXPECT_EQ(all.op.kernel.params[1].shape[1].str(), "1");  // b: one value per partition
+}
+
+// The bound on a region's whole-tile operands comes from the ISA: the bundled ones read at most
+// two [P, F] tiles per instruction, so a region reading three (x + y + z under exp) is left out
+// at that bound and kept at a larger one.
+TEST(Region, TileBoundComesFromTheIsa) {
+  for (const char* t : {"trn1", "trn2", "trn3"})
+    EXPECT_EQ(max_tile_operands(target::builtin_target(t).isa), 2) << t;
+  ir::Kernel k = parse(
+      "def f(x: f32[M, N], y: f32[M, N], z: f32[M, N]) -> f32[M, N]:\n"
+      "    return exp(x + y + z)\n");
+  auto reads_three = [](const std::vector<RegionCandidate>& rs) {
+    for (const auto& r : rs)
+      if (r.operands.size() == 3) return true;
+    return false;
+  };
+  EXPECT_FALSE(reads_three(region_candidates(k, 2)));
+  EXPECT_TRUE(reads_three(region_candidates(k, 3)));
 }
 
 TEST(Stationary, ATransposedInputIsTheStationaryOperand) {

@@ -126,8 +126,8 @@ struct SynthesisQuery {
 // that value read as it lies is the matmul's stationary operand.
 bool stationary_lhs(const ir::Kernel& k, int node);
 
-// The queries of instruction_choices(k, ..., options), in its order.
-std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k,
+// The queries of instruction_choices(k, isa, ..., options), in its order.
+std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const sem::InstrTable& isa,
                                               const SynthesisOptions& options = {});
 
 KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& isa,

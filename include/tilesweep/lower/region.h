@@ -11,6 +11,7 @@
 
 #include "tilesweep/ir/graph.h"
 #include "tilesweep/lower/tile_op.h"
+#include "tilesweep/semantics/instr_spec.h"
 
 namespace ts::lower {
 
@@ -25,11 +26,15 @@ struct RegionCandidate {
 
 // Every candidate region of `k` of at least two ops (at most `max_ops`), per root the smaller
 // ones first; at most `max_per_root` per root. Pruned by a bound (issue 17 item 7): a region
-// that reads more than `max_tiles` full [P, F] tiles is left out — no instruction of the
-// bundled ISAs reads more than two (tensor_tensor, scalar_tensor_tensor: each other operand is
-// a per-partition [P, 1] value or an immediate), so depth-1 synthesis could not find one, and
-// each such query costs a whole synthesis search (adamw's 16 variants asked hundreds).
-std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_ops = 6,
-                                               int max_per_root = 12, int max_tiles = 2);
+// that reads more than `max_tiles` full [P, F] tiles is left out — regions are synthesized as
+// one instruction, so with `max_tiles` = max_tile_operands(isa) none could lower, and each
+// such query costs a whole synthesis search (adamw's 16 variants asked hundreds).
+std::vector<RegionCandidate> region_candidates(const ir::Kernel& k, int max_tiles, int max_ops = 6,
+                                               int max_per_root = 12);
+
+// The most operands one instruction of `isa` reads as whole tiles (a pattern not ending in a
+// literal 1: the bundled ISAs' tensor_tensor and scalar_tensor_tensor read two; each other
+// operand is a per-partition [P, 1] value or an immediate).
+int max_tile_operands(const sem::InstrTable& isa);
 
 }  // namespace ts::lower
