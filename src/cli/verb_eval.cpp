@@ -76,8 +76,8 @@ VerbRun add_eval(CLI::App& app) {
   cmd->add_option(
          "--precision", o->precision,
          "f64, f32, or bf16 (the kernel run in bf16 as a NeuronCore runs it: every tensor stored "
-         "in bf16, "
-         "round to nearest even; sums inside an op, matmuls' PSUM included, in fp32; numbers fp32)")
+         "in bf16, f8 tensors in float8_e4m3, round to nearest even; sums inside an op, matmuls' "
+         "PSUM included, in fp32; numbers fp32)")
       ->check(CLI::IsMember({"f64", "f32", "bf16"}));
   o->kernel.add_ops(cmd);
   return [o, cmd]() {

@@ -230,8 +230,6 @@ std::vector<bool> pinned_nodes(const Kernel& k) {
 
 using Store = double (*)(double);
 
-// How a value is stored: as computed (F64), float32, or for BF16 bfloat16 unless it is a number
-// or pinned to its own dtype.
 // Rounding to `dtype` itself.
 Store rounding_to(DType dtype) {
   switch (dtype) {
@@ -247,9 +245,12 @@ Store rounding_to(DType dtype) {
   return nullptr;
 }
 
+// How a value is stored: as computed (F64), float32, or for BF16 bfloat16 unless it is a number,
+// pinned to its own dtype, or an f8 value (an f8 tile is narrower than bf16: float8_e4m3).
 Store storage(Precision p, bool number, bool pinned, DType dtype) {
   if (p == Precision::F64) return nullptr;
-  if (p == Precision::BF16 && pinned) return rounding_to(dtype);
+  if (p == Precision::BF16 && (pinned || (dtype == DType::F8 && !number)))
+    return rounding_to(dtype);
   return p == Precision::BF16 && !number ? round_bf16 : round_f32;
 }
 

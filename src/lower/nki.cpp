@@ -113,8 +113,8 @@ class Emitter {
   std::map<int, std::vector<int>> declare_at_;  // block -> on-chip buffers declared there
   std::map<int, std::set<int>> zero_before_;    // accumulate block -> PSUM buffers zeroed
   std::set<int> aliased_;                       // HBM aliases declared
-  std::set<int> transposed_psum_;       // PSUM tiles a transpose writes (dtype of its input)
-  std::vector<std::string> index_var_;  // legacy partial tiles: nl.arange index per tile dim
+  std::map<int, ir::DType> transposed_psum_;  // PSUM tiles a transpose writes -> its input's dtype
+  std::vector<std::string> index_var_;        // legacy partial tiles: nl.arange index per tile dim
   std::string out_;
 };
 
@@ -158,7 +158,8 @@ Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi a
     buf_name_[b] =
         p.buffers[b].param >= 0 ? params_[p.buffers[b].param] : unique(p.buffers[b].name);
   for (const auto& in : p.insts)
-    if (!in.dma && in.out >= 0 && transposes(in.spec->op)) transposed_psum_.insert(in.out);
+    if (!in.dma && in.out >= 0 && !in.in.empty() && transposes(in.spec->op))
+      transposed_psum_[in.out] = p.buffers[in.in[0]].dtype;
   place_buffers();
 }
 
@@ -291,8 +292,9 @@ std::string Emitter::run() {
 // output keeps its input's dtype (nc_transpose: "dst must have the same data type as data").
 std::string Emitter::buffer_dtype(int buf) const {
   const Buffer& x = p_.buffers[buf];
-  bool fp32 = x.memory == sem::Memory::Psum && !transposed_psum_.count(buf);
-  return fp32 ? "nl.float32" : nki_dtype(x.dtype);
+  if (x.memory != sem::Memory::Psum) return nki_dtype(x.dtype);
+  auto t = transposed_psum_.find(buf);
+  return t == transposed_psum_.end() ? "nl.float32" : nki_dtype(t->second);
 }
 
 // An HBM alias is a reshaped view of its root, declared once the root has a name.

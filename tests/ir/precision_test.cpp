@@ -141,6 +141,30 @@ TEST(Bf16Precision, InputsAndEveryOpRound) {
   }
 }
 
+// f8 values are float8_e4m3 tiles (3 fraction bits): the input and every f8 result round to
+// e4m3, while a matmul of f8 tiles accumulates in fp32 and rounds once, when copied out.
+TEST(Bf16Precision, F8ValuesRoundToE4m3) {
+  const ElementCase cases[] = {
+      // 1 + 2^-5 is below e4m3's half step at 1 (2^-4): the load rounds it to 1.
+      {"f8 input rounds", "def f(x: f8[N]):\n    return x - 1\n", 1 + std::ldexp(1, -5), 0.0},
+      // 1.125^2 = 1.265625 -> 1.25 (steps of 2^-3 in [1, 2)); bf16 would keep 1.265625.
+      {"f8 result rounds", "def f(x: f8[N]):\n    return x * x\n", 1.125, 1.25},
+      // Promoted to f32 by an f32 operand: stored as bf16 like any other value of the mode.
+      {"a cast leaves f8", "def f(x: f8[N]):\n    return astype(x, bf16) * 1.125\n", 1.125,
+       1.265625},
+  };
+  for (const ElementCase& c : cases) {
+    Tensor x = filled({1}, c.x);
+    EXPECT_EQ(run(c.src, {{"N", 1}}, {x}, Precision::BF16)[0].data[0], c.want) << c.what;
+  }
+  // 18 products of 1 * 1 sum to 18 in fp32 (an e4m3, steps of 2 in [16, 32)); an f8
+  // accumulator would stop at 16, as 16 + 1 = 17 is a tie that rounds to the even 16.
+  auto out =
+      run("def f(a: f8[M, K], b: f8[K, N]):\n    return a @ b\n", {{"M", 1}, {"K", 18}, {"N", 1}},
+          {filled({1, 18}, 1.0), filled({18, 1}, 1.0)}, Precision::BF16);
+  EXPECT_EQ(out[0].data[0], 18.0);
+}
+
 // A reduction (here a mean) also accumulates in fp32: 256 values of 1 + 2^-7 sum to
 // 256 + 2 exactly in fp32 (a bf16 accumulator would lose every 2^-7 past 2).
 TEST(Bf16Precision, ReductionsAccumulateInFp32) {

@@ -112,7 +112,21 @@ def round_to(values, dtype):
         return np.where(np.isnan(v), v, out)  # a NaN must not round into inf
     if dtype == "float16":
         return v.astype(np.float16).astype(np.float64)
+    if dtype == "float8_e4m3":
+        return round_binary(v, 3, -6, 448.0)
     return v.astype(np.float32).astype(np.float64)
+
+
+def round_binary(v, fraction_bits, min_exp, largest):
+    """Round to nearest even with `fraction_bits` bits after the leading one, normals from
+    2^min_exp, subnormals below, an infinity past `largest` (float8_e4m3: 3, -6, 448 as the
+    NKI data type table gives it: 1 sign, 4 exponent, 3 mantissa bits)."""
+    finite = np.isfinite(v) & (v != 0)
+    _, e = np.frexp(np.where(finite, v, 1.0))  # |v| in [2^(e-1), 2^e)
+    ulp = np.ldexp(1.0, np.maximum(e - 1, min_exp) - fraction_bits)
+    r = np.rint(v / ulp) * ulp  # rint: ties to even
+    r = np.where(np.abs(r) > largest, np.copysign(np.inf, v), r)
+    return np.where(finite, r, v)
 
 
 def write(dst, value, accumulate=False):

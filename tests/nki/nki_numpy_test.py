@@ -1,5 +1,5 @@
 """Self-checks of the NumPy NKI (nki_numpy.py): writes round to the tile's dtype in both
-dialects, bf16 rounds to nearest even and keeps NaN; partial tiles: a legacy masked copy moves
+dialects, bf16 and fp8 (e4m3) round to nearest even, bf16 keeps NaN; partial tiles: a legacy masked copy moves
 only the masked-in elements and an access outside a tensor (an unmasked index, a slice past the
 end) is a rule break. Exits 1 on a failed case."""
 import os
@@ -18,6 +18,14 @@ CASES = [
     ("bf16 above the tie", "bfloat16", 1 + 2.0 ** -8 + 2.0 ** -16, 1 + 2.0 ** -7),
     ("fp32 keeps what bf16 drops", "float32", 1 + 2.0 ** -8, 1 + 2.0 ** -8),
     ("fp32 rounds", "float32", 1 + 2.0 ** -30, 1.0),
+    # float8_e4m3: 3 fraction bits, normals from 2^-6, largest 448, past it an infinity (as the
+    # interpreter's round_to(f8): ir/dtype.cpp).
+    ("fp8 tie to even (down)", "float8_e4m3", 1 + 2.0 ** -4, 1.0),
+    ("fp8 tie to even (up)", "float8_e4m3", 1 + 3 * 2.0 ** -4, 1 + 2.0 ** -2),
+    ("fp8 subnormal step 2^-9", "float8_e4m3", 3 * 2.0 ** -10, 2.0 ** -8),
+    ("fp8 largest stays", "float8_e4m3", 448.0, 448.0),
+    ("fp8 past the largest", "float8_e4m3", 480.0, np.inf),
+    ("fp8 negative", "float8_e4m3", -1.265625, -1.25),
 ]
 
 

@@ -22,7 +22,10 @@ namespace ts::ir {
 // does ("the matmul accumulation and results are always in float32": nki.isa.nc_matmul); a
 // matmul's bf16 result is its fp32 PSUM value cast when it is copied out. Python numbers
 // (literals, scalar parameters such as eps) stay fp32 immediates. The model rounds once per op,
-// not once per instruction an op is lowered to, and adds in the interpreter's order.
+// not once per instruction an op is lowered to, and adds in the interpreter's order. f8 values
+// (inputs and results whose dtype is f8) are stored as float8_e4m3, the f8 tile they live in;
+// a matmul of f8 tiles still accumulates in fp32 PSUM and rounds once, when it is copied out.
+// Values a cast or an op's spec pins keep their own dtype (an iota past 256 stays exact).
 enum class Precision { F64, F32, BF16 };
 
 // Binds the kernel's dims: the given values, plus any dim an input tensor's shape determines.
