@@ -239,6 +239,11 @@ void Emitter::shape_asserts() {
   for (const auto& f : shapes_->fixed) line(1, "# fixed " + f);
   if (!shapes_->partial_dims.empty())
     line(1, fmt::format("# partial last tiles: {}", fmt::join(shapes_->partial_dims, ", ")));
+  std::set<std::string> zeroed;
+  for (const auto& [b, loop] : shapes_->partial)
+    if (loop.zero_fill) zeroed.insert(loop.dim);
+  if (!zeroed.empty())
+    line(1, fmt::format("# zero-filled partial tiles (summed over): {}", fmt::join(zeroed, ", ")));
   for (const auto& [name, source] : shapes_->defs) line(1, fmt::format("{} = {}", name, source));
   for (std::size_t b = 0; b < p_.buffers.size(); ++b) {
     const Buffer& buf = p_.buffers[b];
@@ -336,8 +341,8 @@ void Emitter::block(int b, int depth) {
   if (out_.size() == before) line(depth, "pass");
 }
 
-// An accumulator zeroed before its loop: nl.zeros (legacy), memset on the Vector Engine (current;
-// GpSimd cannot reach PSUM).
+// A tile zeroed (an accumulator before its loop, a zero-filled partial tile before its load):
+// nl.zeros (legacy), memset on the Vector Engine (current; GpSimd cannot reach PSUM).
 void Emitter::zero(int buf, int depth) {
   const Buffer& x = p_.buffers[buf];
   if (current())
@@ -538,18 +543,20 @@ std::vector<std::string> Emitter::arange_indices(int depth,
 // inside the tensor. Current API: slices cut short with min() (the migration guide's
 // "Deprecation of masking"); legacy: tile and tensor indexed with nl.arange and a mask= on the
 // call (the programming model's masks). nki_partial_tiles.cpp made sure the access is a plain
-// tile (one tensor dim per tile dim, in order). True when done.
+// tile (one tensor dim per tile dim, in order). A load along a zero-filled loop zeroes its
+// whole tile first (PartialLoop::zero_fill). True when done.
 bool Emitter::partial_dma(const Inst& in, int depth) {
   if (!in.dma || !shapes_ || shapes_->partial.empty()) return false;
   const Access& a = in.hbm;
   std::vector<const PartialLoop*> cut(a.terms.size(), nullptr);
-  bool any = false;
+  bool any = false, zero_fill = false;
   for (std::size_t d = 0; d < a.terms.size(); ++d)
     for (const auto& [blk, step] : a.terms[d])
       if (auto it = shapes_->partial.find(blk); step != 0 && it != shapes_->partial.end())
-        cut[d] = &it->second, any = true;
+        cut[d] = &it->second, any = true, zero_fill = zero_fill || it->second.zero_fill;
   if (!any) return false;
   int tile = in.store ? in.in[0] : in.out;
+  if (zero_fill && !in.store) zero(tile, depth);  // its lanes past the end are summed over
   const Window whole{};
   const Window& w = !in.store ? in.out_window : in.in_window.empty() ? whole : in.in_window[0];
   std::vector<std::int64_t> shape = p_.buffers[tile].shape;

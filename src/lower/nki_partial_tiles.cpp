@@ -2,7 +2,11 @@
 // lanes of a tile past the tensor's end hold stale values: they are safe when nothing reduces
 // across them and nothing stores them. Traced from the loads (a tile dim fed by the loop) through
 // every instruction's pattern dims (an operand dim named in the output pattern carries on, one
-// that is not is reduced) to the stores, which must cut the same loop's tile short.
+// that is not is reduced) to the stores, which must cut the same loop's tile short. One
+// reduction is safe too: a sum of products over the lanes (a matmul's contraction) whose factors
+// are all zero there, which holds when each load along the loop zeroes its whole tile first and
+// only instructions that move data unchanged (an element expression that is a bare operand
+// access: copies, transposes) lie between the load and the sum.
 #include <set>
 
 #include "tilesweep/lower/nki_shapes.h"
@@ -58,22 +62,60 @@ bool plain_tile_access(const Program& p, const Inst& in, int b, const PartialLoo
   return !(td == static_cast<int>(rank) - 1 && windowed);
 }
 
+// An operand's element: `x[p, f]`, or the operand's bare name.
+bool operand_element(const sem::Expr& e, const sem::OpSpec& op) {
+  if (e.kind == sem::Expr::Access) return true;
+  return e.kind == sem::Expr::Name && op.operand_index(e.name) >= 0;
+}
+
+// True when the instruction's element expression is an operand's element (a copy, a
+// transpose): a lane that is zero in the operand is zero in the result.
+bool moves_data(const Inst& in) {
+  const sem::ExprPtr& e = in.spec->op.expr;
+  return e && operand_element(*e, in.spec->op);
+}
+
+// True when `name` is summed over products of operand elements (`sum(k, a * b)`): lanes of it
+// that are zero in one factor add nothing.
+bool sums_products_over(const sem::OpSpec& op, const std::string& name) {
+  if (!op.expr) return false;
+  const sem::Expr& e = *op.expr;
+  if (e.kind != sem::Expr::Reduce || e.reducer != sem::Reducer::Sum || e.bound || e.name != name ||
+      e.args.size() != 1)
+    return false;
+  const sem::Expr& body = *e.args[0];
+  if (operand_element(body, op)) return true;
+  if (body.kind != sem::Expr::Binary || body.op != sem::BinOp::Mul) return false;
+  for (const auto& a : body.args)
+    if (!operand_element(*a, op)) return false;
+  return true;
+}
+
+using Lane = std::pair<int, int>;  // (on-chip buffer, dim)
+
 class PartialTrace {
  public:
   PartialTrace(const Program& p, const std::map<int, std::vector<std::string>>& hbm_shape)
       : p_(p), hbm_shape_(hbm_shape) {}
 
-  // The block of `loops` that breaks a rule, or -1 when all of them are safe.
+  // The block of `loops` that breaks a rule, or -1 when all of them are safe; `zero_fill()` then
+  // holds the loops whose stale lanes a sum of products reads.
   int breach(const std::map<int, PartialLoop>& loops);
+  const std::set<int>& zero_fill() const { return zero_fill_; }
 
  private:
   bool taint(int buf, int dim, int block, int* bad);
+  bool mark_nonzero(const Lane& lane);
   int through(const Inst& in);
+  int contracted(const Inst& in);
+  int accumulated(const Inst& in);
   int store(const Inst& in, const std::map<int, PartialLoop>& loops);
 
   const Program& p_;
   const std::map<int, std::vector<std::string>>& hbm_shape_;
-  std::map<std::pair<int, int>, int> lanes_;  // (on-chip buffer, dim) -> the loop it is cut by
+  std::map<Lane, int> lanes_;  // (on-chip buffer, dim) -> the loop it is cut by
+  std::set<Lane> nonzero_;     // cut lanes that may hold something other than zero
+  std::set<int> zero_fill_;
   bool changed_ = false;
 };
 
@@ -84,8 +126,18 @@ bool PartialTrace::taint(int buf, int dim, int block, int* bad) {
   return fresh;
 }
 
-// Carries the cut dims of a compute instruction's operands to its output; the loop it breaks
-// (a cut dim reduced, in a window or a pattern group), or -1. Sets `changed_` via taint().
+bool PartialTrace::mark_nonzero(const Lane& lane) { return nonzero_.insert(lane).second; }
+
+// The output dim of `in` that operand dim `name` carries on as; -1 when it is reduced.
+int out_dim(const sem::OpSpec& op, const std::string& name) {
+  for (std::size_t k = 0; k < op.out.items.size(); ++k)
+    if (!op.out.items[k].group && op.out.items[k].name == name) return static_cast<int>(k);
+  return -1;
+}
+
+// Carries the cut dims of a compute instruction's operands to its output (and whether they may
+// be nonzero); the loop it breaks (a cut dim reduced other than by a sum of products, in a window
+// or a pattern group), or -1. Sets `changed_` via taint() and mark_nonzero().
 int PartialTrace::through(const Inst& in) {
   const sem::OpSpec& op = in.spec->op;
   int bad = -1;
@@ -93,25 +145,63 @@ int PartialTrace::through(const Inst& in) {
     const auto& items = op.shapes[j].items;
     const auto& shape = p_.buffers[in.in[j]].shape;
     for (std::size_t x = 0; x < shape.size(); ++x) {
-      auto it = lanes_.find({in.in[j], static_cast<int>(x)});
+      Lane lane{in.in[j], static_cast<int>(x)};
+      auto it = lanes_.find(lane);
       if (it == lanes_.end()) continue;
       int block = it->second;
       bool windowed = j < in.in_window.size() && !in.in_window[j].whole() && x + 1 == shape.size();
       if (items.size() != shape.size() || items[x].group || items[x].name.empty() || windowed)
         return block;
-      int y = -1;
-      for (std::size_t k = 0; k < op.out.items.size(); ++k)
-        if (!op.out.items[k].group && op.out.items[k].name == items[x].name)
-          y = static_cast<int>(k);
+      int y = out_dim(op, items[x].name);
+      if (y < 0 && sums_products_over(op, items[x].name)) continue;
       if (y < 0 || in.out < 0) return block;
       const auto& out_shape = p_.buffers[in.out].shape;
       if (op.out.items.size() != out_shape.size()) return block;
       if (!in.out_window.whole() && y + 1 == static_cast<int>(out_shape.size())) return block;
       changed_ = taint(in.out, y, block, &bad) || changed_;
       if (bad >= 0) return bad;
+      if (!moves_data(in) || nonzero_.count(lane)) changed_ = mark_nonzero({in.out, y}) || changed_;
     }
   }
   return -1;
+}
+
+// A sum of products over cut lanes (once every lane's zeroness is known): every operand with
+// that dim cut by the same loop and zero there; records the loop as zero-filled. The loop it
+// breaks, or -1.
+int PartialTrace::contracted(const Inst& in) {
+  const sem::OpSpec& op = in.spec->op;
+  for (std::size_t j = 0; j < in.in.size() && j < op.shapes.size(); ++j) {
+    const auto& items = op.shapes[j].items;
+    for (std::size_t x = 0; x < items.size(); ++x) {
+      auto it = lanes_.find({in.in[j], static_cast<int>(x)});
+      if (it == lanes_.end() || out_dim(op, items[x].name) >= 0) continue;
+      int block = it->second;
+      for (std::size_t o = 0; o < in.in.size() && o < op.shapes.size(); ++o)
+        for (std::size_t z = 0; z < op.shapes[o].items.size(); ++z) {
+          if (op.shapes[o].items[z].name != items[x].name) continue;
+          Lane other{in.in[o], static_cast<int>(z)};
+          auto cut = lanes_.find(other);
+          if (cut == lanes_.end() || cut->second != block || nonzero_.count(other)) return block;
+        }
+      zero_fill_.insert(block);
+    }
+  }
+  return -1;
+}
+
+// An instruction accumulating across loop `b` of the partial ones must be summing `b`'s cut
+// lanes (contracted()): the loop it breaks, or -1.
+int PartialTrace::accumulated(const Inst& in) {
+  int b = in.accumulate_block;
+  const sem::OpSpec& op = in.spec->op;
+  for (std::size_t j = 0; j < in.in.size() && j < op.shapes.size(); ++j)
+    for (std::size_t x = 0; x < op.shapes[j].items.size(); ++x) {
+      auto it = lanes_.find({in.in[j], static_cast<int>(x)});
+      if (it != lanes_.end() && it->second == b && out_dim(op, op.shapes[j].items[x].name) < 0)
+        return -1;
+    }
+  return b;
 }
 
 // A store of a cut tile must cut the same loop's dim short: the loop it breaks, or -1.
@@ -129,16 +219,20 @@ int PartialTrace::store(const Inst& in, const std::map<int, PartialLoop>& loops)
 
 int PartialTrace::breach(const std::map<int, PartialLoop>& loops) {
   lanes_.clear();
+  nonzero_.clear();
+  zero_fill_.clear();
   int bad = -1;
   for (const Inst& in : p_.insts) {
-    if (in.accumulate_block >= 0 && loops.count(in.accumulate_block)) return in.accumulate_block;
     if (!in.dma) continue;
     for (const auto& [b, loop] : loops) {
       int d = dim_moved_by(in.hbm, b);
       if (d == -1) continue;
       if (!plain_tile_access(p_, in, b, loop, hbm_shape_)) return b;
-      if (!in.store) taint(in.out, in.hbm.tile_dim[d], b, &bad);
+      if (in.store) continue;
+      Lane lane{in.out, in.hbm.tile_dim[d]};
+      taint(lane.first, lane.second, b, &bad);
       if (bad >= 0) return bad;
+      if (!in.out_window.whole()) mark_nonzero(lane);  // zeroing it would clear the other windows
     }
   }
   // Program order need not follow the data (a tile written in a later loop of an outer one), so
@@ -150,9 +244,14 @@ int PartialTrace::breach(const std::map<int, PartialLoop>& loops) {
       if (!in.dma && in.out >= 0)
         if (int b = through(in); b >= 0) return b;
   }
-  for (const Inst& in : p_.insts)
+  for (const Inst& in : p_.insts) {
     if (in.dma && in.store)
       if (int b = store(in, loops); b >= 0) return b;
+    if (!in.dma && in.out >= 0)
+      if (int b = contracted(in); b >= 0) return b;
+    if (in.accumulate_block >= 0 && loops.count(in.accumulate_block))
+      if (int b = accumulated(in); b >= 0) return b;
+  }
   return -1;
 }
 
@@ -166,6 +265,7 @@ std::map<int, PartialLoop> partial_loops(const Program& p, std::map<int, Partial
     if (bad < 0) break;
     candidates.erase(bad);
   }
+  for (auto& [b, loop] : candidates) loop.zero_fill = trace.zero_fill().count(b) > 0;
   return candidates;
 }
 

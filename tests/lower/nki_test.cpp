@@ -77,7 +77,8 @@ Program tiled_exp() {
   return b.p;
 }
 
-Program tiled_matmul() {
+// `copy`: the instruction that brings x^T out of PSUM (tensor_copy, or one that changes values).
+Program tiled_matmul_via(const char* copy) {
   Builder b("matmul");
   int x = b.buffer("x", sem::Memory::Hbm, {256, 384}, 0);
   int w = b.buffer("w", sem::Memory::Hbm, {384, 512}, 1);
@@ -91,12 +92,28 @@ Program tiled_matmul() {
   int m = b.loop(0, "m", 2), n = b.loop(m, "n", 1), k = b.loop(n, "k", 3);
   b.dma(k, false, x, xt, {128, 128}, {{{m, 128}}, {{k, 128}}}, {0, 1});
   b.inst(k, "nc_transpose_pe", {xt}, xtp, {}, "x^T");
-  b.inst(k, "tensor_copy", {xtp}, xts);
+  b.inst(k, copy, {xtp}, xts);
   b.dma(k, false, w, wt, {128, 512}, {{{k, 128}}, {{n, 512}}}, {0, 1});
   b.inst(k, "nc_matmul", {xts, wt}, acc, {}, "acc += x^T w").accumulate_block = k;
   b.inst(n, "tensor_copy", {acc}, res).engine = sem::Engine::Scalar;
   b.dma(n, true, out, res, {128, 512}, {{{m, 128}}, {{n, 512}}}, {0, 1});
   b.p.config = "tiles 128x512, K loop sequential";
+  return b.p;
+}
+
+Program tiled_matmul() { return tiled_matmul_via("tensor_copy"); }
+
+// A row max accumulated across the column tiles of x [128, 384].
+Program tiled_row_max() {
+  Builder b("row max");
+  int x = b.buffer("x", sem::Memory::Hbm, {128, 384}, 0);
+  int y = b.buffer("y", sem::Memory::Hbm, {128, 1}, -1, 0);
+  int t = b.buffer("t", sem::Memory::Sbuf, {128, 128});
+  int r = b.buffer("r", sem::Memory::Psum, {128, 1});
+  int j = b.loop(0, "j", 3);
+  b.dma(j, false, x, t, {128, 128}, {{}, {{j, 128}}}, {0, 1});
+  b.inst(j, "tensor_reduce", {t}, r, {{"op", std::string("max")}}).accumulate_block = j;
+  b.dma(0, true, y, r, {128, 1}, {{}, {}}, {0, 1});
   return b.p;
 }
 
@@ -235,17 +252,43 @@ TEST(Nki, TransposingStoreIsAUserError) {
 }
 
 // Partial last tiles (nki_partial_tiles.cpp): a loop may end on a partial tile when nothing
-// reduces across the lanes past the end; tiled_matmul's m loop may (its rows reach the store
-// through a transpose and the matmul's m), its k loop may not (k is contracted, and accumulated).
+// reduces across the lanes past the end, or only a sum of products does whose factors are
+// zero-filled there and reach it through copies and transposes. tiled_matmul's m loop may (its
+// rows reach the store through a transpose and the matmul's m), and so may its k loop, zero-filled
+// (k is contracted and accumulated; x^T comes out of PSUM by a copy); not when x^T comes out
+// through an instruction that changes values (reciprocal(0) is not 0), nor for a max.
 TEST(Nki, PartialTilesOnlyWhereNothingReducesAcrossThem) {
   std::map<int, std::vector<std::string>> exp_shape = {{0, {"M", "N"}}, {1, {"M", "N"}}};
   auto exp_loops = partial_loops(tiled_exp(), {{1, {"M", 128}}, {2, {"N", 512}}}, exp_shape);
   EXPECT_EQ(exp_loops.size(), 2u);
   std::map<int, std::vector<std::string>> mm_shape = {
       {0, {"M", "K"}}, {1, {"K", "N"}}, {2, {"M", "N"}}};
-  auto mm = partial_loops(tiled_matmul(), {{1, {"M", 128}}, {3, {"K", 128}}}, mm_shape);
-  ASSERT_EQ(mm.size(), 1u);
-  EXPECT_EQ(mm.begin()->first, 1);
+  struct Row {
+    const char* what;
+    Program program;
+    std::map<int, PartialLoop> candidates;
+    std::map<int, bool> want;  // partial loop -> zero-filled
+  };
+  const std::vector<Row> rows = {
+      {"matmul, x^T copied",
+       tiled_matmul(),
+       {{1, {"M", 128}}, {3, {"K", 128}}},
+       {{1, false}, {3, true}}},
+      {"matmul, x^T through reciprocal",
+       tiled_matmul_via("reciprocal"),
+       {{1, {"M", 128}}, {3, {"K", 128}}},
+       {{1, false}}},
+      {"row max", tiled_row_max(), {{1, {"N", 128}}}, {}},
+  };
+  for (const Row& r : rows) {
+    auto shape = r.what == std::string("row max")
+                     ? std::map<int, std::vector<std::string>>{{0, {"", "N"}}}
+                     : mm_shape;
+    auto got = partial_loops(r.program, r.candidates, shape);
+    std::map<int, bool> zero;
+    for (const auto& [b, loop] : got) zero[b] = loop.zero_fill;
+    EXPECT_EQ(zero, r.want) << r.what;
+  }
   // A tensor dim that is not exactly the generic dim (a fixed size) keeps the multiple.
   std::map<int, std::vector<std::string>> fixed = {{0, {"", "N"}}, {1, {"", "N"}}};
   EXPECT_EQ(partial_loops(tiled_exp(), {{1, {"M", 128}}}, fixed).size(), 0u);

@@ -4,7 +4,7 @@ statically that each kernel uses only documented names, keywords and forms of it
 
   nki_check.py TILESWEEP REPO_ROOT [--kernels axon/softmax,...|all] [--files K.py,...]
                [--targets trn1,trn2,trn3] [--dialects current,legacy] [--show N] [--seed S]
-               [--precision auto|f64|f32|bf16] [--work DIR]
+               [--precision auto|f64|f32|bf16] [--dims K=384,..] [--with TEXT] [--work DIR]
 
 The reference is `tilesweep eval --precision P`: with `auto`, bf16 for a kernel with bf16 or f8 tensors
 (the emitted kernel then keeps bf16 tiles, fp32 PSUM), f32 for the kernels in F32_REFERENCE (an
@@ -296,6 +296,10 @@ def main():
     ap.add_argument("--files", default="", help="kernel files to check besides --kernels (comma-separated paths)")
     ap.add_argument("--precision", default="auto", choices=["auto", "f64", "f32", "bf16"],
                     help="the reference's `eval --precision` (auto: see the module docstring)")
+    ap.add_argument("--dims", default="", help="dim values overriding the defaults, e.g. K=384,N=512")
+    ap.add_argument("--with", dest="with_text", default="",
+                    help="check only the emitted kernels whose source contains this text (e.g. 'zero-filled'); "
+                         "none of the --show candidates having it is an error")
     ap.add_argument("--old-binary", action="store_true",
                     help="a tilesweep from before --nki-api (legacy output only, scalars as 1-element tensors): "
                          "for before/after counts")
@@ -314,6 +318,7 @@ def main():
             kname = os.path.basename(path)[:-3]
         name, params = kernel_signature(path)
         env = dict(KERNEL_DIMS.get(kname, {}))
+        env.update({k: int(v) for k, v in (a.split("=") for a in o.dims.split(",") if a)})
         for _, dims, _, _ in params:
             for d in dims or []:
                 for sym in re.findall(r"[A-Za-z_]\w*", d):
@@ -341,7 +346,14 @@ def main():
                 totals["not_emitted"] += len(notes)
                 counts = {}
                 call = [np.array([a]) if o.old_binary and not isinstance(a, np.ndarray) else a for a in args]
-                for f in sorted(glob.glob(os.path.join(d, "*.py"))):
+                emitted = sorted(glob.glob(os.path.join(d, "*.py")))
+                if o.with_text:
+                    emitted = [f for f in emitted if o.with_text in open(f).read()]
+                    if not emitted:
+                        print(f"{kname} {target} {dialect}: no emitted candidate has {o.with_text!r}")
+                        totals["error"] += 1
+                        continue
+                for f in emitted:
                     kind, why = check_file(f, dialect, target, call, refs, tolerance)
                     totals["checked"] += 1
                     totals[kind or "ok"] += 1

@@ -26,10 +26,13 @@ struct ShapeProbe {
 };
 
 // A loop over the tiles of a generic dim whose last tile may be partial: it runs
-// ceil(dim / tile) times and its DMAs move only the rows or columns inside the tensor.
+// ceil(dim / tile) times and its DMAs move only the rows or columns inside the tensor. With
+// `zero_fill` the lanes past the end are contracted (a matmul's k): each load along the loop
+// zeroes its tile first, so they add nothing.
 struct PartialLoop {
   std::string dim;  // the generic dim as named in the kernel (a Python name)
   std::int64_t tile = 0;
+  bool zero_fill = false;
 };
 
 // Python expressions for the sizes that vary with the generic dims.
@@ -52,9 +55,11 @@ struct NkiShapes {
 // argument has a dim of exactly that size (where the kernel reads it from). Dims without a
 // probe, or failing one of these, are fixed (NkiShapes::fixed says why). A loop over tiles of a
 // generic dim gets a partial last tile instead of a divisibility assert when that is safe: every
-// DMA it indexes moves a plain tile (one tensor dim per tile dim, step = extent = tile), no
-// instruction reduces across the lanes past the end (traced from the loads through each
-// instruction's pattern dims to the stores) and nothing accumulates across it.
+// DMA it indexes moves a plain tile (one tensor dim per tile dim, step = extent = tile), and the
+// lanes past the end (traced from the loads through each instruction's pattern dims to the
+// stores) are either never reduced, or reach only sums of products over them (a matmul's
+// contraction, accumulated across the loop) through instructions that move data unchanged
+// (copies, transposes), every factor zero-filled at its load (PartialLoop::zero_fill).
 NkiShapes generic_shapes(const Program& p, const sem::DimEnv& dims,
                          const std::vector<ShapeProbe>& probes,
                          const std::vector<std::string>& param_names);
