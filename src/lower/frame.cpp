@@ -27,6 +27,14 @@ bool reduces_rows(const ir::Kernel& k, int node) {
   return axis && rank >= 2 && std::get<std::int64_t>(*axis) == rank - 2;
 }
 
+bool reduces_batch(const ir::Kernel& k, int node) {
+  const ir::Node& n = k.nodes[node];
+  if (classify(n) != OpClass::Compute || n.spec->contract.empty() || is_matmul(n)) return false;
+  const sem::AttrValue* axis = attr(n, "axis");
+  auto rank = static_cast<std::int64_t>(k.nodes[n.inputs[0]].shape.size());
+  return axis && rank >= 3 && std::get<std::int64_t>(*axis) == rank - 3;
+}
+
 Lowered<Frame> find_frame(const ir::Kernel& k, int node) {
   const ir::Node& n = k.nodes[node];
   Frame f;
@@ -38,6 +46,7 @@ Lowered<Frame> find_frame(const ir::Kernel& k, int node) {
   if (!axis) return f;
   const ir::Node& in = k.nodes[n.inputs[0]];
   auto a = std::get<std::int64_t>(*axis);
+  if (reduces_batch(k, node)) return f;  // the output's rows and columns
   if (reduces_rows(k, node)) {
     // One row left: kept as a row of 1 (keepdims), or none, the free dim last.
     if (n.shape.size() < in.shape.size()) f.row = -1, f.col = f.rank - 1;

@@ -10,7 +10,9 @@ namespace ts::lower {
 namespace {
 
 // The row dim of a value, as a Dim (1 when it has none), and its batch dims.
+// A reduction along a batch dim runs in its operand's nest (frame.h): its operand's key.
 std::vector<sem::Dim> row_key(const ir::Kernel& k, int node) {
+  if (reduces_batch(k, node)) node = k.nodes[node].inputs[0];
   Frame f = frame_of(k, node);
   const auto& s = k.nodes[node].shape;
   std::vector<sem::Dim> key;
@@ -61,7 +63,8 @@ Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool f
         int p = n.inputs[i];
         bool aligned = operand_role(k, id, static_cast<int>(i)) == Role::RowAligned;
         if (group_of[p] == g) {
-          ok = aligned;
+          // A batch reduction's value is whole only after its nest's loop over the dim.
+          ok = aligned && !reduces_batch(k, p);
           linked = true;
         } else if (aligned && group_of[p] < 0) {
           // An independent branch over the same input: it joins when the group reads it too.

@@ -49,6 +49,22 @@ std::optional<double> running_identity(const ir::Node& n) {
   return identity_of(*r);
 }
 
+std::optional<std::string> combine_op(const ir::Node& n) {
+  std::optional<sem::Reducer> r = root_reducer(n);
+  if (!r) return std::nullopt;
+  switch (*r) {
+    case sem::Reducer::Sum:
+      return "add";
+    case sem::Reducer::Prod:
+      return "mul";
+    case sem::Reducer::Max:
+      return "maximum";
+    case sem::Reducer::Min:
+      return "minimum";
+  }
+  return std::nullopt;
+}
+
 bool free_axis_reduction(const ir::Kernel& k, int node) {
   const ir::Node& n = k.nodes[static_cast<std::size_t>(node)];
   if (classify(n) != OpClass::Compute || is_matmul(n) || n.spec->contract.empty()) return false;

@@ -10,6 +10,7 @@
 #include "tilesweep/ir/graph_edit.h"
 #include "tilesweep/lower/frame.h"
 #include "tilesweep/lower/index_source.h"
+#include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/verify/cache.h"
 
 namespace ts::lower {
@@ -139,6 +140,48 @@ std::string inline_positions(const ir::Kernel& k, int node, ir::Kernel& t,
   return "";
 }
 
+// A tile op's parameter `name` of `shape`; its node id.
+int add_param(ir::Kernel& t, const std::string& name, std::vector<sem::Dim> shape, ir::DType dt) {
+  ir::Param p;
+  p.name = name;
+  p.shape = shape;
+  p.dtype = dt;
+  ir::Node in;
+  in.op = "input";
+  in.shape = std::move(shape);
+  in.dtype = dt;
+  in.param = static_cast<int>(t.params.size());
+  in.label = name;
+  in.origin = in.param;
+  p.node = static_cast<int>(t.nodes.size());
+  t.nodes.push_back(std::move(in));
+  t.params.push_back(std::move(p));
+  for (const auto& d : t.params.back().shape)
+    for (const auto& s : d.symbols())
+      if (std::find(t.dims.begin(), t.dims.end(), s) == t.dims.end()) t.dims.push_back(s);
+  return t.params.back().node;
+}
+
+// The step of reduction `id` along a batch dim (frame.h, reduces_batch): its reducer's
+// element-wise combine of the running value x and the next slice y, both [P, F].
+std::optional<TileOp> batch_step_op(const ir::Kernel& k, int id, std::string* why) {
+  const ir::Node& n = k.nodes[id];
+  std::optional<std::string> op = combine_op(n);
+  const sem::OpSpec* spec = op ? sem::OpTable::builtin().find(*op) : nullptr;
+  if (!spec) {
+    if (why) *why = "reduces along a batch dim with no element-wise combine (e.g. a mean)";
+    return std::nullopt;
+  }
+  TileOp t;
+  t.kernel.name = *op;
+  std::vector<sem::Dim> tile = {sem::Dim::symbol("P"), sem::Dim::symbol("F")};
+  int x = add_param(t.kernel, "x", tile, n.dtype);
+  int y = add_param(t.kernel, "y", tile, k.nodes[n.inputs[0]].dtype);
+  t.kernel.outputs = {ir::add_op(t.kernel, *spec, {x, y}, {}, n.loc)};
+  t.key = verify::canonical_text(t.kernel);
+  return t;
+}
+
 }  // namespace
 
 std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
@@ -149,6 +192,7 @@ std::optional<TileOp> tile_op(const ir::Kernel& k, int id, std::string* why) {
   const ir::Node& n = k.nodes[id];
   if (classify(n) != OpClass::Compute) return reject("not a compute op");
   if (is_position(k, id)) return reject(index_source_reason(n));
+  if (reduces_batch(k, id)) return batch_step_op(k, id, why);
   bool elementwise = n.spec->broadcast == std::vector<std::string>{"S"};
   sem::AttrMap attrs = n.attrs;
   std::vector<std::vector<sem::Dim>> shapes;

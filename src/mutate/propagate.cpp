@@ -5,6 +5,7 @@
 #include <functional>
 #include <set>
 
+#include "permute.h"
 #include "swap.h"
 #include "tilesweep/ir/graph_edit.h"
 
@@ -81,6 +82,7 @@ class Propagator {
       for (std::size_t g = 0; g < count && !stopped(); ++g)
         propagate_from(static_cast<int>(g), op1);
     }
+    if (!stopped()) swap_layout();
     return std::move(set_);
   }
 
@@ -95,6 +97,32 @@ class Propagator {
       return true;
     }
     return false;
+  }
+
+  // The original with the leading dims of its rank-3 values swapped (permute.h), proved.
+  void swap_layout() {
+    const ir::Kernel& k = set_.variants[0].kernel;
+    std::optional<ir::Kernel> swapped = swap_leading_dims(k);
+    if (!swapped) return;
+    std::uint64_t h = ir::structural_hash(*swapped);
+    if (seen_.count(h)) return;
+    ++checks_;
+    SwapProof proof;
+    proof.op1 = "layout";
+    proof.op2 = "dims 0 and 1 of rank-3 values swapped";
+    proof.verdict = verify::prove_equivalent(k, *swapped, opts_.prove, cache_);
+    set_.proof_ms += proof.verdict.ms;
+    if (proof.verdict.proved()) {
+      Variant v;
+      v.kernel = std::move(*swapped);
+      v.hash = h;
+      v.parent = 0;
+      v.step = "layout: dims 0 and 1 of the rank-3 values swapped";
+      seen_.insert(h);
+      set_.variants.push_back(std::move(v));
+      proof.to_variant = static_cast<int>(set_.variants.size()) - 1;
+    }
+    set_.proofs.push_back(std::move(proof));
   }
 
   void propagate_from(int g0, int op1) {

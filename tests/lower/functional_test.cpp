@@ -380,6 +380,68 @@ INSTANTIATE_TEST_SUITE_P(
       return s;
     });
 
+// Loop-carried accumulation (issue 17; frame.h, reduces_batch): a reduction along the batch dim
+// above the rows runs as a loop inside the strip loop, folding each slice into an on-chip running
+// value stored once. Mamba's layout variant (permute.h: [C, S, M] computed as [S, C, M], C on
+// the partitions) and kernels that reduce a batch dim themselves, at shapes of several strips,
+// row tiles and slices: every section's candidates that use the carried form, against the
+// reference (some fused, with nothing of [S, C, M] in HBM).
+struct CarriedCase {
+  const char* name;
+  const char* source;  // "" for mamba (the suite's kernel)
+  sem::DimEnv dims;
+};
+
+class CarriedReductions : public ::testing::TestWithParam<CarriedCase> {};
+
+TEST_P(CarriedReductions, MatchTheReference) {
+  const CarriedCase& c = GetParam();
+  const target::Target& t = target::builtin_target("trn1");
+  ir::Module m = std::string(c.source).empty()
+                     ? suite_module("nkibench/mamba.py")
+                     : ir::parse_module(c.source, "t.py", sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  auto prepared = prepare(k, t, 8);
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, c.dims, so);
+  auto inputs = sweep::check_inputs(k, c.dims, 7);
+  auto ref = ir::evaluate(k, c.dims, inputs, ir::Precision::F64);
+  int checked = 0, fused = 0;
+  for (const auto& sec : space.sections()) {
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 6)) {
+      lower::Lowered<lower::Program> p = space.materialize(i);
+      if (!p) continue;
+      // the running value's start: a memset of a buffer that is no constant tile
+      bool carried = std::any_of(p->insts.begin(), p->insts.end(), [&](const lower::Inst& in) {
+        return in.spec->op.name == "memset" &&
+               !p->buffers[static_cast<std::size_t>(in.out)].constant;
+      });
+      if (!carried) continue;
+      ++checked;
+      fused += sec.fused;
+      ASSERT_TRUE(matches(sim::execute(*p, inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
+    }
+  }
+  EXPECT_GT(checked, 0);
+  EXPECT_GT(fused, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, CarriedReductions,
+    ::testing::Values(CarriedCase{"mamba", "", {{"C", 256}, {"M", 32}, {"S", 4}}},
+                      CarriedCase{"sum_over_s",
+                                  "def f(x: f32[S, C, M], y: f32[S, 1, M]) -> f32[C, M]:\n"
+                                  "    return sum(exp(x) * y, axis=0)\n",
+                                  {{"S", 3}, {"C", 512}, {"M", 64}}},
+                      CarriedCase{"max_keepdims_batched",
+                                  "def f(x: f32[B, S, C, M]) -> f32[B, 1, C, M]:\n"
+                                  "    return max(x * 2.0, axis=1, keepdims=True)\n",
+                                  {{"B", 2}, {"S", 3}, {"C", 256}, {"M", 32}}}),
+    [](const auto& info) { return std::string(info.param.name); });
+
 // A matmul whose left operand is a transposed input, read as it lies as the stationary operand
 // (no transpose instruction, no transposing DMA), on numbers at several K tiles and row tiles.
 TEST(Functional, StationaryLhsMatchesTheReference) {

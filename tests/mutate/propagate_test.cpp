@@ -99,6 +99,63 @@ TEST_P(SuiteVariants, AgreeNumericallyWithTheOriginal) {
   }
 }
 
+// The layout variant (permute.h): dims 0 and 1 of the rank-3 values swapped where some op
+// computes one it can swap, proved equal to the original; none where no op can.
+struct LayoutCase {
+  const char* name;
+  const char* source;
+  bool swapped;
+};
+
+class LayoutVariant : public ::testing::TestWithParam<LayoutCase> {};
+
+TEST_P(LayoutVariant, IsOfferedAndProved) {
+  const LayoutCase& c = GetParam();
+  ir::Module m = ir::parse_module(c.source, "t.py", sem::OpTable::builtin());
+  VariantSet s = propagate(m.kernels[0]);
+  auto it = std::find_if(s.proofs.begin(), s.proofs.end(),
+                         [](const SwapProof& p) { return p.op1 == "layout"; });
+  ASSERT_EQ(it != s.proofs.end(), c.swapped);
+  if (!c.swapped) return;
+  EXPECT_TRUE(it->verdict.proved()) << it->verdict.reason;
+  ASSERT_GT(it->to_variant, 0);
+  const ir::Kernel& v = s.variants[static_cast<std::size_t>(it->to_variant)].kernel;
+  EXPECT_NE(ir::expression_text(v).find("transpose("), std::string::npos) << ir::expression_text(v);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, LayoutVariant,
+    ::testing::Values(
+        LayoutCase{"mamba",
+                   "def f(delta: f32[C, M], u: f32[C, M], a: f32[C, S], b: f32[S, M], c: f32[S, "
+                   "M]) -> f32[C, M]:\n"
+                   "    d = reshape(delta, (C, 1, M))\n"
+                   "    dA = exp(d * reshape(a, (C, S, 1)))\n"
+                   "    dBu = d * reshape(b, (1, S, M)) * reshape(u, (C, 1, M))\n"
+                   "    s = scan(dA, dBu, axis=2)\n"
+                   "    return sum(reshape(c, (1, S, M)) * s, axis=1)\n",
+                   true},
+        // a rank-3 output: swapped inside, transposed back when stored
+        LayoutCase{"elementwise_out",
+                   "def f(x: f32[A, B, M], y: f32[A, B, M]) -> f32[A, B, M]:\n"
+                   "    return exp(x) * y\n",
+                   true},
+        // a swapped value read by an op that cannot swap (a reduction along the free dim
+        // changes the result's layout): not offered
+        LayoutCase{"free_reduction",
+                   "def f(x: f32[A, B, M]) -> f32[A, B]:\n    return sum(exp(x), axis=2)\n", false},
+        LayoutCase{"matmul",
+                   "def f(x: f32[B, M, K], y: f32[B, K, N]) -> f32[B, M, N]:\n"
+                   "    return matmul(x, y)\n",
+                   false},
+        // a computed rank-3 value (a matmul's) read by a swappable op: not offered
+        LayoutCase{"matmul_then_exp",
+                   "def f(x: f32[B, M, K], y: f32[B, K, N]) -> f32[B, M, N]:\n"
+                   "    return exp(matmul(x, y))\n",
+                   false},
+        LayoutCase{"rank2", "def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(x)\n", false}),
+    [](const auto& info) { return std::string(info.param.name); });
+
 std::vector<std::string> suite_kernels() {
   std::vector<std::string> out;
   for (const char* suite : {"axon", "nkibench"}) {

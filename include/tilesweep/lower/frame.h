@@ -26,6 +26,12 @@ Frame frame_of(const ir::Kernel& k, int node);
 // once ([R, C], R <= 128) and writes one row; its own frame has no row dim beyond that one.
 bool reduces_rows(const ir::Kernel& k, int node);
 
+// A reduction along the batch dim just above its operand's rows (axis rank - 3, e.g. sum over S
+// of [S, C, M]): loop-carried accumulation. Its nest loops over that dim innermost, inside the
+// strip loop, and folds each slice into an on-chip running value (its tile op is the reducer's
+// element-wise combine, tile_op.h); its own frame is its output's ([.., C, M]).
+bool reduces_batch(const ir::Kernel& k, int node);
+
 // How operand `i` of a compute node is tiled: with the node's rows (RowAligned), broadcast across
 // rows (a [1, C] vector or a scalar), or by its own rows (a matmul's right-hand side, [K, N]).
 enum class Role { RowAligned, Broadcast, MatmulRhs };

@@ -49,6 +49,12 @@ SplitKernels split_kernels(const ir::Kernel& k, int node);
 // element expression has no reducer at the root.
 std::optional<double> running_identity(const ir::Node& n);
 
+// The element-wise op of the built-in table that folds one more slice into reduction `n`'s
+// running value ("add" for sum, "mul" for prod, "maximum", "minimum"): what a reduction along a
+// batch dim (frame.h, reduces_batch) runs per slice. nullopt when its element expression has no
+// reducer at the root (mean). tests/lower/batch_reduction_test.cpp proves the step for each.
+std::optional<std::string> combine_op(const ir::Node& n);
+
 // One entry per free-axis reduction of `k`, in node order. Thread-safe; with a cache, the same
 // op's question is answered once.
 std::vector<SplitReduction> split_reductions(const ir::Kernel& k,

@@ -28,7 +28,10 @@ struct TileOp {
   std::string key;    // canonical text: equal keys have the same lowerings
 };
 
-// nullopt (with `why`) when the node is not a compute op or its reduction axis is a batch dim.
+// nullopt (with `why`) when the node is not a compute op or its reduction axis is a batch dim
+// other than the one just above the rows; a reduction along that one (frame.h, reduces_batch)
+// has its per-slice step as tile op: its reducer's element-wise combine of the running value x
+// and the slice y (add(x, y) for a sum).
 // An op reading a position value (index_source.h: a mask) computes it inside its tile form,
 // with the literal constants it reads (a mask's fill): those are no parameters of the tile op.
 std::optional<TileOp> tile_op(const ir::Kernel& k, int node, std::string* why = nullptr);

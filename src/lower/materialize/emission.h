@@ -77,6 +77,11 @@ struct Nest {
   int free_loop = -1;          // free-tile loop variable (element-wise groups)
   std::int64_t free_tile = 0;  // free tile width (element-wise groups; 0: whole rows)
   bool streamed = false;       // reductions split along free tiles (stream_nest.cpp)
+  // A nest with a reduction along a batch dim (frame.h, reduces_batch) loops over that dim
+  // innermost, inside the strip loop: `carry` is the block around that loop (where the running
+  // values start and, after it, are stored) and `carried` the loop's first item in it.
+  int carry = -1;
+  std::size_t carried = 0;
   // An on-chip value inside the group: a buffer holding `cols` columns per row tile, `block` row
   // tiles side by side.
   struct Value {

@@ -17,6 +17,14 @@ namespace ts::lower {
 
 namespace {
 
+// The rank of the loops node `m` runs in: its frame's, or for a reduction along a batch dim
+// its operand's (the reduced dim is one of the nest's loops).
+int loop_rank(const Emission& e, int m) {
+  if (reduces_batch(e.kernel, m))
+    return static_cast<int>(e.shape(e.kernel.nodes[m].inputs[0]).size());
+  return e.frame(m).rank;
+}
+
 // The repeat count of batch dim `d` (extent `n`) among the HBM operands of a group's nodes: 1
 // when none repeats it.
 Lowered<std::int64_t> batch_repeat(const Emission& e, const std::vector<int>& nodes, int d,
@@ -27,7 +35,7 @@ Lowered<std::int64_t> batch_repeat(const Emission& e, const std::vector<int>& no
       const auto& view = e.prefix.views[static_cast<std::size_t>(in)];
       if (!view) continue;
       // The operand's dim under output dim d (right-aligned).
-      int od = d + static_cast<int>(view->dims.size()) - e.frame(m).rank;
+      int od = d + static_cast<int>(view->dims.size()) - loop_rank(e, m);
       if (od >= 0 && od < static_cast<int>(view->dims.size()))
         repeat = std::lcm(repeat, view->dims[od].repeat);
     }
@@ -35,7 +43,41 @@ Lowered<std::int64_t> batch_repeat(const Emission& e, const std::vector<int>& no
   return repeat;
 }
 
-// The loops around a group's ops: batch loops, the strip loop, the free-tile loop.
+// The batch dims the group's loops iterate (a shape, its batch dims first, and their count):
+// its node with the most, a batch reduction counted by its operand.
+std::pair<std::vector<std::int64_t>, int> batch_dims_of(const Emission& e,
+                                                        const std::vector<int>& nodes) {
+  std::pair<std::vector<std::int64_t>, int> best = {{}, -1};
+  for (int m : nodes) {
+    int at = m;
+    Frame f = e.frame(m);
+    if (reduces_batch(e.kernel, m)) {
+      at = e.kernel.nodes[m].inputs[0];
+      int rank = static_cast<int>(e.shape(at).size());
+      f = Frame{rank, rank - 2, rank - 1};
+    }
+    int n = f.row >= 0 ? f.row : (f.col >= 0 ? f.col : f.rank);
+    if (n > best.second) best = {e.shape(at), n};
+  }
+  return best;
+}
+
+// Batch loop `d` of the nest (two loops where an operand repeats the dim) in `body`; returns
+// the innermost.
+Lowered<int> batch_loop(Emission& e, Nest& nest, int body, int d, std::int64_t extent) {
+  // A batch dim some operand repeats runs as two loops, the inner one over the repeats, so
+  // that the repeated operand's index is the outer loop's alone.
+  Lowered<std::int64_t> repeated = batch_repeat(e, e.plan.groups[nest.group], d, extent);
+  if (!repeated) return repeated.no_program();
+  std::int64_t repeat = *repeated;
+  int outer = nest_loop(e, body, "b" + std::to_string(d), extent / repeat);
+  int inner = nest_loop(e, outer, "b" + std::to_string(d) + "i", repeat);
+  nest.batch.push_back({{loop_var(outer, body), repeat}, {loop_var(inner, outer), 1}});
+  return inner;
+}
+
+// The loops around a group's ops: batch loops, the strip loop, the free-tile loop; with a
+// reduction along a batch dim, that dim's loop inside the strip loop.
 Lowered<Nest> open_nest(Emission& e, int group) {
   const auto& nodes = e.plan.groups[group];
   Nest nest;
@@ -44,20 +86,14 @@ Lowered<Nest> open_nest(Emission& e, int group) {
   GroupExtent extent = extent_of(
       e.kernel, nodes, [&](int n) -> const std::vector<std::int64_t>& { return e.shape(n); },
       [&](int n) { return e.frame(n); });
-  Frame frame = e.frame(nodes.front());
+  auto [shape, batch_dims] = batch_dims_of(e, nodes);
+  bool carries =
+      std::any_of(nodes.begin(), nodes.end(), [&](int m) { return reduces_batch(e.kernel, m); });
   int body = 0;
-  int batch_dims = frame.row >= 0 ? frame.row : (frame.col >= 0 ? frame.col : frame.rank);
-  const auto& shape = e.shape(nodes.front());
-  for (int d = 0; d < batch_dims; ++d) {
-    // A batch dim some operand repeats runs as two loops, the inner one over the repeats, so
-    // that the repeated operand's index is the outer loop's alone.
-    Lowered<std::int64_t> repeated = batch_repeat(e, nodes, d, shape[d]);
-    if (!repeated) return repeated.no_program();
-    std::int64_t repeat = *repeated;
-    int outer = nest_loop(e, body, "b" + std::to_string(d), shape[d] / repeat);
-    int inner = nest_loop(e, outer, "b" + std::to_string(d) + "i", repeat);
-    nest.batch.push_back({{loop_var(outer, body), repeat}, {loop_var(inner, outer), 1}});
-    body = inner;
+  for (int d = 0; d < batch_dims - (carries ? 1 : 0); ++d) {
+    Lowered<int> inner = batch_loop(e, nest, body, d, shape[d]);
+    if (!inner) return inner.no_program();
+    body = *inner;
   }
   if (extent.rows % nest.strip_rows() != 0)
     throw InternalError(fmt::format("tiling {} x {} does not divide {} rows", nest.tiling.pt,
@@ -67,6 +103,13 @@ Lowered<Nest> open_nest(Emission& e, int group) {
   int strip = nest_loop(e, body, "r", extent.rows / nest.strip_rows());
   nest.strip = loop_var(strip, body);
   nest.body = strip;
+  if (carries) {
+    nest.carry = strip;
+    nest.carried = e.builder.program().blocks[static_cast<std::size_t>(strip)].items.size();
+    Lowered<int> inner = batch_loop(e, nest, strip, batch_dims - 1, shape[batch_dims - 1]);
+    if (!inner) return inner.no_program();
+    nest.body = *inner;
+  }
   if (extent.elementwise && !extent.has_matmul && nest.tiling.free > 0 &&
       nest.tiling.free < extent.cols) {
     nest.free_tile = nest.tiling.free;
@@ -155,6 +198,7 @@ Lowered<std::vector<Tile>> RowOps::operands_of(int node) {
 std::optional<NoProgram> RowOps::emit(int node) {
   if (e.plan.absorbed.count(node))
     return std::nullopt;  // lowered with its reduction, as one instruction
+  if (reduces_batch(e.kernel, node)) return carry(node);
   const ir::Node& n = e.kernel.nodes[node];
   std::int64_t out_cols = cols_of(node);
   Lowered<std::vector<Tile>> operands = operands_of(node);

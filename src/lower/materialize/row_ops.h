@@ -64,6 +64,8 @@ struct RowOps {
   // `node` into a strip-long value of the group, stored when something outside reads it (and
   // `stores`).
   std::optional<NoProgram> emit(int node);
+  // A reduction along a batch dim (carried_reduction.cpp): folded into its running value.
+  std::optional<NoProgram> carry(int node);
 
   bool stores = true;
 };

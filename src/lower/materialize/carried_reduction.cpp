@@ -1,0 +1,64 @@
+// Reductions along a batch dim (frame.h, reduces_batch; issue 17, loop-carried accumulation):
+// the nest loops over the reduced dim innermost, inside the strip loop (group_nest.cpp). Per
+// strip, the running value ([pt, block x cols], one copy) starts at the reducer's identity (a
+// memset before that loop); each iteration folds its slice in with the reduction's step lowering
+// (the reducer's element-wise combine, tile_op.h), writing the running value in place; after the
+// loop it is stored once. Nothing of the reduced operand goes through HBM.
+#include <fmt/format.h>
+
+#include "emission.h"
+#include "row_ops.h"
+#include "tilesweep/lower/split_reduction.h"
+
+namespace ts::lower {
+
+namespace {
+
+// A memset of `buffer` ([rows, cols]) to `value`, placed in the carrying block just before the
+// carried loop.
+std::optional<NoProgram> start_running(Emission& e, const Nest& nest, int buffer, double value,
+                                       const Shape& shape, ir::DType dt) {
+  Lowered<Inst*> made = make_inst(e, Common::Memset, {}, shape, dt, {});
+  if (!made) return made.no_program();
+  Inst& in = **made;
+  in.out = buffer;
+  in.attrs = {{"value", value}, {"P", sem::Dim(shape[0])}, {"F", sem::Dim(shape[1])}};
+  if (e.plan.notes) in.note = fmt::format("running {} = {}", e.describe(e.current_node), value);
+  e.builder.place(nest.carry, in);
+  auto& items = e.builder.program().blocks[static_cast<std::size_t>(nest.carry)].items;
+  Item item = items.back();
+  items.pop_back();
+  items.insert(items.begin() + static_cast<std::ptrdiff_t>(nest.carried), item);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<NoProgram> RowOps::carry(int node) {
+  const ir::Node& n = e.kernel.nodes[node];
+  if (nest.carry < 0) throw InternalError("a batch reduction outside a nest that carries it");
+  std::optional<double> identity = running_identity(n);
+  if (!identity) return NoProgram{fmt::format("'{}' has no running identity", n.op), node};
+  std::int64_t cols = cols_of(node);
+  Lowered<Tile> slice = operand(node, 0, n.dtype);
+  if (!slice) return slice.no_program();
+  Shape whole = {nest.tiling.pt, nest.tiling.block * cols};
+  int running = add_buffer(e, n.label.empty() ? "acc" : n.label, sem::Memory::Sbuf, n.dtype, whole,
+                           Depth{1, 0});
+  e.current_node = node;
+  if (auto no = start_running(e, nest, running, *identity, whole, n.dtype)) return no;
+  Tile acc{running, row_window(nest, row_tile, cols), {nest.tiling.pt, cols}};
+  Lowered<Tile> out = emit_lowering(e, block, node, {acc, *slice}, &acc, -1, nest.strip_depth());
+  if (!out) return out.no_program();
+  if (!e.prefix.views[static_cast<std::size_t>(node)]) return std::nullopt;
+  // After the carried loop: each row tile of the running value stored.
+  int rt = nest_loop(e, nest.carry, "rt", nest.tiling.block);
+  int rt_var = loop_var(rt, nest.carry);
+  auto at = places(e, nest, node, e.shape(node), rt_var, cols);
+  std::size_t rank = e.shape(node).size();
+  if (rank == e.shape(n.inputs[0]).size()) at[rank - 3].terms.clear();  // keepdims: a dim of 1
+  return store(e, rt, Tile{running, row_window(nest, rt_var, cols), {nest.tiling.pt, cols}}, node,
+               at);
+}
+
+}  // namespace ts::lower
