@@ -68,8 +68,10 @@ TEST(Materialize, ReasonsAreValues) {
 // put it in a group; it has no program, and the reason says why.
 TEST(Materialize, NodeWithoutFrameIsUnsupported) {
   ir::Module m =
-      ir::parse_module("def f(x: f32[B, M, N]) -> f32[M, N]:\n    return sum(x, axis=0)\n", "t.py",
-                       sem::OpTable::builtin());
+      // (along the batch dim above the rows it is placed: a carried reduction, frame.h; along an
+      // outer batch dim it is not)
+      ir::parse_module("def f(x: f32[A, B, M, N]) -> f32[B, M, N]:\n    return sum(x, axis=0)\n",
+                       "t.py", sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
   int node = k.outputs.front();
   ASSERT_FALSE(find_frame(k, node));
@@ -77,7 +79,7 @@ TEST(Materialize, NodeWithoutFrameIsUnsupported) {
   ProgramPlan plan;
   plan.groups = {{node}};
   plan.tiling = {GroupTiling{}};
-  sem::DimEnv dims{{"B", 4}, {"M", 256}, {"N", 512}};
+  sem::DimEnv dims{{"A", 2}, {"B", 4}, {"M", 256}, {"N", 512}};
   Lowered<Program> p = materialize(k, dims, target::builtin_target("trn2"), plan);
   ASSERT_FALSE(p) << "a program";
   EXPECT_NE(p.no_program().reason.find("only the last (free) axis is tiled"), std::string::npos)
