@@ -90,9 +90,10 @@ void SynthesisCache::absorb(const std::string& text) {
 
 std::string SynthesisCache::key(const TileOp& op, const sem::InstrTable& isa,
                                 const SynthesisOptions& options) {
-  return fmt::format("{}|isa {:016x}|depth {} all {}|steps {} candidates {}{}", op.key,
+  return fmt::format("{}|isa {:016x}|depth {} all {}|steps {} candidates {}{}{}", op.key,
                      isa.digest(), options.max_depth, options.all_depths, options.max_steps,
-                     options.max_candidates, options.single_pass ? "|single pass" : "");
+                     options.max_candidates, options.single_pass ? "|single pass" : "",
+                     options.row_prefix ? "|row prefix" : "");
 }
 
 bool stationary_lhs(const ir::Kernel& k, int node) {
@@ -140,9 +141,19 @@ std::vector<SynthesisQuery> synthesis_queries(const ir::Kernel& k, const sem::In
     if (stationary_lhs(k, static_cast<int>(i)))
       out.push_back(
           SynthesisQuery{static_cast<int>(i), -1, true, transposed_use_op(), "", one, {}, {}});
-  for (auto& r : region_candidates(k, max_tile_operands(isa)))
-    out.push_back(SynthesisQuery{r.root, r.members.front(), false, std::move(r.op), "", one,
-                                 std::move(r.members), std::move(r.operands)});
+  // A region reading a per-row value may need it transformed first (exp(x - m): the bias is -m).
+  SynthesisOptions prefixed = one;
+  prefixed.max_depth = 2;
+  prefixed.row_prefix = true;
+  for (auto& r : region_candidates(k, max_tile_operands(isa))) {
+    const auto& params = r.op.kernel.params;
+    bool per_row = std::any_of(params.begin(), params.end(), [](const ir::Param& p) {
+      return p.shape.size() == 2 && p.shape[1].is_const() && p.shape[1].value() == 1;
+    });
+    out.push_back(SynthesisQuery{r.root, r.members.front(), false, std::move(r.op), "",
+                                 per_row ? prefixed : one, std::move(r.members),
+                                 std::move(r.operands)});
+  }
   return out;
 }
 

@@ -353,6 +353,11 @@ class Synthesizer {
 
   int first_step() const { return static_cast<int>(leaves_size_); }
 
+  // A per-partition value: [P, 1] (a row statistic, a bias or scale tile).
+  static bool per_row(const std::vector<sem::Dim>& s) {
+    return s.size() == 2 && s[1].is_const() && s[1].value() == 1;
+  }
+
   // True unless an attribute names a function or operator that computes no reciprocal (an
   // activation's exp is no divisor's first step).
   static bool divides(const sem::AttrMap& attrs) {
@@ -389,6 +394,11 @@ class Synthesizer {
       for (int x : inputs)
         if (k.nodes[x].shape == op_.params.front().shape) return false;
     }
+    // A row prefix reads full tiles in its last instruction only (the shorter sketches that end
+    // in one were searched at the depth before).
+    const bool reads_tile = std::any_of(inputs.begin(), inputs.end(),
+                                        [&](int x) { return !per_row(k.nodes[x].shape); });
+    if (opts_.row_prefix && reads_tile && depth < max_depth_) return false;
     ir::Kernel k2 = k;
     int id;
     try {
@@ -401,7 +411,8 @@ class Synthesizer {
     path_.push_back(SketchStep{in.op.name, inputs, attr_index});
     if (k2.nodes[id].shape == target_) candidate(k2, id, depth);
     // In a single pass a full tile left by the first instruction could not be read again.
-    bool dead_end = opts_.single_pass && k2.nodes[id].shape == op_.params.front().shape;
+    bool dead_end = (opts_.single_pass && k2.nodes[id].shape == op_.params.front().shape) ||
+                    (opts_.row_prefix && reads_tile);
     if (depth < max_depth_ && !dead_end) extend(k2, depth + 1, id);
     path_.pop_back();
     return true;

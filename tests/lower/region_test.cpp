@@ -33,7 +33,14 @@ struct FoldCase {
   const char* target;
   const char* lowering;  // the one instruction of the largest region ("" when none)
   const char* label;     // the chosen region's ops
+  int depth = 1;         // instructions of that lowering (2: a per-row value transformed first)
 };
+
+// exp(x - m) for a per-row m: the bias -m = 0 - m from one [P, 1] subtraction, then the
+// activation.
+constexpr const char* kRowShift =
+    "activation(x, tensor_tensor(broadcast_to(0, shape=(P, 1)), y, op='sub'), func='exp', "
+    "scale=1)";
 
 class FoldRegion : public ::testing::TestWithParam<FoldCase> {};
 
@@ -55,7 +62,7 @@ TEST_P(FoldRegion, FindsOneProvedInstruction) {
   std::vector<std::string> texts;
   for (const auto& l : region->synthesis->lowerings) {
     EXPECT_TRUE(l.proof.proved()) << l.text;
-    EXPECT_EQ(l.depth, 1) << l.text;
+    EXPECT_EQ(l.depth, c.depth) << l.text;
     texts.push_back(l.text);
   }
   EXPECT_NE(std::find(texts.begin(), texts.end(), c.lowering), texts.end())
@@ -81,6 +88,15 @@ INSTANTIATE_TEST_SUITE_P(
         FoldCase{"per_partition_bias",
                  "def f(x: f32[M, N], b: f32[M, 1]) -> f32[M, N]:\n    return exp(x + b)\n", "trn1",
                  "activation(x, y, func='exp', scale=1)", "add@2+exp@2"},
+        // Softmax's shift: exp(x - m) is one activation whose bias is -m, the negation a [P, 1]
+        // instruction before it (the row max, a reduction, stays outside the region).
+        FoldCase{"per_partition_shift",
+                 "def f(x: f32[M, N], m: f32[M, 1]) -> f32[M, N]:\n    return exp(x - m)\n", "trn1",
+                 kRowShift, "sub@2+exp@2", 2},
+        FoldCase{"softmax_numerator",
+                 "def f(x: f32[M, N]) -> f32[M, N]:\n"
+                 "    return exp(x - max(x, axis=1, keepdims=True))\n",
+                 "trn2", kRowShift, "sub@2+exp@2", 2},
         FoldCase{"two_full_inputs",
                  "def f(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:\n    return exp(x + y)\n", "trn1",
                  "", ""}),

@@ -26,6 +26,10 @@ struct SynthesisOptions {
   // Instruction fusion: the sketch reads the op's input tile once. Only the first instruction
   // reads values of that shape; later ones (two operands at most) fix up what it reduced.
   bool single_pass = false;
+  // Row prefix: the op's full tiles are read by the last instruction only; the ones before it
+  // compute per-partition [P, 1] values from the op's per-row operands (exp(x - m) as
+  // activation(exp, x, bias = -m): the negation of m first, then the one pass over the tile).
+  bool row_prefix = false;
   verify::ProveOptions prove;
 };
 
