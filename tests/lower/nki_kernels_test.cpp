@@ -21,6 +21,10 @@ namespace fs = std::filesystem;
 struct Case {
   const char* file;
   sem::DimEnv dims;
+  // With the instruction fusion on (the first such candidate): the golden is
+  // kernel_<name>_fused_<api>.py, in both dialects.
+  bool fusion = false;
+  lower::NkiApi api = lower::NkiApi::Current;
 };
 
 std::string emit(const Case& c) {
@@ -36,9 +40,16 @@ std::string emit(const Case& c) {
   std::int64_t index = 0;
   for (const auto& s : space.sections())
     if (s.variant == 0 && s.fused) index = s.first;
+  while (c.fusion && !space.decode(index).instruction_fusion) ++index;
   lower::Program p = space.materialize(index).value();
   p.config = space.describe(index);
-  return lower::emit_nki(p, lower::nki_params(k));
+  return lower::emit_nki(p, lower::nki_params(k), c.api);
+}
+
+std::string golden_name(const Case& c) {
+  std::string name = fs::path(c.file).stem().string();
+  if (c.fusion) name += std::string("_fused_") + lower::nki_api_name(c.api);
+  return name;
 }
 
 class NkiKernels : public ::testing::TestWithParam<Case> {};
@@ -46,7 +57,7 @@ class NkiKernels : public ::testing::TestWithParam<Case> {};
 TEST_P(NkiKernels, MatchGoldenAndCompile) {
   const Case& c = GetParam();
   std::string got = emit(c);
-  std::string name = fs::path(c.file).stem().string();
+  std::string name = golden_name(c);
   fs::path golden =
       fs::path(TS_SOURCE_DIR) / "tests" / "lower" / "golden" / ("kernel_" + name + ".py");
   if (std::getenv("TS_UPDATE_GOLDEN")) std::ofstream(golden) << got;
@@ -59,12 +70,16 @@ TEST_P(NkiKernels, MatchGoldenAndCompile) {
   fs::remove(tmp);
 }
 
+// softmax fused: exp(x - max) as one activation whose bias is the [P, 1] value 0 - max.
 INSTANTIATE_TEST_SUITE_P(
     Suite, NkiKernels,
-    ::testing::Values(Case{"axon/rmsnorm_matmul.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
-                      Case{"axon/silu_mlp.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
-                      Case{"axon/softmax.py", {{"M", 256}, {"N", 512}}}),
-    [](const auto& info) { return fs::path(info.param.file).stem().string(); });
+    ::testing::Values(
+        Case{"axon/rmsnorm_matmul.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
+        Case{"axon/silu_mlp.py", {{"M", 256}, {"K", 256}, {"N", 256}}},
+        Case{"axon/softmax.py", {{"M", 256}, {"N", 512}}},
+        Case{"axon/softmax.py", {{"M", 256}, {"N", 512}}, true, lower::NkiApi::Current},
+        Case{"axon/softmax.py", {{"M", 256}, {"N", 512}}, true, lower::NkiApi::Legacy}),
+    [](const auto& info) { return golden_name(info.param); });
 
 // Generic kernels: the first fused candidate of the original variant, probed at twice each dim.
 struct GenericCase {
