@@ -312,6 +312,12 @@ class Synthesizer {
         return std::find(reciprocals_.begin(), reciprocals_.end(), in) != reciprocals_.end();
       });
     }
+    // The operands a step may read: all nodes, or in a row prefix's steps before the last
+    // the per-row values only (the last one reads the tile, and the step before it).
+    std::vector<int> nodes;
+    for (int x = 0; x < n; ++x)
+      if (!opts_.row_prefix || depth == max_depth_ || per_row(k.nodes[x].shape)) nodes.push_back(x);
+    const bool prefix_last = opts_.row_prefix && depth == max_depth_ && depth > 1;
     for (const sem::InstrSpec* in : order) {
       // A division lowered through a reciprocal: the other first steps are not searched.
       if (depth == 1 && max_depth_ > 1 && !result_.lowerings.empty() &&
@@ -325,8 +331,8 @@ class Synthesizer {
       const bool reciprocal =
           std::find(reciprocals_.begin(), reciprocals_.end(), in) != reciprocals_.end();
       std::vector<sem::AttrMap> attrs = attr_choices(*in);
-      std::vector<int> pick(slots, 0);
-      while (true) {
+      std::vector<int> at(slots, 0), pick(slots, nodes.empty() ? 0 : nodes[0]);
+      while (!nodes.empty()) {
         bool uses_last = last < 0;
         for (int p : pick) uses_last = uses_last || p == last;
         bool leaf_only = true;
@@ -335,7 +341,8 @@ class Synthesizer {
         // (the data operand, first, is the divisor)
         bool divisor = depth > 1 || divisors_.empty() || !reciprocal || pick.empty() ||
                        std::count(divisors_.begin(), divisors_.end(), pick[0]) > 0;
-        if (uses_last && !leaf_only && divisor && ranks_fit(k, *in, pick))
+        if (uses_last && !leaf_only && divisor && (!prefix_last || reads_tiles(k, pick)) &&
+            ranks_fit(k, *in, pick))
           for (std::size_t a = 0; a < attrs.size(); ++a) {
             if (stopped()) return;
             // (a division by a parameter starts with its reciprocal; a mean's 1 / F is a leaf)
@@ -345,13 +352,26 @@ class Synthesizer {
             if (!try_instr(k, *in, pick, attrs[a], static_cast<int>(a), depth)) break;
           }
         int i = 0;
-        while (i < slots && ++pick[i] == n) pick[i++] = 0;
+        while (i < slots && ++at[i] == static_cast<int>(nodes.size())) at[i++] = 0;
+        for (int j = 0; j < slots; ++j) pick[j] = nodes[at[j]];
         if (i == slots || slots == 0) break;
       }
     }
   }
 
   int first_step() const { return static_cast<int>(leaves_size_); }
+
+  // A row prefix's last instruction: the steps before it read per-row values only, so it reads
+  // every full-tile parameter of the op, and no other full tile (a tile of ones only scales).
+  bool reads_tiles(const ir::Kernel& k, const std::vector<int>& pick) const {
+    for (int p : pick)
+      if (!per_row(k.nodes[p].shape) && p >= static_cast<int>(k.params.size())) return false;
+    for (std::size_t p = 0; p < k.params.size(); ++p)
+      if (!per_row(k.nodes[p].shape) &&
+          std::find(pick.begin(), pick.end(), static_cast<int>(p)) == pick.end())
+        return false;
+    return true;
+  }
 
   // A per-partition value: [P, 1] (a row statistic, a bias or scale tile).
   static bool per_row(const std::vector<sem::Dim>& s) {
