@@ -235,7 +235,9 @@ std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, std::int64_
   auto lighter = [&](const GroupTiling& h, const GroupTiling& t) {
     return h.pt == t.pt && h.block == t.block && h.free == t.free && h.spill == t.spill &&
            h.hoist >= t.hoist && h.resident >= t.resident && h.store >= t.store &&
-           (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store) &&
+           h.panel >= t.panel &&
+           (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store ||
+            h.panel != t.panel) &&
            (h.resident == t.resident || rows / (t.pt * t.block) >= 4);
   };
   std::vector<std::optional<int>> depth(ok.size());
@@ -271,6 +273,28 @@ bool reads_rhs_from_hbm(const ir::Kernel& k, const std::vector<int>& group) {
     return is_matmul(k.nodes[n]) &&
            std::find(group.begin(), group.end(), k.nodes[n].inputs[1]) == group.end();
   });
+}
+
+// Panel loads (GroupTiling::panel): beside each tiling whose right-hand sides are not resident,
+// its twin loading them in panels, where a matmul of `group` computed transposed (`transposed`,
+// sorted) reads one from HBM whose panel holds more than one chunk.
+void add_panel_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
+                       const std::vector<int>& group, const std::vector<int>& transposed,
+                       const sem::DimEnv& dims) {
+  bool panels = std::any_of(group.begin(), group.end(), [&](int n) {
+    if (!is_matmul(k.nodes[n]) || !std::binary_search(transposed.begin(), transposed.end(), n) ||
+        std::count(group.begin(), group.end(), k.nodes[n].inputs[1]))
+      return false;
+    std::int64_t cols = group_extent(k, {n}, dims).matmul_n.front();
+    return rhs_panel_columns(cols) > largest_divisor(cols, 128);
+  });
+  if (!panels) return;
+  for (std::size_t i = 0, size = tilings.size(); i < size; ++i)
+    if (!tilings[i].resident) {
+      GroupTiling t = tilings[i];
+      t.panel = true;
+      tilings.push_back(t);
+    }
 }
 
 // What the simulator's capacity check counts (sim/capacity.h).
@@ -544,6 +568,7 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
   if (auto no = drop_unplaceable(s, k, plan)) return no_section(variant, s, *no);
   cap_lowerings(s);
   for (std::size_t g = 0; g < all.size(); ++g) {
+    add_panel_tilings(all[g], k, s.form.groups[g], s.form.transposed, dims_);
     if (!s.ops.hoists(s.form.groups[g]))
       std::erase_if(all[g], [](const GroupTiling& t) { return t.hoist; });
     if (!reads_rhs_from_hbm(k, s.form.groups[g]))
@@ -705,9 +730,9 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text +=
-        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}{}", g, t.pt, t.block, t.free,
+        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
                     t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
-                    t.resident ? " resident" : "", t.spill ? " spill" : "",
+                    t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
                     streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "");
   }
   return text;

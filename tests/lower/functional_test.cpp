@@ -624,6 +624,25 @@ INSTANTIATE_TEST_SUITE_P(ResidentRhs, LighterTwin,
                                            TwinCase{resident, "trn1", "nkibench/swiglu.py"}),
                          twin_name);
 
+// Panel loads (GroupTiling::panel): a swap site's matmuls computed transposed load their
+// right-hand sides in [K tile, W] column panels (W = 512 of N = 1024: two panels of four chunks)
+// and read each chunk's tile as a window of its panel, with fewer DMAs than one per chunk.
+class PanelLoads : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(PanelLoads, MatchTheReference) {
+  auto [target, file] = GetParam();
+  lighter_twins_match(target, file, &lower::GroupTiling::panel,
+                      {{"M", 256}, {"K", 256}, {"N", 1024}, {"R", 128}});
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, PanelLoads,
+                         ::testing::Values(std::pair{"trn1", "nkibench/swiglu.py"},
+                                           std::pair{"trn2", "axon/swiglu_mlp.py"},
+                                           std::pair{"trn1", "axon/silu_mlp.py"}),
+                         [](const auto& info) {
+                           return case_name(info.param.first, info.param.second);
+                         });
+
 // A copy out of PSUM in its Scalar form (psum_copy.h: activation(copy) where tensor_copy cannot
 // run on Scalar) on numbers: a spread of the candidates of every section whose copies take their
 // second engine, each against the reference, with every copy out of PSUM on Scalar, the program

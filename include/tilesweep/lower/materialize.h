@@ -55,7 +55,21 @@ struct GroupTiling {
   // store per N tile. Offered where a nest stores a matmul result (dominance-pruned to the
   // widest that fits as deep).
   std::int64_t store = 0;
+  // Panel loads (panel_rhs.cpp): each matmul of the nest whose right-hand side y [K, N] is an
+  // HBM tensor (not resident) loads y's [K, W] column panels — one DMA of [K tile, W] per K tile
+  // — before the K loop that reads their windows. A matmul of a swap site computed transposed
+  // (layout_swap.h) loads panels of W = rhs_panel_columns(N), several of its 128-column chunks:
+  // runs of W elements per partition instead of 128 (512 B of f32: a third of the DMA rate);
+  // one in a matmul nest loads one panel per N tile (W = the N tile): all its K tiles' loads in
+  // flight at once. Offered in the fused transposed form where a panel holds more than one chunk
+  // (dominance-pruned like `store`).
+  bool panel = false;
 };
+
+// The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the
+// widest power-of-two multiple of its 128-column chunk, up to 512 columns, dividing N (the chunk
+// itself when none is wider).
+std::int64_t rhs_panel_columns(std::int64_t n);
 
 struct OpPick {
   const ir::Kernel* lowering = nullptr;  // instruction program over the op's tile form

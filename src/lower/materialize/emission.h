@@ -9,6 +9,7 @@
 //   transposed_nest.cpp  a swap site's values, computed chunk by chunk on transposed tiles
 //   hoisted_lhs.cpp      a matmul's x^T computed once per strip, outside the loops reading it
 //   resident_rhs.cpp     a matmul's right-hand side loaded once, before the strip loop
+//   panel_rhs.cpp        a matmul's right-hand side loaded in [K, W] column panels
 //   wide_store.cpp       a matmul result stored several N tiles at a time
 //   buffer_reuse.cpp     a dead value's buffer reused by a later value of the nest
 //   op_emission.cpp      one op's lowering program as instructions on tiles
@@ -243,6 +244,13 @@ Lowered<int> hoisted_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile,
 // Before the strip loop (in `block`): the right-hand side of each matmul of the nest that reads one
 // from HBM, loaded whole into Nest::resident (GroupTiling::resident).
 std::optional<NoProgram> load_resident_rhs(Emission& e, Nest& nest, int block);
+// True when matmul `node` of `nest` loads its right-hand side in panels (GroupTiling::panel: an
+// HBM tensor, not resident).
+bool loads_rhs_panel(const Emission& e, const Nest& nest, int node);
+// Matmul `node`'s right-hand side panel [K, width] with its first column at `at`, loaded in
+// `block` (panel_rhs.cpp); the buffer, [k_tile, K / k_tile x width].
+Lowered<int> load_rhs_panel(Emission& e, const Nest& nest, int node, int block, const Terms& at,
+                            std::int64_t width);
 // One op's lowering (or `program`, another of its pick's programs) on `operands`; the result in
 // `dest` when given. `accumulate`: the block whose iterations the root instruction accumulates
 // over.

@@ -2,10 +2,11 @@
 // stationary load, or x^T hoisted out of the N loop: GroupTiling::hoist); then loops over N tiles
 // of `free` columns (at most 512) and K tiles of at most 128; the right-hand side tile [K tile,
 // N tile] loaded once per (n, k) (or a window of the resident right-hand side,
-// GroupTiling::resident) and used by every row tile of the strip; the products accumulated
-// in PSUM over k, then evacuated per row tile — into the group's strip-long value when later ops
-// read it (unless the tiling spills it), and to HBM when the value lives there (per N tile, or
-// several N tiles side by side per store: GroupTiling::store, wide_store.cpp).
+// GroupTiling::resident, or of the N tile's panel, GroupTiling::panel) and used by every row
+// tile of the strip; the products accumulated in PSUM over k, then evacuated per row tile — into
+// the group's strip-long value when later ops read it (unless the tiling spills it), and to HBM
+// when the value lives there (per N tile, or several N tiles side by side per store:
+// GroupTiling::store, wide_store.cpp).
 #include <fmt/format.h>
 
 #include "emission.h"
@@ -109,8 +110,13 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   const bool hoisted = *strip >= 0 && !e.plan.picks.at(node).stationary;
   NLoop nl = open_n_loop(e, nest, node, n_tile, used_in_group(e, nest, node) && !nest.tiling.spill);
   int n_loop = nl.block;
+  Lowered<int> panel = -1;  // the N tile's [K, n_tile] right-hand side (GroupTiling::panel)
+  if (loads_rhs_panel(e, nest, node)) panel = load_rhs_panel(e, nest, node, n_loop, nl.at, n_tile);
+  if (!panel) return panel.no_program();
   int k_loop = nest_loop(e, n_loop, "k", K / k_tile), k_var = loop_var(k_loop, n_loop);
-  Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, nl.at, n_tile);
+  Lowered<Tile> rhs = *panel >= 0
+                          ? Tile{*panel, window({{k_var, n_tile}}, n_tile), {k_tile, n_tile}}
+                          : load_rhs(e, nest, node, k_loop, k_var, k_tile, nl.at, n_tile);
   if (!rhs) return rhs.no_program();
   int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block),
       row_tile = loop_var(rows_loop, k_loop);
