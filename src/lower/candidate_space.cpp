@@ -275,7 +275,7 @@ bool reads_rhs_from_hbm(const ir::Kernel& k, const std::vector<int>& group) {
   });
 }
 
-// Panel loads (GroupTiling::panel): beside each tiling whose right-hand sides are not resident,
+// Panel loads (GroupTiling::panel): after each tiling whose right-hand sides are not resident,
 // its twin loading them in panels, where a matmul of `group` computed transposed (`transposed`,
 // sorted) reads one from HBM whose panel holds more than one chunk.
 void add_panel_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
@@ -289,12 +289,14 @@ void add_panel_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
     return rhs_panel_columns(cols) > largest_divisor(cols, 128);
   });
   if (!panels) return;
-  for (std::size_t i = 0, size = tilings.size(); i < size; ++i)
-    if (!tilings[i].resident) {
-      GroupTiling t = tilings[i];
-      t.panel = true;
-      tilings.push_back(t);
-    }
+  std::vector<GroupTiling> out;
+  for (const GroupTiling& t : tilings) {
+    out.push_back(t);
+    if (t.resident) continue;
+    out.push_back(t);
+    out.back().panel = true;
+  }
+  tilings = std::move(out);
 }
 
 // What the simulator's capacity check counts (sim/capacity.h).
