@@ -556,9 +556,11 @@ bool Emitter::partial_dma(const Inst& in, int depth) {
         cut[d] = &it->second, any = true, zero_fill = zero_fill || it->second.zero_fill;
   if (!any) return false;
   int tile = in.store ? in.in[0] : in.out;
-  if (zero_fill && !in.store) zero(tile, depth);  // its lanes past the end are summed over
   const Window whole{};
   const Window& w = !in.store ? in.out_window : in.in_window.empty() ? whole : in.in_window[0];
+  // Its lanes past the end are summed over. A load into a window is never what a sum reads
+  // (nki_partial_tiles.cpp), and zeroing its buffer would clear the other windows.
+  if (zero_fill && !in.store && w.whole()) zero(tile, depth);
   std::vector<std::int64_t> shape = p_.buffers[tile].shape;
   if (!w.whole()) shape.back() = w.width;
   std::vector<std::string> vars =
