@@ -2,8 +2,9 @@
 # Attention-shaped kernels at their benchmark shapes and at 16K / 32K keys (issue 19, split
 # reductions): `tilesweep score --json --threads 1` per (kernel, shape), one TSV line each:
 #   kernel  shape  best_us  attainable_us  %attainable  form  candidates  seconds
-# form: fused / unfused, "+stream" when the best streams a reduction along free tiles ("-" in
-# every column when the search did not finish or found no program).
+# form: fused / unfused, "+stream" when the best streams a reduction along free tiles, "+online"
+# when it streams a matmul's row with the online softmax's corrections ("-" in every column when
+# the search did not finish or found no program).
 # Usage: bench/long_rows.sh [build/tilesweep] [trn2] > long_rows.tsv
 # (needs /usr/bin/python3; TS_SCORE_TIMEOUT seconds per search, default 900)
 set -euo pipefail
@@ -40,7 +41,8 @@ if not d.get("top"):
 else:
     best = d["top"][0]
     config = best["config"]
-    form = ("fused" if " fused " in config else "unfused") + ("+stream" if " stream" in config else "")
+    form = (("fused" if " fused " in config else "unfused") + ("+stream" if " stream" in config else "")
+            + ("+online" if " online=" in config else ""))
     print(name, shape, "%.2f" % (d["best_ns"] / 1000), "%.2f" % (d["attainable_ns"] / 1000),
           "%.1f" % best["percent_of_attainable"], form, d["candidates_scored"], "%.1f" % d["seconds"],
           sep="\t")' "$(basename "$file" .py)" "$shape"

@@ -234,8 +234,8 @@ std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, std::int64_
                                         Deepest deepest) {
   auto lighter = [&](const GroupTiling& h, const GroupTiling& t) {
     return h.pt == t.pt && h.block == t.block && h.free == t.free && h.spill == t.spill &&
-           h.hoist >= t.hoist && h.resident >= t.resident && h.store >= t.store &&
-           h.panel >= t.panel &&
+           h.online == t.online && h.hoist >= t.hoist && h.resident >= t.resident &&
+           h.store >= t.store && h.panel >= t.panel &&
            (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store ||
             h.panel != t.panel) &&
            (h.resident == t.resident || rows / (t.pt * t.block) >= 4);
@@ -479,6 +479,7 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
       ProgramPlan p = plan;
       p.tiling[g] = t;
       Lowered<Program> program = lower::materialize(k, dims_, target_, p);
+      if (!program && t.online > 0) continue;  // an online form this group has no program in
       if (!program) return program.no_program();
       if (fits(*program, target_)) {
         ok.push_back(t);
@@ -558,6 +559,7 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
   plan.cores = 1;
   plan.prefix = s.form.prefix.get();
   plan.transposed = s.form.transposed;
+  plan.online = &kc.online;
   for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
     plan.picks[s.ops.nodes[j]] = s.ops.pick(j, 0);
   std::vector<std::vector<GroupTiling>> all;
@@ -565,6 +567,7 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
     GroupExtent extent = group_extent(k, g, dims_);
     all.push_back(group_tilings(extent, options_));
     add_streamed_tilings(all.back(), k, g, extent, kc.splits);
+    add_online_tilings(all.back(), k, g, extent, kc.online);
   }
   for (auto& a : all) plan.tiling.push_back(a.front());
   if (auto no = drop_unplaceable(s, k, plan)) return no_section(variant, s, *no);
@@ -732,10 +735,11 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text +=
-        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
+        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
                     t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
                     t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
-                    streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "");
+                    streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "",
+                    t.online > 0 ? fmt::format(" online={}", t.online) : "");
   }
   return text;
 }
@@ -757,6 +761,7 @@ void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
   plan.absorbed.clear();
   plan.fused_operands.clear();
   plan.tiling = c.tiling;
+  plan.online = &variants_.at(static_cast<std::size_t>(c.variant)).choices->online;
   plan.cores = c.cores;
   plan.legality = &target_.legality;
   // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op

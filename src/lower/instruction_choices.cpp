@@ -301,6 +301,7 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
     out.swaps.push_back(std::move(sc));
   }
   out.splits = split_reductions(k, options.prove, verdicts);
+  out.online = online_splits(k, options.prove, verdicts);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tilesweep/lower/layout_swap.h"
+#include "tilesweep/lower/online_split.h"
 #include "tilesweep/lower/region.h"
 #include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/lower/synthesize.h"
@@ -102,6 +103,7 @@ struct KernelChoices {
   std::vector<PairChoice> pairs;  // fusable pairs that have a proved single instruction
   std::vector<SwapChoice> swaps;  // where the transposes of a matmul's operand move up and vanish
   std::vector<SplitReduction> splits;  // free-axis reductions, their splits proved or not
+  std::vector<OnlineSplit> online;     // running-statistic corrections, proved or not
   double combinations = 1;             // product of lowering counts over synthesized ops
   int unlowered = 0;                   // compute ops with no proved lowering
 };

@@ -64,6 +64,11 @@ struct GroupTiling {
   // flight at once. Offered in the fused transposed form where a panel holds more than one chunk
   // (dominance-pruned like `store`).
   bool panel = false;
+  // Online key tile (online_nest.cpp, online_split.h): a group whose matmul contracts a row
+  // streamed `online` columns at a time, its operand an element-wise chain of the streamed value
+  // and a running statistic, every partial result rescaled as the statistic moves (FlashAttention).
+  // 0: the row whole.
+  std::int64_t online = 0;
 };
 
 // The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the
@@ -105,6 +110,8 @@ Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const se
                                                    const std::vector<std::vector<int>>& groups,
                                                    std::vector<const ir::Kernel*> lowerings = {});
 
+struct OnlineSplit;
+
 struct ProgramPlan {
   std::vector<std::vector<int>> groups;  // fusion_groups()
   std::vector<GroupTiling> tiling;       // per group
@@ -115,6 +122,8 @@ struct ProgramPlan {
   std::map<int, std::vector<std::pair<int, int>>> fused_operands;
   std::vector<int> transposed;  // nodes computed on transposed tiles (SwapSite::transposed), sorted
   int cores = 1;
+  // The kernel's online splits (online_split.h), which an online tiling's nest folds with.
+  const std::vector<OnlineSplit>* online = nullptr;
   const Prefix* prefix = nullptr;  // make_prefix(k, dims, t, groups), or null to compute it here
   bool notes = true;               // Inst::note filled in (for people: printing, NKI comments)
   // A dead value's buffer reused by a later value of its nest (buffer_reuse.cpp); off only to

@@ -212,6 +212,9 @@ std::optional<NoProgram> emit_group(Emission& e, int group);
 // reduction, and a free tile; emit_streamed() then emits the group's ops.
 bool streams(const Emission& e, const Nest& nest);
 std::optional<NoProgram> emit_streamed(Emission& e, Nest& nest);
+// A nest with an online tiling (GroupTiling::online): its matmul's row streamed key tile by key
+// tile with the running statistic's corrections (online_nest.cpp).
+std::optional<NoProgram> emit_online(Emission& e, Nest& nest);
 std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node);
 Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var,
                        std::int64_t k_tile);

@@ -228,6 +228,7 @@ std::optional<NoProgram> emit_group(Emission& e, int group) {
   if (!opened) return opened.no_program();
   Nest& nest = *opened;
   if (streams(e, nest)) return emit_streamed(e, nest);
+  if (nest.tiling.online > 0) return emit_online(e, nest);
   plan_reuse(e, nest);
   // A swap site's values wait until something reads them (only the site's consumer does),
   // then run together in one loop over their chunks.

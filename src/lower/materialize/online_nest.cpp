@@ -1,0 +1,322 @@
+// Online nests (issue 19; online_split.h): a group whose matmul contracts a row that is streamed
+// key tile by key tile (GroupTiling::online), its operand an element-wise chain of the streamed
+// value and a running statistic (FlashAttention: softmax(S) V with the division after P.V).
+// Inside the strip loop:
+//   - before the key tiles: each running value at its start (the statistic and each online
+//     reduction at their reducers' identities, the matmul's accumulator [rows, N] at 0);
+//   - per key tile: the statistic's tile partial and fold into its new value, the correction
+//     chain(old, new) (the kernel's own chain on [rows, 1] columns), the tile's wide values from
+//     the new statistic, each online reduction's partial folded as run = run * c + partial, and
+//     the matmul's partial product over the tile's K tiles in PSUM folded as acc = acc * c + pv
+//     (one scalar_tensor_tensor each); then the old statistic takes the new one;
+//   - after them: the running values as the group's per-row values, then the rest of the group
+//     (the division by the sum) on them, at the strip level.
+// Each fold is the proved online split (online_split.h); the statistic's is its proved split.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "emission.h"
+#include "row_ops.h"
+#include "tilesweep/lower/online_split.h"
+#include "tilesweep/lower/split_reduction.h"
+
+namespace ts::lower {
+
+namespace {
+
+struct Online {
+  Emission& e;
+  Nest& nest;
+  const std::vector<int>& nodes = e.plan.groups[nest.group];
+  int strip_body = nest.body;
+  std::int64_t row = 0, w = nest.tiling.online;
+  int statistic = -1, source = -1, matmul = -1;
+  std::vector<int> reductions;  // online reductions (consumers of the statistic)
+  std::vector<int> chain;       // the correction's ops
+  std::vector<int> wide, tail;  // per key tile / after the key tiles
+
+  std::int64_t cols(int node) const {
+    Frame f = e.frame(node);
+    return f.col >= 0 ? e.shape(node)[f.col] : 1;
+  }
+  Depth depth() const { return nest.strip_depth(); }
+  std::optional<NoProgram> classify();
+  Lowered<int> running(int node, std::int64_t width, double start);
+  Lowered<Tile> correction(RowOps& run, const Tile& old_value, const Tile& new_value);
+  std::optional<NoProgram> rescale(int block, int node, const Tile& run, const Tile& c,
+                                   const Tile& partial, const std::string& combine);
+  std::optional<NoProgram> product(RowOps& run, const Tile& acc, const Tile& c);
+  std::optional<NoProgram> emit();
+};
+
+// The group's roles: one statistic, online reductions, one online matmul, the wide chain and
+// the tail after the key tiles; NoProgram for anything else.
+std::optional<NoProgram> Online::classify() {
+  const std::vector<OnlineSplit>& online = *e.plan.online;
+  for (int n : nodes) {
+    const ir::Node& node = e.kernel.nodes[n];
+    const OnlineSplit* s = proved_online(online, n);
+    if (s) {
+      if (statistic >= 0 && s->statistic != statistic)
+        return NoProgram{"an online nest with two running statistics", n};
+      statistic = s->statistic;
+      source = s->source;
+      chain = s->chain;
+      if (is_matmul(node)) {
+        if (matmul >= 0) return NoProgram{"an online nest with two matmuls", n};
+        matmul = n;
+      } else {
+        reductions.push_back(n);
+      }
+    }
+  }
+  if (matmul < 0 || statistic < 0) return NoProgram{"an online nest without an online matmul"};
+  for (int n : chain)
+    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end())
+      return NoProgram{"an online chain outside its nest", n};
+  if (std::find(nodes.begin(), nodes.end(), statistic) == nodes.end())
+    return NoProgram{"an online statistic outside its nest", statistic};
+  row = cols(source);
+  if (nest.tiling.block != 1 || row <= w || row % w || w % 128)
+    return NoProgram{fmt::format("online key tile {} for rows of {}", w, row)};
+  auto folded = [&](int n) {  // an online value the rescaling folds as it stands
+    return n == statistic || n == matmul || std::count(reductions.begin(), reductions.end(), n);
+  };
+  for (int n : nodes) {
+    if (auto a = e.plan.absorbed.find(n); a != e.plan.absorbed.end() && folded(a->second))
+      return NoProgram{"an instruction fusion into an online nest's running value", n};
+    if (folded(n) && e.plan.fused_operands.count(n))
+      return NoProgram{"an instruction fusion into an online nest's running value", n};
+    if (n == statistic || n == matmul || std::count(reductions.begin(), reductions.end(), n))
+      continue;
+    bool after =
+        std::any_of(e.kernel.nodes[n].inputs.begin(), e.kernel.nodes[n].inputs.end(), [&](int in) {
+          return in == matmul || std::count(reductions.begin(), reductions.end(), in) ||
+                 std::count(tail.begin(), tail.end(), in);
+        });
+    if (after) {
+      tail.push_back(n);
+    } else if (e.prefix.has_axis[static_cast<std::size_t>(n)] || cols(n) != row ||
+               is_matmul(e.kernel.nodes[n])) {
+      return NoProgram{fmt::format("'{}' in an online nest", e.kernel.nodes[n].op), n};
+    } else {
+      wide.push_back(n);
+    }
+  }
+  for (int n : tail)
+    if (cols(n) == row || e.prefix.has_axis[static_cast<std::size_t>(n)])
+      return NoProgram{fmt::format("'{}' after an online nest's key tiles", e.kernel.nodes[n].op),
+                       n};
+  for (int n : {statistic, matmul})
+    if (e.prefix.views[static_cast<std::size_t>(n)] && n == statistic)
+      return NoProgram{"an online statistic read outside its nest", n};
+  for (int n : wide)
+    if (e.prefix.views[static_cast<std::size_t>(n)])
+      return NoProgram{"a wide value of an online nest read outside it", n};
+  return std::nullopt;
+}
+
+// A strip buffer [rows, width] set to `start` before the key tiles.
+Lowered<int> Online::running(int node, std::int64_t width, double start) {
+  const ir::Node& n = e.kernel.nodes[node];
+  std::int64_t pt = nest.tiling.pt;
+  int buf = add_buffer(e, (n.label.empty() ? n.op : n.label) + "_run", sem::Memory::Sbuf, n.dtype,
+                       {pt, width}, depth());
+  Lowered<Inst*> made = make_inst(e, Common::Memset, {}, {pt, width}, n.dtype, {node, true});
+  if (!made) return made.no_program();
+  Inst& in = **made;
+  in.out = buf;
+  in.out_window = window({}, width == 2 ? 1 : width);
+  in.attrs = {{"value", start}, {"P", sem::Dim(pt)}, {"F", sem::Dim(width == 2 ? 1 : width)}};
+  if (e.plan.notes) in.note = fmt::format("running {} starts at {}", e.describe(node), start);
+  e.builder.place(strip_body, in);
+  return buf;
+}
+
+// chain(old, new) on [rows, 1] columns: each op of the chain by its own lowering, the source
+// read as the old statistic and the statistic as the new one.
+Lowered<Tile> Online::correction(RowOps& run, const Tile& old_value, const Tile& new_value) {
+  std::int64_t pt = nest.tiling.pt;
+  std::map<int, Tile> made;
+  for (int n : chain) {
+    if (e.plan.absorbed.count(n)) continue;  // computed by its region's root
+    const ir::Node& node = e.kernel.nodes[n];
+    std::vector<Tile> operands;
+    std::vector<int> inputs;  // what the op's lowering reads: its own inputs or its region's
+    if (auto r = e.plan.fused_operands.find(n); r != e.plan.fused_operands.end()) {
+      for (auto [reader, i] : r->second)
+        inputs.push_back(e.kernel.nodes[reader].inputs[static_cast<std::size_t>(i)]);
+    } else {
+      inputs = node.inputs;
+    }
+    for (int in : inputs) {
+      if (in == source) {
+        operands.push_back(old_value);
+      } else if (in == statistic) {
+        operands.push_back(new_value);
+      } else if (made.count(in)) {
+        operands.push_back(made.at(in));
+      } else if (e.constant(in)) {
+        Lowered<int> c = constant_tile(e, *e.constant(in), {pt, 1}, node.dtype);
+        if (!c) return c.no_program();
+        operands.push_back(Tile{*c, {}, {pt, 1}});
+      } else {
+        return NoProgram{"an online correction reading a value outside its chain", n};
+      }
+    }
+    int buf = add_buffer(e, "corr", sem::Memory::Sbuf, node.dtype, {pt, 1}, depth());
+    Tile dest{buf, {}, {pt, 1}};
+    Lowered<Tile> out = emit_lowering(e, run.block, n, operands, &dest, -1, depth());
+    if (!out) return out.no_program();
+    made[n] = *out;
+  }
+  return made.at(chain.back());
+}
+
+// run = combine(run * c, partial): one scalar_tensor_tensor (the step of the proved online split).
+std::optional<NoProgram> Online::rescale(int block, int node, const Tile& run, const Tile& c,
+                                         const Tile& partial, const std::string& combine) {
+  const sem::InstrSpec* spec = e.target.isa.find("scalar_tensor_tensor");
+  if (!spec)
+    return NoProgram{
+        fmt::format("target '{}' has no scalar_tensor_tensor to rescale with", e.target.name),
+        node};
+  ir::DType dt = e.kernel.nodes[node].dtype;
+  Lowered<Inst*> made =
+      make_inst(e, spec, {run.shape, c.shape, partial.shape}, run.shape, dt, {node, true});
+  if (!made) return made.no_program();
+  Inst& in = **made;
+  in.attrs = {{"op0", std::string("mul")}, {"op1", combine}};
+  in.in = {run.buffer, c.buffer, partial.buffer};
+  in.in_window = {run.window, c.window, partial.window};
+  in.out = run.buffer;
+  in.out_window = run.window;
+  if (e.plan.notes) in.note = fmt::format("rescaled {}", e.describe(node));
+  e.builder.place(block, in);
+  return std::nullopt;
+}
+
+// The tile's P.V: its K tiles of 128 accumulated in PSUM, folded into `acc`.
+std::optional<NoProgram> Online::product(RowOps& run, const Tile& acc, const Tile& c) {
+  const ir::Node& n = e.kernel.nodes[matmul];
+  std::int64_t pt = nest.tiling.pt, N = cols(matmul), k_tile = 128;
+  int y = n.inputs[1];
+  if (!hbm_view(e, y)) return NoProgram{"an online matmul's right-hand side computed on chip"};
+  int k_loop = nest_loop(e, run.block, "k", w / k_tile), k_var = loop_var(k_loop, run.block);
+  std::vector<Place> at = rhs_places(e, nest, matmul, k_var, k_tile, {{}, N, 1});
+  at[at.size() - 2].terms.push_back({nest.free_loop, w});
+  Lowered<Tile> rhs = load(e, k_loop, y, at, {k_tile, N}, depth());
+  if (!rhs) return rhs.no_program();
+  Lowered<Tile> lhs = lhs_tile(e, nest, matmul, k_loop, -1, k_var, k_tile);
+  if (!lhs) return lhs.no_program();
+  int psum =
+      add_buffer(e, "pv", sem::Memory::Psum, n.dtype, {pt, N}, {std::min(2, nest.tiling.bufs), 2});
+  Tile sum{psum, {}, {pt, N}};
+  Lowered<Tile> pv = emit_lowering(e, k_loop, matmul, {*lhs, *rhs}, &sum, k_var, depth());
+  if (!pv) return pv.no_program();
+  e.fusable_load = -1;
+  return rescale(run.block, matmul, acc, c, sum, "add");
+}
+
+std::optional<NoProgram> Online::emit() {
+  if (auto no = classify()) return no;
+  std::int64_t pt = nest.tiling.pt, N = cols(matmul);
+  const ir::Node& stat = e.kernel.nodes[statistic];
+  std::optional<double> identity = running_identity(stat);
+  if (!identity) return NoProgram{fmt::format("'{}' has no running form", stat.op), statistic};
+  Lowered<int> stat_run = running(statistic, 2, *identity);
+  if (!stat_run) return stat_run.no_program();
+  std::vector<std::pair<int, int>> runs;  // (reduction, its [rows, 2] running buffer)
+  for (int r : reductions) {
+    std::optional<double> start = running_identity(e.kernel.nodes[r]);
+    std::optional<std::string> combine = combine_op(e.kernel.nodes[r]);
+    if (!start || !combine) return NoProgram{"an online reduction without a running form", r};
+    Lowered<int> buf = running(r, 2, *start);
+    if (!buf) return buf.no_program();
+    runs.push_back({r, *buf});
+  }
+  Lowered<int> acc = running(matmul, N, 0.0);
+  if (!acc) return acc.no_program();
+  // (named "online_stat": the NKI emitter refuses programs with one, nki.cpp)
+  int new_buf = add_buffer(e, "online_stat", sem::Memory::Sbuf, stat.dtype, {pt, 1}, depth());
+  Window first = window({}, 1), second = window({}, 1);
+  second.offset = 1;
+  // The key tiles.
+  int f = nest_loop(e, strip_body, "f", row / w);
+  nest.free_loop = loop_var(f, strip_body);
+  nest.free_tile = w;
+  nest.streamed = true;
+  nest.body = f;
+  {
+    RowOps tile{e, nest};
+    tile.stores = false;
+    Tile old_value{*stat_run, first, {pt, 1}}, new_value{new_buf, {}, {pt, 1}};
+    Lowered<std::vector<Tile>> operands = tile.operands_of(statistic);
+    if (!operands) return operands.no_program();
+    Depth d = depth();
+    Tile stat_partial{*stat_run, second, {pt, 1}};
+    if (auto p = emit_lowering(e, tile.block, statistic, *operands, &stat_partial, -1, d); !p)
+      return p.no_program();
+    const OpPick& pick = e.plan.picks.at(statistic);
+    Tile both{*stat_run, window({}, 2), {pt, 2}};
+    if (auto folded = emit_lowering(e, tile.block, statistic, {both}, &new_value, -1, d,
+                                    pick.combine ? pick.combine : pick.lowering);
+        !folded)
+      return folded.no_program();
+    Lowered<Tile> c = correction(tile, old_value, new_value);
+    if (!c) return c.no_program();
+    if (auto no = copy_tile(e, tile.block, statistic, new_value, old_value, "running")) return no;
+    nest.values[statistic] = {new_buf, 1};
+    for (int n : wide)
+      if (auto no = tile.emit(n)) return no;
+    for (auto [r, buf] : runs) {
+      Lowered<std::vector<Tile>> in = tile.operands_of(r);
+      if (!in) return in.no_program();
+      Tile partial{buf, second, {pt, 1}};
+      if (auto p = emit_lowering(e, tile.block, r, *in, &partial, -1, d); !p) return p.no_program();
+      if (auto no = rescale(tile.block, r, Tile{buf, first, {pt, 1}}, *c, partial,
+                            *combine_op(e.kernel.nodes[r])))
+        return no;
+    }
+    if (auto no = product(tile, Tile{*acc, {}, {pt, N}}, *c)) return no;
+  }
+  std::erase_if(nest.values, [&](const auto& v) { return cols(v.first) == row; });
+  nest.values.erase(statistic);
+  nest.free_loop = -1;
+  nest.free_tile = 0;
+  nest.streamed = false;
+  nest.body = strip_body;
+  // The running values as the group's values, then the tail.
+  RowOps strip{e, nest};
+  for (auto [r, buf] : runs) {
+    const ir::Node& n = e.kernel.nodes[r];
+    int value = add_buffer(e, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype, {pt, 1},
+                           depth());
+    Tile total{value, {}, {pt, 1}};
+    if (auto no = copy_tile(e, strip.block, r, Tile{buf, first, {pt, 1}}, total, "total of"))
+      return no;
+    nest.values[r] = {value, 1};
+    if (e.prefix.views[static_cast<std::size_t>(r)])
+      if (auto no = store(e, strip.block, total, r, places(e, nest, r, e.shape(r), -1, 1)))
+        return no;
+  }
+  nest.values[matmul] = {*acc, N};
+  if (e.prefix.views[static_cast<std::size_t>(matmul)])
+    if (auto no = store(e, strip.block, Tile{*acc, {}, {pt, N}}, matmul,
+                        places(e, nest, matmul, e.shape(matmul), -1, N)))
+      return no;
+  for (int n : tail)
+    if (auto no = strip.emit(n)) return no;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<NoProgram> emit_online(Emission& e, Nest& nest) {
+  if (!e.plan.online) return NoProgram{"an online tiling without the kernel's online splits"};
+  Online o{e, nest};
+  return o.emit();
+}
+
+}  // namespace ts::lower

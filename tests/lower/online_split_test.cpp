@@ -1,0 +1,213 @@
+// Online splits (online_split.h): a reduction or matmul contraction whose operand reads an
+// earlier running statistic of the same row is split tile by tile with the correction read off
+// the kernel's own chain; each step is proved by Z3 over unbounded dims, and refused where the
+// correction is no factor.
+#include "tilesweep/lower/online_split.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/ir/interpreter.h"
+#include "tilesweep/lower/candidate_space.h"
+#include "tilesweep/mutate/propagate.h"
+#include "tilesweep/sim/execute.h"
+#include "tilesweep/sweep/check.h"
+#include "tilesweep/sweep/prepare.h"
+
+namespace ts {
+namespace {
+
+ir::Module parse(const std::string& src) {
+  return ir::parse_module(src, "t.py", sem::OpTable::builtin());
+}
+
+struct OnlineCase {
+  std::string name, source;
+  // Per consumer op, in node order: whether its online split is proved.
+  std::vector<std::pair<std::string, bool>> expected;
+};
+
+class OnlineSplitCases : public ::testing::TestWithParam<OnlineCase> {};
+
+TEST_P(OnlineSplitCases, ProvedOrRefused) {
+  const OnlineCase& c = GetParam();
+  ir::Module m = parse(c.source);
+  const ir::Kernel& k = m.kernels.front();
+  std::vector<lower::OnlineSplit> splits = lower::online_splits(k);
+  ASSERT_EQ(splits.size(), c.expected.size());
+  for (std::size_t i = 0; i < splits.size(); ++i) {
+    const lower::OnlineSplit& s = splits[i];
+    EXPECT_EQ(k.nodes[s.consumer].op, c.expected[i].first);
+    EXPECT_EQ(k.nodes[s.statistic].op, "max");
+    EXPECT_EQ(s.proved, c.expected[i].second) << s.why;
+    if (!s.proved) {
+      EXPECT_NE(s.proof.kind, verify::VerdictKind::Equivalent);
+      EXPECT_NE(s.why.find("not proved"), std::string::npos) << s.why;
+    }
+    EXPECT_EQ(lower::proved_online(splits, s.consumer) != nullptr, s.proved);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Chains, OnlineSplitCases,
+    ::testing::Values(
+        // FlashAttention: the sum of exps and the P.V product rescaled by exp(m_old - m_new).
+        OnlineCase{"AttentionWithTheDivisionAfterTheMatmul",
+                   "def f(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:\n"
+                   "    e = exp(x - max(x, axis=1, keepdims=True))\n"
+                   "    return matmul(e, w) / sum(e, axis=1, keepdims=True)\n",
+                   {{"matmul", true}, {"sum", true}}},
+        // A scale after the shift keeps the correction a factor: exp((m_old - m_new) c).
+        OnlineCase{"ScaledScores",
+                   "def f(x: f32[M, K]) -> f32[M, 1]:\n"
+                   "    return sum(exp((x - max(x, axis=1, keepdims=True)) * 0.125), axis=1,"
+                   " keepdims=True)\n",
+                   {{"sum", true}}},
+        // Not a factor: x - m summed, exp(2x - m), and a scale outside the exp (the chain
+        // applied to the old statistic counts it twice).
+        OnlineCase{"ShiftWithoutExp",
+                   "def f(x: f32[M, K]) -> f32[M, 1]:\n"
+                   "    return sum(x - max(x, axis=1, keepdims=True), axis=1, keepdims=True)\n",
+                   {{"sum", false}}},
+        OnlineCase{"ScaleBeforeTheShift",
+                   "def f(x: f32[M, K]) -> f32[M, 1]:\n"
+                   "    return sum(exp(2.0 * x - max(x, axis=1, keepdims=True)), axis=1,"
+                   " keepdims=True)\n",
+                   {{"sum", false}}},
+        OnlineCase{"ScaleOutsideTheExp",
+                   "def f(x: f32[M, K]) -> f32[M, 1]:\n"
+                   "    return sum(0.5 * exp(x - max(x, axis=1, keepdims=True)), axis=1,"
+                   " keepdims=True)\n",
+                   {{"sum", false}}},
+        // The division before the matmul: its operand reads two statistics, not one (the
+        // algebra stage moves the division past the matmul, which then qualifies).
+        OnlineCase{"DivisionBeforeTheMatmul",
+                   "def f(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:\n"
+                   "    e = exp(x - max(x, axis=1, keepdims=True))\n"
+                   "    return matmul(e / sum(e, axis=1, keepdims=True), w)\n",
+                   {{"sum", true}}},
+        // A plain reduction (no statistic) is a plain split, not listed.
+        OnlineCase{"NoStatistic",
+                   "def f(x: f32[M, K]) -> f32[M, 1]:\n"
+                   "    return sum(exp(x), axis=1, keepdims=True)\n",
+                   {}}),
+    [](const ::testing::TestParamInfo<OnlineCase>& info) { return info.param.name; });
+
+TEST(OnlineSplit, TheCorrectionIsTheKernelsOwnChain) {
+  ir::Module m = parse(
+      "def f(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:\n"
+      "    e = exp(x - max(x, axis=1, keepdims=True))\n"
+      "    return matmul(e, w) / sum(e, axis=1, keepdims=True)\n");
+  const ir::Kernel& k = m.kernels.front();
+  std::vector<lower::OnlineSplit> splits = lower::online_splits(k);
+  ASSERT_EQ(splits.size(), 2u);
+  const lower::OnlineSplit& mm = splits[0];
+  EXPECT_EQ(k.nodes[mm.consumer].op, "matmul");
+  ASSERT_EQ(mm.chain.size(), 2u);  // sub, exp
+  EXPECT_EQ(k.nodes[mm.chain[0]].op, "sub");
+  EXPECT_EQ(k.nodes[mm.chain[1]].op, "exp");
+  EXPECT_EQ(k.nodes[mm.source].param, 0);
+  lower::OnlineSplitKernels pk = lower::online_split_kernels(k, mm);
+  EXPECT_EQ(pk.whole.params.size(), 2u);
+  EXPECT_EQ(pk.split.params.size(), 2u);
+}
+
+// The attention kernels of both suites: the online sum of exps in every one, the online P.V
+// matmul in the variant the algebra stage makes with the division moved past it, never by the
+// kernel's name.
+TEST(OnlineSplit, SuiteAttentionKernels) {
+  for (const char* file : {"axon/softmax_matmul.py", "axon/gqa.py", "nkibench/gqa.py"}) {
+    SCOPED_TRACE(file);
+    ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file,
+                                   sem::OpTable::builtin());
+    verify::VerdictCache cache;
+    mutate::VariantSet vs = mutate::propagate(m.kernels.front(), {}, &cache);
+    bool matmul = false, sum = false;
+    for (const auto& v : vs.variants)
+      for (const auto& s : lower::online_splits(v.kernel, {}, &cache)) {
+        matmul = matmul || (s.proved && v.kernel.nodes[s.consumer].op == "matmul");
+        sum = sum || (s.proved && v.kernel.nodes[s.consumer].op == "sum");
+      }
+    EXPECT_TRUE(matmul);
+    EXPECT_TRUE(sum);
+  }
+}
+
+// Kernel `k` prepared for `t` with at most `max_variants` variants.
+struct Prepared {
+  Prepared(const ir::Kernel& k, const target::Target& t, int max_variants) {
+    sweep::PrepareOptions opts;
+    opts.propagate.max_variants = max_variants;
+    pk = sweep::prepare_kernel(k, t.isa, cache, opts);
+  }
+  lower::SynthesisCache cache;
+  sweep::PreparedKernel pk;
+};
+
+bool online(const lower::CandidateSpace& space, const lower::Candidate& c) {
+  lower::ProgramPlan plan = space.plan(c);
+  return std::any_of(plan.tiling.begin(), plan.tiling.end(),
+                     [](const lower::GroupTiling& t) { return t.online > 0; });
+}
+
+struct OnlineKernel {
+  std::string name, file, source;
+  sem::DimEnv dims;
+};
+
+void PrintTo(const OnlineKernel& c, std::ostream* os) { *os << c.name; }
+
+class OnlineCandidates : public ::testing::TestWithParam<OnlineKernel> {};
+
+// Every online candidate (key tiles streamed with the rescaled running sum and accumulator) of
+// the kernel's variants, run by the functional ISA interpreter against the reference.
+TEST_P(OnlineCandidates, MatchTheReference) {
+  const OnlineKernel& oc = GetParam();
+  ir::Module m = oc.file.empty()
+                     ? parse(oc.source)
+                     : ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + oc.file,
+                                       sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  const target::Target& t = target::builtin_target("trn2");
+  Prepared p(k, t, 8);
+  lower::CandidateSpace space(p.pk.space_variants(), t, oc.dims);
+  auto inputs = sweep::check_inputs(k, oc.dims, 7);
+  auto ref = ir::evaluate(k, oc.dims, inputs, ir::Precision::F64);
+  std::mt19937_64 rng(5);
+  int checked = 0;
+  for (int tries = 0; tries < 20000 && checked < 6; ++tries) {
+    auto i = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size()));
+    lower::Candidate c = space.decode(i);
+    if (!online(space, c)) continue;
+    lower::Lowered<lower::Program> program = space.materialize(c);
+    if (!program) continue;  // an instruction fusion the online nest does not place
+    auto out = sim::execute(*program, inputs);
+    ASSERT_EQ(out.size(), ref.size());
+    for (std::size_t o = 0; o < out.size(); ++o)
+      for (std::int64_t e = 0; e < ref[o].size(); ++e)
+        ASSERT_NEAR(out[o].data[e], ref[o].data[e], 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
+            << space.describe(i) << " output " << o << " element " << e;
+    ++checked;
+  }
+  EXPECT_GT(checked, 0) << "no online candidate of " << oc.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, OnlineCandidates,
+    ::testing::Values(OnlineKernel{"softmax_matmul",
+                                   "axon/softmax_matmul.py",
+                                   "",
+                                   {{"M", 128}, {"K", 2048}, {"N", 64}}},
+                      OnlineKernel{"division_after",
+                                   "",
+                                   "def f(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:\n"
+                                   "    e = exp(x - max(x, axis=1, keepdims=True))\n"
+                                   "    return matmul(e, w) / sum(e, axis=1, keepdims=True)\n",
+                                   {{"M", 256}, {"K", 1024}, {"N", 128}}}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace ts
