@@ -54,8 +54,10 @@ InstTiming dma_timing(const Program& p, const target::Target& t, const Inst& in,
   r.engine = static_cast<int>(sem::Engine::Dma);
   r.dma = true;
   r.store = in.store;
-  r.hbm_buffer = in.hbm.buffer;
   const Buffer& hbm = p.buffers[in.hbm.buffer];
+  // An alias (a reshaped view) shares its root's storage: a load through it waits for the
+  // stores to the root, and the other way round.
+  r.hbm_buffer = hbm.alias >= 0 ? hbm.alias : in.hbm.buffer;
   double hbm_elems = 1;
   for (auto e : in.hbm.extent) hbm_elems *= static_cast<double>(e);
   r.hbm_bytes = hbm_elems * ir::dtype_bytes(hbm.dtype);

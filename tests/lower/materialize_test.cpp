@@ -41,7 +41,15 @@ TEST(Materialize, ReasonsAreValues) {
       {"def f(x: f32[M, N]) -> f32[N, M]:\n    return exp(reshape(transpose(x), (N, M)))\n",
        "reshape of a strided or transposed view"},
       {"def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(repeat(x, 2, axis=0)[0:M, :])\n",
-       "'repeat' along a tiled (row or free) dim has no DMA access pattern yet"},
+       "'repeat' by 2 along a tiled (row or free) dim whose tile of 128 spans several repeated "
+       "elements has no DMA access pattern yet (a tile of at most 2 aligned to them has)"},
+      // an output copied through its view needs one: a reshape of a strided slice that another
+      // op reads has none
+      {"def f(x: f32[M, N]):\n    r = reshape(exp(x)[:, : N // 2], (M, 2, N // 4))\n"
+       "    return r, exp(r)\n",
+       "reshape of a strided or transposed view"},
+      {"def f(x: f32[M, N]):\n    return broadcast_to(2.0, (M, N)), exp(x)\n",
+       "output 0 is a 'broadcast_to', not a computed value"},
       {"def f(x: f32[M, N]) -> f32[M, N]:\n    return x\n",
        "output 0 is a 'input', not a computed value"},
       {"def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(x)\n",

@@ -12,6 +12,7 @@
 //   panel_rhs.cpp        a matmul's right-hand side loaded in [K, W] column panels
 //   wide_store.cpp       a matmul result stored several N tiles at a time
 //   buffer_reuse.cpp     a dead value's buffer reused by a later value of the nest
+//   output_copy.cpp      after the groups: the outputs that are views copied into their tensors
 //   op_emission.cpp      one op's lowering program as instructions on tiles
 //   dma_transpose_fusion.cpp  a DMA instruction on a tile just loaded becomes that load
 //   spill.cpp            the HBM scratch tensor of a spilled value
@@ -208,6 +209,8 @@ std::vector<Place> places(const Nest& nest, const Frame& f, const std::vector<st
 
 // ---- passes ----
 std::optional<NoProgram> emit_group(Emission& e, int group);
+// After every group: each output of Prefix::copies copied through SBUF, a loop nest each.
+std::optional<NoProgram> emit_output_copies(Emission& e);
 // True when `nest`'s group streams its free-axis reductions (split_reduction.h): no matmul, a
 // reduction, and a free tile; emit_streamed() then emits the group's ops.
 bool streams(const Emission& e, const Nest& nest);

@@ -1,18 +1,21 @@
 // Building blocks: where a value's dims sit in the loop nest (Place), the DMA access pattern of
 // an HBM view at those places, and windows of on-chip buffers. Values in, values out.
+#include <fmt/format.h>
+
 #include "emission.h"
 
 namespace ts::lower {
 
 namespace {
 
-// The terms of a repeated dim: (i // repeat) of a batch index whose loop is split into
-// multiples of `repeat` (kept, divided) and an inner part below it (dropped).
+// The terms of a repeated dim: element i of the value is element i // repeat of the operand. Loop
+// terms whose step is a multiple of `repeat` keep step / repeat; the others, with the tile's own
+// extent along the dim, must stay inside one repeated element: a batch loop split at its repeat
+// count (group_nest.cpp), or a row or column tile of at most `repeat` elements aligned to it,
+// which then reads one element of the operand broadcast along the tile dim.
 std::optional<NoProgram> repeated_terms(const Program& p, const HbmDim& x, const Place& place,
                                         Terms& out) {
-  if (place.extent > 1)
-    return NoProgram{"'repeat' along a tiled (row or free) dim has no DMA access pattern yet"};
-  std::int64_t inner = 0;
+  std::int64_t inner = place.extent - 1;
   for (const auto& [block, step] : place.terms) {
     if (block < 0) continue;
     if (step % x.repeat == 0)
@@ -20,9 +23,13 @@ std::optional<NoProgram> repeated_terms(const Program& p, const HbmDim& x, const
     else
       inner += step * (p.blocks[block].trips - 1);
   }
-  if (inner >= x.repeat)
-    throw InternalError("a repeated dim's loop is not split at its repeat count");
-  return std::nullopt;
+  if (inner < x.repeat) return std::nullopt;
+  if (place.extent > 1)
+    return NoProgram{fmt::format(
+        "'repeat' by {} along a tiled (row or free) dim whose tile of {} spans several repeated "
+        "elements has no DMA access pattern yet (a tile of at most {} aligned to them has)",
+        x.repeat, place.extent, x.repeat)};
+  throw InternalError("a repeated dim's loop is not split at its repeat count");
 }
 
 }  // namespace
@@ -56,6 +63,8 @@ std::optional<NoProgram> hbm_access(const Emission& e, const HbmView& v,
     a.tile_dim[x.base] = place.tile_dim;
     if (x.repeat > 1) {
       if (auto no = repeated_terms(p, x, place, a.terms[x.base])) return no;
+      a.extent[x.base] = 1;  // one element, broadcast along a tile dim (no buffer dim feeds it)
+      a.tile_dim[x.base] = -1;
       continue;
     }
     for (const auto& [block, step] : place.terms)

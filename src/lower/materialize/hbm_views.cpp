@@ -2,9 +2,13 @@
 // every node's concrete shape and frame, its folded value if it is constant, and its HBM view if
 // it lives in HBM: kernel inputs and outputs and every value one group hands to another get an
 // HBM tensor; layout ops (transpose, slice, broadcast_to, repeat, reshape) become views of their
-// operand's tensor, no data moved. NoProgram for a layout op no DMA access pattern expresses.
+// operand's tensor, no data moved; an output that is a layout op no in-place placement stores is
+// copied through its view into a tensor of its own (Prefix::copies, output_copy.cpp). NoProgram
+// for a layout op no DMA access pattern expresses.
 // Depends on no candidate choice (instructions, tilings, engines).
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "emission.h"
 #include "tilesweep/ir/interpreter.h"
@@ -153,7 +157,10 @@ struct HbmLayout {
     std::size_t n = kernel.nodes.size();
     std::vector<bool> hbm(n, false);
     for (int o : kernel.outputs) {
-      if (classify(kernel.nodes[o]) != OpClass::Compute && !prefix.views[o])
+      OpClass c = classify(kernel.nodes[o]);
+      if (c == OpClass::Layout && !prefix.views[o] && !is_constant(kernel, o))
+        continue;  // copied (copy_output)
+      if (c != OpClass::Compute && !prefix.views[o])
         return NoProgram{fmt::format("output {} is a '{}', not a computed value", output_index(o),
                                      kernel.nodes[o].op)};
       if (is_position(kernel, o))
@@ -229,12 +236,36 @@ struct HbmLayout {
         if (!value) return value.no_program();
         prefix.consts[i] = *value;
       } else if (c == OpClass::Layout) {
-        if (auto no = layout_view(id)) return no;
+        std::optional<NoProgram> no = layout_view(id);
+        if (output_index(id) >= 0) no = copy_output(id, std::move(no));
+        if (no) return no;
       } else if ((*hbm)[i]) {
         prefix.views[i] = add_tensor(node.label.empty() ? node.op + std::to_string(i) : node.label,
                                      id, -1, output_index(id));
       }
     }
+    return std::nullopt;
+  }
+
+  // Output `id`, a layout op that no in-place pass placed (a slice; a view of a value other ops
+  // also read): copied after the groups' nests (Prefix::copies) from its view of the operand's
+  // tensor into a tensor of its own. A reshape of a strided view (a slice's, which `view_failed`
+  // says has no reshaped view) that nothing reads is copied from its operand's view into an
+  // alias of its tensor in the operand's shape (the row-major bytes are the same).
+  std::optional<NoProgram> copy_output(int id, std::optional<NoProgram> view_failed) {
+    const ir::Node& n = kernel.nodes[id];
+    if (prefix.consts[id])
+      return NoProgram{fmt::format("output {} is a '{}' of a constant", output_index(id), n.op)};
+    int in = n.inputs[0];
+    bool read = std::any_of(kernel.nodes.begin(), kernel.nodes.end(), [&](const ir::Node& m) {
+      return std::count(m.inputs.begin(), m.inputs.end(), id) > 0;
+    });
+    if (view_failed && (n.op != "reshape" || !view(in) || read)) return view_failed;
+    HbmView out = output_tensor(id);
+    if (view_failed)
+      prefix.copies.push_back({id, *view(in), alias(out, shape(in)), shape(in)});
+    else
+      prefix.copies.push_back({id, *view(id), out, shape(id)});
     return std::nullopt;
   }
 
@@ -318,9 +349,12 @@ bool is_identity(const HbmView& v, const Program& p) {
   return true;
 }
 
-// A contiguous reshape: a buffer aliasing the operand's storage in the new shape.
+// A contiguous reshape: a buffer aliasing the operand's storage in the new shape. (A slice's view
+// from the first element on is an identity view of fewer elements: not the whole storage.)
 Lowered<HbmView> HbmLayout::reshape_view(int id, const HbmView& v) {
-  if (!is_identity(v, prefix.program)) return NoProgram{"reshape of a strided or transposed view"};
+  if (!is_identity(v, prefix.program) ||
+      shape(kernel.nodes[id].inputs[0]) != prefix.program.buffers[v.buffer].shape)
+    return NoProgram{"reshape of a strided or transposed view"};
   return alias(v, shape(id));
 }
 

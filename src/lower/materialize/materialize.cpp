@@ -1,6 +1,6 @@
 // materialize(): the driver over the passes (emission.h lists them): the HBM layout (the
-// section's prefix, or computed here), then one loop nest per fused group in order, and the
-// program validated.
+// section's prefix, or computed here), then one loop nest per fused group in order, the copies of
+// the outputs that are views (output_copy.cpp), and the program validated.
 #include "tilesweep/lower/materialize.h"
 
 #include <fmt/format.h>
@@ -50,6 +50,7 @@ Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const
   Emission e(k, dims, t, plan, prefix, plan.prefix ? prefix.program : std::move((*own)->program));
   for (std::size_t g = 0; g < plan.groups.size(); ++g)
     if (auto no = emit_group(e, static_cast<int>(g))) return *no;
+  if (auto no = emit_output_copies(e)) return *no;
   Program& p = e.builder.program();
   p.cores = plan.cores;
   // The candidate's engine picks, kept where the target's rules allow them (operands in a memory

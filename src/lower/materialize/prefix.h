@@ -53,6 +53,16 @@ struct PreparedLowering {
 bool bare_symbol(const sem::Dim& d);
 PreparedLowering prepare_lowering(const ir::Kernel& lowering, const sem::InstrTable& isa);
 
+// An output that no in-place placement stores (a slice, a broadcast, a view of a value other ops
+// also read): copied tile by tile through SBUF after every group's nest (output_copy.cpp), read
+// through `from` (a view of the value's HBM tensor) and written through `to` (the output's
+// tensor, or an alias of it in `from`'s shape), both in `shape`.
+struct CopiedOutput {
+  int node = -1;
+  HbmView from, to;
+  std::vector<std::int64_t> shape;
+};
+
 struct Prefix {
   Program program;                                // the HBM tensors and the top-level block
   std::vector<std::vector<std::int64_t>> shapes;  // per kernel node, concrete
@@ -67,7 +77,8 @@ struct Prefix {
   std::vector<char> reduces_rows, has_axis;
   std::vector<char> reads_mask;  // per node: it reads a mask (index_source.h: reads_positions)
   std::vector<std::pair<const ir::Kernel*, PreparedLowering>>
-      lowerings;  // the section's, by address
+      lowerings;                     // the section's, by address
+  std::vector<CopiedOutput> copies;  // in output order
 
   const PreparedLowering* lowering(const ir::Kernel* program) const;
   // The frame of `node`, a node of a group or an operand of one (emit_group checked that each
