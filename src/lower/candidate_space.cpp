@@ -1,6 +1,7 @@
 #include "tilesweep/lower/candidate_space.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <set>
 
@@ -235,7 +236,7 @@ std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, std::int64_
   auto lighter = [&](const GroupTiling& h, const GroupTiling& t) {
     return h.pt == t.pt && h.block == t.block && h.free == t.free && h.spill == t.spill &&
            h.online == t.online && h.hoist >= t.hoist && h.resident >= t.resident &&
-           h.store >= t.store && h.panel >= t.panel &&
+           h.store >= t.store && h.panel >= t.panel && h.in_place == t.in_place &&
            (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store ||
             h.panel != t.panel) &&
            (h.resident == t.resident || rows / (t.pt * t.block) >= 4);
@@ -474,6 +475,16 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
     const std::vector<std::vector<GroupTiling>>& all) const {
   std::vector<std::vector<GroupTiling>> feasible;
   for (std::size_t g = 0; g < all.size(); ++g) {
+    auto deepest = [&](GroupTiling t) {
+      for (int d = static_cast<int>(options_.bufs.size()) - 1; d >= 0; --d) {
+        ProgramPlan p = plan;
+        t.bufs = options_.bufs[static_cast<std::size_t>(d)];
+        p.tiling[g] = t;
+        Lowered<Program> program = lower::materialize(k, dims_, target_, p);
+        if (program && fits(*program, target_)) return d;
+      }
+      return -1;
+    };
     std::vector<GroupTiling> ok;
     for (const auto& t : all[g]) {
       ProgramPlan p = plan;
@@ -491,21 +502,41 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
                                   [](const Buffer& b) { return b.spill; });
         if (spills && fits(*spilled, target_)) ok.push_back(p.tiling[g]);
       }
-    }
-    auto deepest = [&](GroupTiling t) {
-      for (int d = static_cast<int>(options_.bufs.size()) - 1; d >= 0; --d) {
-        ProgramPlan p = plan;
-        t.bufs = options_.bufs[static_cast<std::size_t>(d)];
-        p.tiling[g] = t;
-        Lowered<Program> program = lower::materialize(k, dims_, target_, p);
-        if (program && fits(*program, target_)) return d;
+      // (Unfused nests share one tiling digit: a twin in one would re-pair the others' tilings.)
+      if (options_.in_place && (fused || all.size() == 1) &&
+          in_place_pays(k, plan, g, t, *program, deepest)) {
+        ok.push_back(t);
+        ok.back().in_place = true;
       }
-      return -1;
-    };
+    }
     std::int64_t rows = group_extent(k, plan.groups[g], dims_).rows;
     feasible.push_back(drop_dominated(std::move(ok), rows, deepest));
   }
   return feasible;
+}
+
+// In-place twins (GroupTiling::in_place): tiling t of group g (materialized: `plain`) also with
+// its element-wise ops writing over dead operand tiles, where that holds less SBUF and fits at a
+// deeper multi-buffering depth than t (or where t does not fit at all). Where t fits as deep the
+// twin is dropped: it runs the same instructions on the same engines with more dependences (an
+// in-place write waits for every reader of its operand, where its own buffer would only wait
+// for the readers of that buffer's previous rotation), so it never finishes earlier.
+bool CandidateSpace::in_place_pays(const ir::Kernel& k, const ProgramPlan& plan, std::size_t g,
+                                   const GroupTiling& t, const Program& plain,
+                                   const std::function<int(GroupTiling)>& deepest) const {
+  const auto& group = plan.groups[g];
+  if (t.spill || t.online > 0 ||
+      std::all_of(group.begin(), group.end(), [&](int n) { return is_matmul(k.nodes[n]); }))
+    return false;  // no row-wise op to write in place
+  ProgramPlan p = plan;
+  p.tiling[g] = t;
+  p.tiling[g].in_place = true;
+  Lowered<Program> twin = lower::materialize(k, dims_, target_, p);
+  std::int64_t bank = target_.psum.bank_bytes;
+  if (!twin || on_chip_use(*twin, bank).sbuf_bytes >= on_chip_use(plain, bank).sbuf_bytes)
+    return false;  // nothing written in place
+  int d = deepest(p.tiling[g]);
+  return d >= 0 && d > deepest(t);
 }
 
 // The alternate policy moves the ops' instructions and the copies around them (PSUM
@@ -735,9 +766,10 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text +=
-        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
+        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
                     t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
                     t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
+                    t.in_place ? " inplace" : "",
                     streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "",
                     t.online > 0 ? fmt::format(" online={}", t.online) : "");
   }

@@ -177,6 +177,25 @@ std::string parse_nki(InstrSpec& in, const toml::node& n, const std::string& fil
   return tmpl;
 }
 
+// True when `e` reads operand `name` only bare (at the output's element), never indexed.
+bool reads_only_bare(const Expr& e, const std::string& name) {
+  if (e.kind == Expr::Access && e.name == name) return false;
+  for (const auto& item : e.items)
+    if ((item.expr && !reads_only_bare(*item.expr, name)) ||
+        (item.each && !reads_only_bare(*item.each, name)))
+      return false;
+  if (e.bound && !reads_only_bare(*e.bound, name)) return false;
+  return std::all_of(e.args.begin(), e.args.end(),
+                     [&](const ExprPtr& a) { return !a || reads_only_bare(*a, name); });
+}
+
+bool same_pattern(const Pattern& a, const Pattern& b) {
+  if (a.items.size() != b.items.size()) return false;
+  for (std::size_t i = 0; i < a.items.size(); ++i)
+    if (to_string(a.items[i]) != to_string(b.items[i])) return false;
+  return true;
+}
+
 // Fills the by-position fields from the by-name ones.
 void index_by_position(InstrSpec& in) {
   auto limits_of = [&](const Pattern& p) {
@@ -212,6 +231,10 @@ void index_by_position(InstrSpec& in) {
     in.operand_dim_slots.push_back(k < in.op.shapes.size() ? slots_of(in.op.shapes[k])
                                                            : std::vector<int>{});
   in.out_dim_slots = slots_of(in.op.out);
+  for (std::size_t k = 0; k < in.op.operands.size(); ++k)
+    in.elementwise_operand.push_back(in.op.contract.empty() && k < in.op.shapes.size() &&
+                                     same_pattern(in.op.shapes[k], in.op.out) && in.op.expr &&
+                                     reads_only_bare(*in.op.expr, in.op.operands[k]));
 }
 
 InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::string& file,

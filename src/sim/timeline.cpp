@@ -96,6 +96,14 @@ double Timeline::war_ready(int b, int e) const {
   return w;
 }
 
+double Timeline::read_war_ready(int b, int e) const {
+  const BufferState& bs = s_.buffers[b];
+  const Slot& slot = bs.slots[bs.slot_of(bs.versions - 1)];
+  double w = slot.write_end.t + link(slot.writer, e);
+  for (int r = 0; r < kEngines; ++r) w = std::max(w, slot.reads[r].t + link(r, e));
+  return w;
+}
+
 void Timeline::mark_read(int b, int e, double end) {
   BufferState& bs = s_.buffers[b];
   if (bs.versions == 0) return;
@@ -127,18 +135,26 @@ void Timeline::finish(int inst, int engine, double start, double end) {
 
 void Timeline::barrier(double ns) { s_.not_before = std::max(s_.not_before, s_.max_end.t + ns); }
 
+// An in-place update (the instruction reads the buffer it writes, lower/materialize/in_place.cpp)
+// writes the version it reads, in that version's copy: RAW on its writer (read_ready), WAR on
+// every other reader of it; it starts no new version, so the buffer's copies keep rotating once
+// per loop iteration, as the hardware's in-place write does.
 void Timeline::run_compute(int inst, bool continues, Columns cols) {
   const lower::Inst& in = p_.insts[inst];
   const InstTiming& tm = timing_[inst];
   const int e = tm.engine;
-  const bool join = !continues && joins(in.out, cols);
+  const bool in_place = !continues && s_.buffers[in.out].versions > 0 &&
+                        std::find(in.in.begin(), in.in.end(), in.out) != in.in.end();
+  const bool join = !continues && !in_place && joins(in.out, cols);
   double start = std::max(s_.not_before, s_.engine_free[e].t);
   for (int b : in.in) start = std::max(start, read_ready(b, e));
-  start = std::max(start, join ? join_ready(in.out, e) : write_ready(in.out, e, continues));
+  start = std::max(start, join       ? join_ready(in.out, e)
+                          : in_place ? read_war_ready(in.out, e)
+                                     : write_ready(in.out, e, continues));
   double end = start + tm.busy_ns;
   set(s_.engine_free[e], end);
   for (int b : in.in) mark_read(b, e, end);
-  mark_write(in.out, e, end, end + tm.ready_ns, continues || join, cols);
+  mark_write(in.out, e, end, end + tm.ready_ns, continues || join || in_place, cols);
   s_.totals.busy[e] += tm.busy_ns;
   finish(inst, e, start, end);
 }

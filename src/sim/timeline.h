@@ -49,6 +49,8 @@ class Timeline {
   double write_ready(int b, int e, bool continues) const;
   double war_ready(int b,
                    int e) const;  // WAR alone: the reads of the slot the next version overwrites
+  // An in-place update of b's current version: after its write (WAW) and every read of it (WAR).
+  double read_war_ready(int b, int e) const;
   void mark_read(int b, int e, double end);
   void mark_write(int b, int e, double end, double ready, bool continues, Columns c);
   void set(Field& f, double t) { f = Field{t, ++s_.seq}; }

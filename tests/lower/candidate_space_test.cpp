@@ -124,5 +124,68 @@ INSTANTIATE_TEST_SUITE_P(Kernels, HoistedTwin,
                            return name;
                          });
 
+struct InPlaceCase {
+  const char* target;
+  const char* file;
+  sem::DimEnv dims;
+  bool offered;
+};
+
+class InPlaceChoice : public ::testing::TestWithParam<InPlaceCase> {};
+
+// In-place writes (GroupTiling::in_place) are a choice the space offers only where a nest has an
+// element-wise op whose operand dies there and writing over it lets the nest fit deeper than
+// without: each in-place candidate writes some buffer it reads and holds less SBUF than the same
+// plan without the choice, and the space without the choice is no larger. Not offered: a
+// kernel with no element-wise op, and a shape whose nests fit at every depth as they are.
+TEST_P(InPlaceChoice, OfferedWhereItFitsDeeper) {
+  const InPlaceCase& tc = GetParam();
+  const target::Target& t = target::builtin_target(tc.target);
+  const ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + tc.file,
+                                       sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  SynthesisCache cache;
+  KernelChoices choices = instruction_choices(k, t.isa, cache);
+  SpaceOptions off;
+  off.in_place = false;
+  CandidateSpace space({{&k, &choices}}, t, tc.dims), without({{&k, &choices}}, t, tc.dims, off);
+  EXPECT_GE(space.size(), without.size());
+  int offered = 0;
+  for (std::int64_t i = 0; i < space.size(); ++i) {
+    Candidate c = space.decode(i);
+    if (std::none_of(c.tiling.begin(), c.tiling.end(), [](const auto& g) { return g.in_place; }))
+      continue;
+    EXPECT_NE(space.describe(i).find(" inplace"), std::string::npos) << space.describe(i);
+    if (++offered > 40) continue;  // the programs of a sample
+    Program p = space.materialize(c).value();
+    EXPECT_TRUE(std::any_of(p.insts.begin(), p.insts.end(), [](const Inst& in) {
+      return in.out >= 0 && std::count(in.in.begin(), in.in.end(), in.out) > 0;
+    })) << space.describe(i);
+    ProgramPlan plan = space.plan(c);
+    for (auto& g : plan.tiling) g.in_place = false;
+    Program plain = space.materialize(c, plan).value();
+    EXPECT_LT(on_chip_use(p, t.psum.bank_bytes).sbuf_bytes,
+              on_chip_use(plain, t.psum.bank_bytes).sbuf_bytes)
+        << space.describe(i);
+  }
+  EXPECT_EQ(offered > 0, tc.offered) << offered << " in-place candidates";
+  if (!tc.offered) EXPECT_EQ(space.size(), without.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, InPlaceChoice,
+    ::testing::Values(
+        // silu's [128, 8192] tiles: its values at 3 copies fit only when written in place.
+        InPlaceCase{"trn1", "nkibench/silu.py", {{"M", 256}, {"N", 8192}}, true},
+        InPlaceCase{"trn1", "nkibench/silu.py", {{"M", 256}, {"N", 1024}}, false},
+        InPlaceCase{"trn1", "nkibench/matmul.py", {{"M", 512}, {"K", 512}, {"N", 512}}, false}),
+    [](const auto& info) {
+      std::string name = std::string(info.param.target) + "_" + info.param.file + "_" +
+                         (info.param.offered ? "offered" : "not_offered");
+      for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return name;
+    });
+
 }  // namespace
 }  // namespace ts::lower

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "tilesweep/semantics/instantiate.h"
 
 namespace ts::sem {
@@ -64,6 +67,40 @@ TEST(InstrTable, ApplyAndReduceInlineTheNamedOps) {
   EXPECT_THROW(
       instantiate(t.find("activation")->op, {{P, F}, {P, 1}}, {{"func", std::string("gelu")}}, {}),
       UserError);
+}
+
+// Which operands an instruction may write its result over in place comes from its semantics
+// (pattern, contraction, how the expression indexes it), here on the real trn1 ISA.
+TEST(InstrTable, ElementwiseOperandsComeFromTheSemantics) {
+  std::ifstream f(std::string(TS_SOURCE_DIR) + "/src/targets/trn1/isa.toml");
+  std::stringstream text;
+  text << f.rdbuf();
+  InstrTable t;
+  t.load(text.str(), "isa.toml", OpTable::builtin());
+  struct Case {
+    const char* instr;
+    std::vector<bool> elementwise;
+  };
+  const Case cases[] = {
+      {"tensor_copy", {true}},
+      {"tensor_tensor", {true, true}},
+      {"tensor_scalar", {true, false}},  // operand0 is one value per partition
+      {"scalar_tensor_tensor", {true, false, true}},
+      {"activation", {true, false}},          // bias is [p, 1]
+      {"activation_reduce", {false, false}},  // a [p, 1] result
+      {"reciprocal", {true}},
+      {"affine_select", {true}},
+      {"nc_transpose_pe", {false}},   // reads x[p, f] into out[f, p]
+      {"nc_matmul", {false, false}},  // contracts k
+      {"tensor_reduce", {false}},
+      {"tensor_tensor_scan", {false, false}},  // reads earlier elements of its row
+      {"tensor_partition_reduce", {false}},
+  };
+  for (const Case& c : cases) {
+    const InstrSpec* in = t.find(c.instr);
+    ASSERT_NE(in, nullptr) << c.instr;
+    EXPECT_EQ(in->elementwise_operand, c.elementwise) << c.instr;
+  }
 }
 
 // The error of loading `text` as an isa.toml ("no error" when it loads).

@@ -180,6 +180,48 @@ TEST(Ordering, ReadAfterWriteAndWriteAfterRead) {
   }
 }
 
+// An in-place update (an instruction writing the buffer it reads, lower/materialize/in_place.cpp)
+// per row tile: load x, an activation reading x into y (another reader of x, on Scalar), then
+// x = x * c on Vector over x itself, and both stored. The in-place write waits for x's load (RAW)
+// and for the activation's read of x (WAR on the other reader), and it starts no new version:
+// x takes one copy per row tile, so with 2 copies the load of tile k waits for the store of
+// tile k - 2 only, and the loads run under the work.
+TEST(Ordering, InPlaceUpdateWaitsForTheOtherReaders) {
+  const target::Target& t = trn2();
+  double latency[2] = {};
+  for (int bufs : {1, 2}) {
+    ProgramBuilder b(t);
+    const std::int64_t trips = 6, cols = 512;
+    int x = b.hbm("x", ir::DType::F32, {128 * trips, cols});
+    int out_x = b.hbm("out_x", ir::DType::F32, {128 * trips, cols});
+    int out_y = b.hbm("out_y", ir::DType::F32, {128 * trips, cols});
+    int xt = b.sbuf("xt", ir::DType::F32, {128, cols}, bufs);
+    int yt = b.sbuf("yt", ir::DType::F32, {128, cols}, bufs);
+    int bias = b.sbuf("bias", ir::DType::F32, {128, 1});
+    int c = b.sbuf("c", ir::DType::F32, {128, cols});
+    int i = b.loop(0, trips);
+    int ld = b.load(i, xt, x, i);
+    int act = b.op(i, "activation", Engine::Scalar, {xt, bias}, yt);
+    int mul = b.op(i, "tensor_tensor", Engine::Vector, {xt, c}, xt);
+    int st_x = b.store(i, xt, out_x, i);
+    int st_y = b.store(i, yt, out_y, i);
+    SimResult r = run(b.p);
+    auto l = events(r, ld), a = events(r, act), m = events(r, mul), sx = events(r, st_x),
+         sy = events(r, st_y);
+    ASSERT_EQ(m.size(), static_cast<std::size_t>(trips));
+    for (std::int64_t k = 0; k < trips; ++k) {
+      EXPECT_GE(m[k].start_ns, l[k].end_ns + t.overheads.semaphore_ns - 1e-9) << bufs;  // RAW
+      EXPECT_GE(m[k].start_ns, a[k].end_ns + t.overheads.semaphore_ns - 1e-9) << bufs;  // WAR
+      EXPECT_GE(sx[k].start_ns, m[k].end_ns + t.dma.start_ns - 1e-9) << bufs;  // reads x * c
+      (void)sy;
+    }
+    for (std::int64_t k = bufs; k < trips; ++k)  // WAR: one version of x per row tile
+      EXPECT_GE(l[k].start_ns, sx[k - bufs].end_ns + t.dma.start_ns - 1e-9) << bufs;
+    latency[bufs - 1] = r.latency_ns;
+  }
+  EXPECT_LT(latency[1], 0.9 * latency[0]);  // with 2 copies the loads run under the work
+}
+
 TEST(Psum, AccumulationGroupIsOneVersion) {
   const target::Target& t = trn2();
   ProgramBuilder b(t);

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,9 @@ struct SpaceOptions {
   // NeuronCores a candidate may split its top-level loops over, at most: the space offers 1, 2,
   // 4, .. and `cores` (core_split.h), and a split whose program has no such form has no program.
   int cores = 1;
+  // In-place writes (GroupTiling::in_place) offered where they let a nest fit deeper; off only
+  // to compare against.
+  bool in_place = true;
 };
 
 // One variant of the kernel with its instruction choices.
@@ -123,6 +127,12 @@ class CandidateSpace {
   Lowered<std::vector<std::vector<GroupTiling>>> feasible_tilings(
       const ir::Kernel& k, bool fused, const ProgramPlan& plan,
       const std::vector<std::vector<GroupTiling>>& all) const;
+  // True when tiling `t` of group `g` (materialized: `plain`) also pays with its element-wise
+  // results written in place (GroupTiling::in_place); `deepest`: a tiling's deepest fitting
+  // depth (an index into the depths, -1: none).
+  bool in_place_pays(const ir::Kernel& k, const ProgramPlan& plan, std::size_t g,
+                     const GroupTiling& t, const Program& plain,
+                     const std::function<int(GroupTiling)>& deepest) const;
   InstructionPairs instruction_pairs(const SpaceSection& s, const KernelChoices& kc) const;
   Lowered<EngineAxes> engine_axes(const SpaceSection& s, const ir::Kernel& k,
                                   const ProgramPlan& plan) const;

@@ -69,6 +69,14 @@ struct GroupTiling {
   // and a running statistic, every partial result rescaled as the statistic moves (FlashAttention).
   // 0: the row whole.
   std::int64_t online = 0;
+  // In-place writes (in_place.cpp): an element-wise op of the nest writes its result over an
+  // operand tile that no later op reads (a value of the nest, or an HBM operand loaded for the
+  // row tile), where the tiles have the same memory, dtype and shape, instead of into a buffer
+  // of its own: one buffer fewer live at once. Whether an instruction reads an operand
+  // element-wise comes from its semantics (sem::InstrSpec::elementwise_operand). Offered where
+  // a nest has such an op and the twin fits deeper than the tiling without it (the in-place
+  // write waits for every other reader of the operand, so it may overlap less).
+  bool in_place = false;
 };
 
 // The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the

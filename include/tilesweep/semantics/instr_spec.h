@@ -39,6 +39,10 @@ struct InstrSpec {
   std::vector<std::string> dim_names;
   std::vector<std::vector<int>> operand_dim_slots;
   std::vector<int> out_dim_slots;
+  // Per operand: true when each output element reads only the same element of it (its pattern
+  // is the output's, nothing is contracted, and the expression reads it only bare, never at
+  // other indices): an instruction may then write its result over that operand in place.
+  std::vector<bool> elementwise_operand;
   ExprPtr cost;        // engine cycles
   std::string source;  // where the facts come from
   // The NKI call that runs it (optional; placeholder syntax in the isa.toml headers): `nki` in

@@ -2,28 +2,22 @@
 // program order) has been emitted gives its on-chip buffer to a later value of the same memory,
 // dtype, shape and multi-buffering depth, instead of every value holding its own buffer for the
 // whole nest. The capacity check sums the buffers a program declares, so with reuse it counts
-// the peak of the values live at once, not their sum. A value is never written into the buffer
-// of a value its own op reads (no in-place writes): the reader's instructions all precede the
-// new writer's in every loop iteration. Nests whose values are not emitted in the group's order
-// (a swap site's values wait for their consumer; a streamed nest folds along free tiles) reuse
-// nothing.
+// the peak of the values live at once, not their sum. A value is never written here into the
+// buffer of a value its own op reads: the reader's instructions all precede the new writer's in
+// every loop iteration (writes over an operand are in_place.cpp's, a choice of the search). Nests
+// whose values are not emitted in the group's order (a swap site's values wait for their consumer;
+// a streamed nest folds along free tiles) reuse nothing.
 #include <algorithm>
 
 #include "emission.h"
 
 namespace ts::lower {
 
-namespace {
-
-// The position of the op that emits `node`: its own, or that of the op absorbing it (an
-// instruction-fusion pair's consumer, an element-wise region's root).
 std::size_t emitted_at(const Emission& e, const std::vector<int>& nodes, int node) {
   int at = node;
   if (auto it = e.plan.absorbed.find(node); it != e.plan.absorbed.end()) at = it->second;
   return static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), at) - nodes.begin());
 }
-
-}  // namespace
 
 void plan_reuse(const Emission& e, Nest& nest) {
   nest.last_read.clear();

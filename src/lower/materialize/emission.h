@@ -13,6 +13,7 @@
 //   wide_store.cpp       a matmul result stored several N tiles at a time
 //   buffer_reuse.cpp     a dead value's buffer reused by a later value of the nest
 //   output_copy.cpp      after the groups: the outputs that are views copied into their tensors
+//   in_place.cpp         an element-wise op's result written over a dead operand's tile
 //   op_emission.cpp      one op's lowering program as instructions on tiles
 //   dma_transpose_fusion.cpp  a DMA instruction on a tile just loaded becomes that load
 //   spill.cpp            the HBM scratch tensor of a spilled value
@@ -158,6 +159,9 @@ void plan_reuse(const Emission& e, Nest& nest);
 // A buffer for a value of `nest`: a free one of the same memory, dtype, shape and depth, or new.
 int value_buffer(Emission& e, Nest& nest, const std::string& name, sem::Memory m, ir::DType dt,
                  const Shape& shape, Depth depth);
+// The position in the group `nodes` of the op that emits `node`: its own, or that of the op
+// absorbing it (an instruction-fusion pair's consumer, an element-wise region's root).
+std::size_t emitted_at(const Emission& e, const std::vector<int>& nodes, int node);
 // After the op at `position` of the group: the buffers of the values it read last become free.
 void release_read(Nest& nest, std::size_t position);
 

@@ -203,9 +203,14 @@ std::optional<NoProgram> RowOps::emit(int node) {
   std::int64_t out_cols = cols_of(node);
   Lowered<std::vector<Tile>> operands = operands_of(node);
   if (!operands) return operands.no_program();
-  int buf = value_buffer(e, nest, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,
-                         {nest.tiling.pt, nest.tiling.block * out_cols}, nest.strip_depth());
-  Tile dest{buf, row_window(nest, row_tile, out_cols), {nest.tiling.pt, out_cols}};
+  Shape form = {nest.tiling.pt, nest.tiling.block * out_cols};
+  Tile dest{-1, row_window(nest, row_tile, out_cols), {nest.tiling.pt, out_cols}};
+  if (auto over = in_place_dest(node, *operands, n.dtype, form, dest))
+    dest = *over;
+  else
+    dest.buffer = value_buffer(e, nest, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,
+                               form, nest.strip_depth());
+  int buf = dest.buffer;
   // (an op reading a mask needs where its tile starts)
   Frame f = e.frame(node);
   if (e.prefix.reads_mask[static_cast<std::size_t>(node)] && f.row >= 0 && f.col >= 0) {

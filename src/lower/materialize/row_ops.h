@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -64,6 +65,14 @@ struct RowOps {
   // `node` into a strip-long value of the group, stored when something outside reads it (and
   // `stores`).
   std::optional<NoProgram> emit(int node);
+  // The operand tile `node` writes its result over (GroupTiling::in_place, in_place.cpp), given
+  // its operand tiles and the form of a value buffer of its own (dtype, buffer shape, and `own`:
+  // the result's window and tile shape in it); nullopt when none may be. The operand's value (or
+  // the run's load) is forgotten: the tile now holds `node`'s result.
+  std::optional<Tile> in_place_dest(int node, const std::vector<Tile>& operands, ir::DType dtype,
+                                    const Shape& buffer_shape, const Tile& own);
+  // True when an op of the group emitted after `position` reads kernel node `in`.
+  bool read_after(int in, std::size_t position) const;
   // A reduction along a batch dim (carried_reduction.cpp): folded into its running value.
   std::optional<NoProgram> carry(int node);
 
