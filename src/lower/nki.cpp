@@ -398,11 +398,12 @@ std::string Emitter::slice(const Terms& terms, std::int64_t offset, std::int64_t
                      : fmt::format("{} : {} : {}", start, end, stride);
 }
 
-// An on-chip operand: the buffer, or its window of columns.
+// An on-chip operand: the buffer, or its window of columns (at its loop terms plus its offset:
+// a running reduction's tile partial sits at column 1 of its [rows, 2] buffer).
 std::string Emitter::tile_expr(int buf, const Window* w) const {
   if (!w || w->whole()) return buf_name_[buf];
   std::vector<std::string> index(p_.buffers[buf].shape.size() - 1, ":");
-  index.push_back(slice(w->terms, 0, w->width, 1));
+  index.push_back(slice(w->terms, w->offset, w->width, 1));
   return fmt::format("{}[{}]", buf_name_[buf], fmt::join(index, ", "));
 }
 
@@ -743,29 +744,12 @@ std::vector<NkiParam> nki_params(const ir::Kernel& k) {
   return out;
 }
 
-namespace {
-
-// An online nest (online_nest.cpp: a matmul's row streamed with the running statistic's
-// corrections, its new value in a buffer named "online_stat"): its emitted NKI does not match
-// the reference on the NumPy harness yet (NaN), so it is refused rather than emitted wrong.
-void refuse_online(const Program& p) {
-  for (const auto& b : p.buffers)
-    if (b.name.rfind("online_stat", 0) == 0)
-      throw UserError(
-          "an online-softmax nest (a matmul's row streamed key tile by key tile with rescaled "
-          "running values) has no checked NKI form yet; choose a candidate without `online=`");
-}
-
-}  // namespace
-
 std::string emit_nki(const Program& p, const std::vector<NkiParam>& params, NkiApi api,
                      const NkiShapes* shapes) {
-  refuse_online(p);
   return Emitter(p, params, api, shapes).run();
 }
 
 std::string emit_nki(const Program& p, const std::vector<std::string>& param_names, NkiApi api) {
-  refuse_online(p);
   std::vector<NkiParam> params;
   for (const auto& n : param_names) params.push_back({n, false, std::nullopt});
   return Emitter(p, params, api, nullptr).run();

@@ -444,6 +444,38 @@ TEST(Nki, TemplateErrorsAtLoad) {
                         line));
 }
 
+// A windowed operand is its columns at the window's loop terms plus its offset (a streamed
+// running max: the tile's partial at column 1 of [rows, 2], folded with the running value at
+// column 0; dropping the offset wrote the partial over the running value, NaN on the harness).
+TEST(Nki, WindowsKeepTheirOffset) {
+  struct Case {
+    Window w;
+    std::string slice;
+  };
+  const std::vector<Case> cases = {
+      {{{}, 1, 0}, "run[:, 0 : 1]"},
+      {{{}, 1, 1}, "run[:, 1 : 2]"},
+      {{{}, 2, 0}, "run[:, 0 : 2]"},
+      {{{{1, 2}}, 1, 1}, "run[:, j * 2 + 1 : j * 2 + 1 + 1]"},
+  };
+  for (const auto& c : cases) {
+    Builder b("running max");
+    int x = b.buffer("x", sem::Memory::Hbm, {128, 1024}, 0);
+    int y = b.buffer("y", sem::Memory::Hbm, {128, 1}, -1, 0);
+    int t = b.buffer("t", sem::Memory::Sbuf, {128, 512});
+    int run = b.buffer("run", sem::Memory::Sbuf, {128, 4});
+    int j = b.loop(0, "j", 2);
+    ASSERT_EQ(j, 1);  // the block the case's terms name
+    b.dma(j, false, x, t, {128, 512}, {{}, {{j, 512}}}, {0, 1});
+    b.inst(j, "tensor_reduce", {t}, run, {{"op", std::string("max")}}).out_window = c.w;
+    b.dma(0, true, y, run, {128, 1}, {{}, {}}, {0, 1}).in_window = {Window{{}, 1, 0}};
+    for (NkiApi api : {NkiApi::Current, NkiApi::Legacy}) {
+      std::string text = emit_nki(b.p, std::vector<std::string>{"x"}, api);
+      EXPECT_NE(text.find(c.slice), std::string::npos) << c.slice << "\n" << text;
+    }
+  }
+}
+
 TEST(Nki, InstructionWithoutTemplateIsAUserError) {
   Program p = tiled_exp();
   sem::InstrSpec bare = *p.insts[1].spec;

@@ -238,8 +238,8 @@ std::optional<NoProgram> Online::emit() {
   }
   Lowered<int> acc = running(matmul, N, 0.0);
   if (!acc) return acc.no_program();
-  // (named "online_stat": the NKI emitter refuses programs with one, nki.cpp)
-  int new_buf = add_buffer(e, "online_stat", sem::Memory::Sbuf, stat.dtype, {pt, 1}, depth());
+  int new_buf = add_buffer(e, (stat.label.empty() ? stat.op : stat.label) + "_new",
+                           sem::Memory::Sbuf, stat.dtype, {pt, 1}, depth());
   Window first = window({}, 1), second = window({}, 1);
   second.offset = 1;
   // The key tiles.
