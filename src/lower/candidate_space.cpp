@@ -598,7 +598,7 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
     GroupExtent extent = group_extent(k, g, dims_);
     all.push_back(group_tilings(extent, options_));
     add_streamed_tilings(all.back(), k, g, extent, kc.splits);
-    add_online_tilings(all.back(), k, g, extent, kc.online);
+    add_online_tilings(all.back(), k, g, extent, kc.online, dims_);
   }
   for (auto& a : all) plan.tiling.push_back(a.front());
   if (auto no = drop_unplaceable(s, k, plan)) return no_section(variant, s, *no);

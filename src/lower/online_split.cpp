@@ -33,14 +33,15 @@ int streamed_operand(const ir::Kernel& k, int node) {
 }
 
 // The element-wise cone of `operand` (its ops, in node order) and its leaves other than
-// constants.
-void cone(const ir::Kernel& k, int operand, std::set<int>& ops, std::set<int>& leaves) {
+// constants; `stop` is a leaf even where it is element-wise.
+void cone(const ir::Kernel& k, int operand, std::set<int>& ops, std::set<int>& leaves,
+          int stop = -1) {
   std::vector<int> stack = {operand};
   while (!stack.empty()) {
     int n = stack.back();
     stack.pop_back();
     if (is_constant(k, n)) continue;
-    if (!elementwise(k, n)) {
+    if (!elementwise(k, n) || n == stop) {
       leaves.insert(n);
       continue;
     }
@@ -126,8 +127,16 @@ std::vector<OnlineSplit> online_splits(const ir::Kernel& k, const verify::ProveO
     o.consumer = consumer;
     for (int leaf : leaves)
       if (free_axis_reduction(k, leaf)) o.statistic = o.statistic < 0 ? leaf : -2;
-    if (o.statistic < 0 || leaves.size() != 2) continue;
+    if (o.statistic < 0) continue;
     o.source = k.nodes[static_cast<std::size_t>(o.statistic)].inputs[0];
+    // A streamed value computed element-wise (attention's scores scaled, s = q k^T / sqrt(d)):
+    // the chain starts at it.
+    if (ops.count(o.source)) {
+      ops.clear();
+      leaves.clear();
+      cone(k, operand, ops, leaves, o.source);
+    }
+    if (leaves.size() != 2) continue;
     if (!leaves.count(o.source) || k.nodes[static_cast<std::size_t>(o.source)].shape !=
                                        k.nodes[static_cast<std::size_t>(operand)].shape)
       continue;
@@ -153,12 +162,15 @@ std::vector<OnlineSplit> online_splits(const ir::Kernel& k, const verify::ProveO
 
 void add_online_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
                         const std::vector<int>& group, const GroupExtent& extent,
-                        const std::vector<OnlineSplit>& online) {
+                        const std::vector<OnlineSplit>& online, const sem::DimEnv& dims) {
   if (!extent.has_matmul || extent.reduced_cols <= 512 || tilings.empty()) return;
-  // The accumulator's partial product in one PSUM bank (N <= 512 f32 columns).
-  for (std::int64_t n : extent.matmul_n)
-    if (n > 512) return;
   auto in_group = [&](int n) { return std::find(group.begin(), group.end(), n) != group.end(); };
+  // Each online matmul's partial product in one PSUM bank (N <= 512 f32 columns); a matmul that
+  // makes the streamed row (the scores) is computed key tile by key tile, in banks of 512.
+  for (int n : group)
+    if (is_matmul(k.nodes[static_cast<std::size_t>(n)]) && proved_online(online, n) &&
+        group_extent(k, {n}, dims).matmul_n.front() > 512)
+      return;
   // A matmul whose online split is proved, with its statistic and chain in the same nest.
   if (std::none_of(group.begin(), group.end(), [&](int n) {
         const OnlineSplit* s = proved_online(online, n);

@@ -60,6 +60,13 @@ INSTANTIATE_TEST_SUITE_P(
                    "    e = exp(x - max(x, axis=1, keepdims=True))\n"
                    "    return matmul(e, w) / sum(e, axis=1, keepdims=True)\n",
                    {{"matmul", true}, {"sum", true}}},
+        // The streamed value computed element-wise (scaled scores): the chain starts at it.
+        OnlineCase{"ScaledScoresFromAMatmul",
+                   "def f(q: f32[M, D], k: f32[D, N], v: f32[N, E]) -> f32[M, E]:\n"
+                   "    s = matmul(q, k) * 0.125\n"
+                   "    e = exp(s - max(s, axis=1, keepdims=True))\n"
+                   "    return matmul(e, v) / sum(e, axis=1, keepdims=True)\n",
+                   {{"matmul", true}, {"sum", true}}},
         // A scale after the shift keeps the correction a factor: exp((m_old - m_new) c).
         OnlineCase{"ScaledScores",
                    "def f(x: f32[M, K]) -> f32[M, 1]:\n"
@@ -206,7 +213,18 @@ INSTANTIATE_TEST_SUITE_P(
                                    "def f(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:\n"
                                    "    e = exp(x - max(x, axis=1, keepdims=True))\n"
                                    "    return matmul(e, w) / sum(e, axis=1, keepdims=True)\n",
-                                   {{"M", 256}, {"K", 1024}, {"N", 128}}}),
+                                   {{"M", 256}, {"K", 1024}, {"N", 128}}},
+                      // The streamed row made in the nest by a score matmul (q k^T, scaled),
+                      // computed key tile by key tile in PSUM with q^T read once per strip.
+                      OnlineKernel{"attention",
+                                   "",
+                                   "def f(q: f32[M, D], k: f32[N, D], v: f32[N, E]) -> f32[M, E]:\n"
+                                   "    s = matmul(q, transpose(k, axes=(1, 0))) * 0.125\n"
+                                   "    e = exp(s - max(s, axis=1, keepdims=True))\n"
+                                   "    return matmul(e, v) / sum(e, axis=1, keepdims=True)\n",
+                                   {{"M", 256}, {"D", 64}, {"N", 1024}, {"E", 64}}},
+                      OnlineKernel{"gqa_axon", "axon/gqa.py", "", {{"M", 128}, {"N", 1024}}},
+                      OnlineKernel{"gqa_nkibench", "nkibench/gqa.py", "", {{"B", 1}, {"N", 1024}}}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -64,11 +64,12 @@ std::vector<OnlineSplit> online_splits(const ir::Kernel& k,
 // Appends to `tilings` (a group's, the first one whole-row) the online ones: a key tile
 // (GroupTiling::online) of 512, 1024, .. 8192 columns dividing the group's reduced row and
 // shorter than it, one row tile per strip; offered when the group has a matmul whose online
-// split is proved, with its statistic and chain in the group, and every matmul's N fits one
-// PSUM bank (512 columns).
+// split is proved, with its statistic and chain in the group, and every such matmul's N (at
+// `dims`) fits one PSUM bank (512 columns). A matmul making the streamed row (attention's
+// scores) may sit in the group: the online nest computes it key tile by key tile.
 void add_online_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
                         const std::vector<int>& group, const GroupExtent& extent,
-                        const std::vector<OnlineSplit>& online);
+                        const std::vector<OnlineSplit>& online, const sem::DimEnv& dims);
 
 // The proved entry whose consumer is `node`, or null.
 const OnlineSplit* proved_online(const std::vector<OnlineSplit>& splits, int node);

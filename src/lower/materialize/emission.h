@@ -248,6 +248,10 @@ Lowered<Tile> load_rhs(Emission& e, const Nest& nest, int node, int block, int k
 std::vector<Place> rhs_places(const Emission& e, const Nest& nest, int node, int k_var,
                               std::int64_t k_tile, const Place& columns);
 std::optional<NoProgram> emit_transposed(Emission& e, Nest& nest, const std::vector<int>& nodes);
+// The strip-long left operand matmul `node` reads before the loops over its columns (-1: none, per
+// tile instead): the transposed view's source as it lies (OpPick::stationary), or, with `hoist`,
+// x^T computed by the pick's hoist_pre once per strip (matmul_nest.cpp).
+Lowered<int> strip_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile, bool hoist);
 // The strip's x^T of matmul `node` computed by `pre` once, resident for the strip (buffer id).
 Lowered<int> hoisted_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile,
                          const ir::Kernel& pre, Depth depth);

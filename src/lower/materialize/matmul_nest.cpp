@@ -83,18 +83,15 @@ Lowered<int> stationary_strip(Emission& e, Nest& nest, int node, std::int64_t k_
   return buf;
 }
 
-// The strip-long left operand a matmul reads before its N loop (-1: none, per tile instead): the
-// transposed view's source as it lies (OpPick::stationary), or x^T computed by the pick's `pre`
-// once per strip (GroupTiling::hoist).
-Lowered<int> strip_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile) {
+}  // namespace
+
+Lowered<int> strip_lhs(Emission& e, Nest& nest, int node, std::int64_t k_tile, bool hoist) {
   const OpPick& pick = e.plan.picks.at(node);
   if (pick.stationary) return stationary_strip(e, nest, node, k_tile);
-  if (nest.tiling.hoist && pick.hoist_pre && !e.is_transposed(node))
+  if (hoist && pick.hoist_pre && !e.is_transposed(node))
     return hoisted_lhs(e, nest, node, k_tile, *pick.hoist_pre, {std::min(2, nest.tiling.bufs), 2});
   return -1;
 }
-
-}  // namespace
 
 std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   const ir::Node& n = e.kernel.nodes[node];
@@ -105,7 +102,7 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
       nest.tiling.free > 0 ? std::min(nest.tiling.free, N) : std::min<std::int64_t>(N, 512);
   if (N % n_tile) n_tile = largest_divisor(N, n_tile);
   // A left operand that does not depend on the N loop is made for the strip before it.
-  Lowered<int> strip = strip_lhs(e, nest, node, k_tile);
+  Lowered<int> strip = strip_lhs(e, nest, node, k_tile, nest.tiling.hoist);
   if (!strip) return strip.no_program();
   const bool hoisted = *strip >= 0 && !e.plan.picks.at(node).stationary;
   NLoop nl = open_n_loop(e, nest, node, n_tile, used_in_group(e, nest, node) && !nest.tiling.spill);

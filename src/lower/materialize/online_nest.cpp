@@ -3,8 +3,15 @@
 // value and a running statistic (FlashAttention: softmax(S) V with the division after P.V).
 // Inside the strip loop:
 //   - before the key tiles: each running value at its start (the statistic and each online
-//     reduction at their reducers' identities, the matmul's accumulator [rows, N] at 0);
-//   - per key tile: the statistic's tile partial and fold into its new value, the correction
+//     reduction at their reducers' identities, the matmul's accumulator [rows, N] at 0); the
+//     strip's values the streamed row is made from that are not as long as the row (q / sqrt(d)),
+//     and each score matmul's left operand where it is read once per strip (q^T: hoisted_lhs);
+//   - per key tile: where the streamed value is made in the nest (attention's scores s = q k^T
+//     and the ops between them and the statistic's operand), the tile of it first: each score
+//     matmul over the tile's columns in PSUM banks of 512 (its K tiles accumulated, the right-hand
+//     side's columns of the tile loaded), evacuated into the tile's [rows, W] value, then the
+//     element-wise ops on it; then the statistic's tile partial and fold into its new value, the
+//     correction
 //     chain(old, new) (the kernel's own chain on [rows, 1] columns), the tile's wide values from
 //     the new statistic, each online reduction's partial folded as run = run * c + partial, and
 //     the matmul's partial product over the tile's K tiles in PSUM folded as acc = acc * c + pv
@@ -15,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "emission.h"
 #include "row_ops.h"
@@ -35,6 +43,9 @@ struct Online {
   std::vector<int> reductions;  // online reductions (consumers of the statistic)
   std::vector<int> chain;       // the correction's ops
   std::vector<int> wide, tail;  // per key tile / after the key tiles
+  // The nest's ops the streamed value is made by: per strip (narrower than the row), and per key
+  // tile before the statistic (matmuls among them: score matmuls).
+  std::vector<int> before, made;
 
   std::int64_t cols(int node) const {
     Frame f = e.frame(node);
@@ -44,6 +55,7 @@ struct Online {
   std::optional<NoProgram> classify();
   Lowered<int> running(int node, std::int64_t width, double start);
   Lowered<Tile> correction(RowOps& run, const Tile& old_value, const Tile& new_value);
+  std::optional<NoProgram> score(RowOps& run, int node, int strip_lhs_buffer);
   std::optional<NoProgram> rescale(int block, int node, const Tile& run, const Tile& c,
                                    const Tile& partial, const std::string& combine);
   std::optional<NoProgram> product(RowOps& run, const Tile& acc, const Tile& c);
@@ -83,7 +95,38 @@ std::optional<NoProgram> Online::classify() {
   auto folded = [&](int n) {  // an online value the rescaling folds as it stands
     return n == statistic || n == matmul || std::count(reductions.begin(), reductions.end(), n);
   };
+  auto in_nest = [&](int n) { return std::find(nodes.begin(), nodes.end(), n) != nodes.end(); };
+  // The nest's ops the streamed value depends on (the value itself included).
+  std::set<int> makes_source;
+  for (std::vector<int> stack = {source}; !stack.empty();) {
+    int n = stack.back();
+    stack.pop_back();
+    if (!in_nest(n) || !makes_source.insert(n).second) continue;
+    for (int in : e.kernel.nodes[n].inputs) stack.push_back(in);
+  }
   for (int n : nodes) {
+    if (!makes_source.count(n)) continue;
+    const ir::Node& node = e.kernel.nodes[n];
+    if (e.is_transposed(n)) return NoProgram{"a transposed value in an online nest", n};
+    if (e.prefix.views[static_cast<std::size_t>(n)] ||
+        e.prefix.has_axis[static_cast<std::size_t>(n)])
+      return NoProgram{fmt::format("'{}' making an online nest's streamed value", node.op), n};
+    if (auto a = e.plan.absorbed.find(n);
+        a != e.plan.absorbed.end() && !makes_source.count(a->second))
+      return NoProgram{"an instruction fusion of an online nest's streamed value", n};
+    bool per_tile = std::any_of(node.inputs.begin(), node.inputs.end(), [&](int in) {
+      return std::count(made.begin(), made.end(), in) > 0;
+    });
+    if (cols(n) == row && !(per_tile && is_matmul(node))) {
+      made.push_back(n);
+    } else if (per_tile || is_matmul(node)) {
+      return NoProgram{fmt::format("'{}' making an online nest's streamed value", node.op), n};
+    } else {
+      before.push_back(n);  // once per strip
+    }
+  }
+  for (int n : nodes) {
+    if (makes_source.count(n)) continue;
     if (auto a = e.plan.absorbed.find(n); a != e.plan.absorbed.end() && folded(a->second))
       return NoProgram{"an instruction fusion into an online nest's running value", n};
     if (folded(n) && e.plan.fused_operands.count(n))
@@ -174,6 +217,42 @@ Lowered<Tile> Online::correction(RowOps& run, const Tile& old_value, const Tile&
   return made.at(chain.back());
 }
 
+// The key tile's [rows, W] of score matmul `node`: PSUM banks of 512 columns, each accumulating
+// the K tiles of the left operand (the strip's, `strip_lhs_buffer`, or per tile where -1) against
+// the tile's columns of the right-hand side, evacuated into the tile's value.
+std::optional<NoProgram> Online::score(RowOps& run, int node, int strip_lhs_buffer) {
+  const ir::Node& n = e.kernel.nodes[node];
+  const OpPick& pick = e.plan.picks.at(node);
+  std::int64_t pt = nest.tiling.pt, K = e.shape(n.inputs[0]).back();
+  std::int64_t k_tile = largest_divisor(K, 128), n_tile = largest_divisor(w, 512);
+  int buf = add_buffer(e, n.label.empty() ? "scores" : n.label, sem::Memory::Sbuf, n.dtype, {pt, w},
+                       depth());
+  int n_loop = nest_loop(e, run.block, "n", w / n_tile), n_var = loop_var(n_loop, run.block);
+  Terms at = {{nest.free_loop, w}};
+  if (n_var >= 0) at.push_back({n_var, n_tile});
+  int k_loop = nest_loop(e, n_loop, "k", K / k_tile), k_var = loop_var(k_loop, n_loop);
+  Lowered<Tile> rhs = load_rhs(e, nest, node, k_loop, k_var, k_tile, at, n_tile);
+  if (!rhs) return rhs.no_program();
+  Lowered<Tile> lhs =
+      strip_lhs_buffer >= 0
+          ? Tile{strip_lhs_buffer, window({{k_var, nest.strip_rows()}}, pt), {k_tile, pt}}
+          : lhs_tile(e, nest, node, k_loop, -1, k_var, k_tile);
+  if (!lhs) return lhs.no_program();
+  int psum = add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {pt, n_tile},
+                        {std::min(2, nest.tiling.bufs), 2});
+  Tile sum{psum, {}, {pt, n_tile}};
+  bool hoisted = strip_lhs_buffer >= 0 && !pick.stationary;
+  Lowered<Tile> product = emit_lowering(e, k_loop, node, {*lhs, *rhs}, &sum, k_var, depth(),
+                                        hoisted ? pick.hoist_root : nullptr);
+  if (!product) return product.no_program();
+  e.fusable_load = -1;
+  if (auto no = copy_tile(e, n_loop, node, sum,
+                          Tile{buf, window({{n_var, n_tile}}, n_tile), {pt, n_tile}}, "evacuate"))
+    return no;
+  nest.values[node] = {buf, w};
+  return std::nullopt;
+}
+
 // run = combine(run * c, partial): one scalar_tensor_tensor (the step of the proved online split).
 std::optional<NoProgram> Online::rescale(int block, int node, const Tile& run, const Tile& c,
                                          const Tile& partial, const std::string& combine) {
@@ -238,6 +317,20 @@ std::optional<NoProgram> Online::emit() {
   }
   Lowered<int> acc = running(matmul, N, 0.0);
   if (!acc) return acc.no_program();
+  // The strip's values the streamed row is made from, and the score matmuls' strip-long left
+  // operands (q^T once per query block).
+  RowOps strip_values{e, nest};
+  strip_values.stores = false;
+  for (int n : before)
+    if (auto no = strip_values.emit(n)) return no;
+  std::map<int, int> strip_lhs_of;
+  for (int n : made) {
+    if (!is_matmul(e.kernel.nodes[n])) continue;
+    std::int64_t k_tile = largest_divisor(e.shape(e.kernel.nodes[n].inputs[0]).back(), 128);
+    Lowered<int> lhs = strip_lhs(e, nest, n, k_tile, true);
+    if (!lhs) return lhs.no_program();
+    strip_lhs_of[n] = *lhs;
+  }
   int new_buf = add_buffer(e, (stat.label.empty() ? stat.op : stat.label) + "_new",
                            sem::Memory::Sbuf, stat.dtype, {pt, 1}, depth());
   Window first = window({}, 1), second = window({}, 1);
@@ -252,6 +345,10 @@ std::optional<NoProgram> Online::emit() {
     RowOps tile{e, nest};
     tile.stores = false;
     Tile old_value{*stat_run, first, {pt, 1}}, new_value{new_buf, {}, {pt, 1}};
+    for (int n : made)
+      if (auto no =
+              is_matmul(e.kernel.nodes[n]) ? score(tile, n, strip_lhs_of.at(n)) : tile.emit(n))
+        return no;
     Lowered<std::vector<Tile>> operands = tile.operands_of(statistic);
     if (!operands) return operands.no_program();
     Depth d = depth();
