@@ -2,7 +2,7 @@
 # Online-softmax rows (issue 19): per (kernel, shape) one search with every candidate listed
 # (`tilesweep score --threads 1 --top 1000000 --json`), one TSV line each:
 #   kernel  shape  best_without_online_us  best_us  attainable_us  %attainable_before  %after
-#   form_after  online_candidates  candidates  seconds
+#   form_after (W: the key tile)  online_candidates  candidates  seconds
 # The online tilings only add candidates, so "without online" is the space before them.
 # Usage: bench/online_rows.sh [build/tilesweep] [trn2] "file shape" ... > rows.tsv
 # (needs /usr/bin/python3; TS_SCORE_TIMEOUT seconds per search, default 900)
@@ -28,7 +28,7 @@ att = d["attainable_ns"] / 1000
 def form(c):
     cfg = c["config"]
     return (("fused" if " fused " in cfg else "unfused") + ("+stream" if " stream" in cfg else "")
-            + ("+online" if " online=" in cfg else ""))
+            + ("+online W=" + cfg.split(" online=")[1].split()[0] if " online=" in cfg else ""))
 before = plain[0]["latency_ns"] / 1000 if plain else float("nan")
 after = top[0]["latency_ns"] / 1000
 print(name, shape, "%.2f" % before, "%.2f" % after, "%.2f" % att, "%.1f" % (100 * att / before),

@@ -980,5 +980,46 @@ INSTANTIATE_TEST_SUITE_P(Suites, Functional, ::testing::ValuesIn(suite_kernels()
                            return n;
                          });
 
+// Online attention (online_nest.cpp, issue 19): sampled candidates whose nest streams the key
+// axis with the score matmul (q k^T) computed key tile by key tile in the nest, against the
+// reference. (The quick row, a small attention kernel, is in online_split_test.cpp.)
+struct OnlineAttentionCase {
+  const char* file;
+  sem::DimEnv dims;
+};
+
+class OnlineAttention : public ::testing::TestWithParam<OnlineAttentionCase> {};
+
+TEST_P(OnlineAttention, MatchesTheReference) {
+  const OnlineAttentionCase& c = GetParam();
+  const target::Target& t = target::builtin_target("trn2");
+  ir::Module m = suite_module(c.file);
+  const ir::Kernel& k = m.kernels.front();
+  auto prepared = prepare(k, t, 8);
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, c.dims);
+  auto inputs = sweep::check_inputs(k, c.dims, 7);
+  auto ref = ir::evaluate(k, c.dims, inputs, ir::Precision::F64);
+  std::mt19937_64 rng(5);
+  int checked = 0;
+  for (int tries = 0; tries < 20000 && checked < 2; ++tries) {
+    auto i = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size()));
+    lower::ProgramPlan plan = space.plan(space.decode(i));
+    if (std::none_of(plan.tiling.begin(), plan.tiling.end(),
+                     [](const lower::GroupTiling& g) { return g.online > 0; }))
+      continue;
+    lower::Lowered<lower::Program> program = space.materialize(i);
+    if (!program) continue;
+    ASSERT_TRUE(matches(sim::execute(*program, inputs), ref)) << space.describe(i);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0) << "no online candidate of " << c.file;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, OnlineAttention,
+    ::testing::Values(OnlineAttentionCase{"axon/gqa.py", {{"M", 128}, {"N", 1024}}},
+                      OnlineAttentionCase{"nkibench/gqa.py", {{"B", 1}, {"N", 1024}}}),
+    [](const auto& info) { return std::filesystem::path(info.param.file).parent_path().string(); });
+
 }  // namespace
 }  // namespace ts

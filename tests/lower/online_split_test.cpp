@@ -215,16 +215,15 @@ INSTANTIATE_TEST_SUITE_P(
                                    "    return matmul(e, w) / sum(e, axis=1, keepdims=True)\n",
                                    {{"M", 256}, {"K", 1024}, {"N", 128}}},
                       // The streamed row made in the nest by a score matmul (q k^T, scaled),
-                      // computed key tile by key tile in PSUM with q^T read once per strip.
+                      // computed key tile by key tile in PSUM with q^T read once per strip (both
+                      // GQA kernels: functional_test.cpp, OnlineAttention).
                       OnlineKernel{"attention",
                                    "",
                                    "def f(q: f32[M, D], k: f32[N, D], v: f32[N, E]) -> f32[M, E]:\n"
                                    "    s = matmul(q, transpose(k, axes=(1, 0))) * 0.125\n"
                                    "    e = exp(s - max(s, axis=1, keepdims=True))\n"
                                    "    return matmul(e, v) / sum(e, axis=1, keepdims=True)\n",
-                                   {{"M", 256}, {"D", 64}, {"N", 1024}, {"E", 64}}},
-                      OnlineKernel{"gqa_axon", "axon/gqa.py", "", {{"M", 128}, {"N", 1024}}},
-                      OnlineKernel{"gqa_nkibench", "nkibench/gqa.py", "", {{"B", 1}, {"N", 1024}}}),
+                                   {{"M", 256}, {"D", 64}, {"N", 1024}, {"E", 64}}}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace
