@@ -1015,10 +1015,10 @@ TEST_P(OnlineAttention, MatchesTheReference) {
   EXPECT_GT(checked, 0) << "no online candidate of " << c.file;
 }
 
+// (NKIBench's gqa at B=1 N=1024, 16 heads of 1024 x 1024, takes over 30 min in the interpreter.)
 INSTANTIATE_TEST_SUITE_P(
     Kernels, OnlineAttention,
-    ::testing::Values(OnlineAttentionCase{"axon/gqa.py", {{"M", 128}, {"N", 1024}}},
-                      OnlineAttentionCase{"nkibench/gqa.py", {{"B", 1}, {"N", 1024}}}),
+    ::testing::Values(OnlineAttentionCase{"axon/gqa.py", {{"M", 128}, {"N", 1024}}}),
     [](const auto& info) { return std::filesystem::path(info.param.file).parent_path().string(); });
 
 }  // namespace

@@ -215,8 +215,8 @@ INSTANTIATE_TEST_SUITE_P(
                                    "    return matmul(e, w) / sum(e, axis=1, keepdims=True)\n",
                                    {{"M", 256}, {"K", 1024}, {"N", 128}}},
                       // The streamed row made in the nest by a score matmul (q k^T, scaled),
-                      // computed key tile by key tile in PSUM with q^T read once per strip (both
-                      // GQA kernels: functional_test.cpp, OnlineAttention).
+                      // computed key tile by key tile in PSUM with q^T read once per strip (axon
+                      // GQA: functional_test.cpp, OnlineAttention).
                       OnlineKernel{"attention",
                                    "",
                                    "def f(q: f32[M, D], k: f32[N, D], v: f32[N, E]) -> f32[M, E]:\n"
