@@ -37,6 +37,8 @@ struct CandidateSpace::OpLowerings {
   // A matmul's kept lowering that splits at its root (split_at_root): its pre and root
   // programs, for nests that hoist pre out of the N loop (GroupTiling::hoist). Shared by copies.
   std::map<const Lowering*, std::shared_ptr<const SplitLowering>> hoistable;
+  // A free-axis scan's chunk step (chunked_scan.h), for nests that cut its row into chunks.
+  std::map<int, const ir::Kernel*> chunk;
 
   // True when some matmul among `nodes` keeps a lowering that hoisting changes (one that splits,
   // not computed transposed): only then is GroupTiling::hoist a choice.
@@ -58,6 +60,7 @@ struct CandidateSpace::OpLowerings {
         out.push_back(p.pre);
         out.push_back(p.hoist_pre);
         out.push_back(p.hoist_root);
+        out.push_back(p.chunk);
       }
     return out;
   }
@@ -65,9 +68,14 @@ struct CandidateSpace::OpLowerings {
   // The pick of op j with its lowering l.
   OpPick pick(std::size_t j, std::size_t l, int engine = 0, int copies = -1) const {
     const Lowering* low = kept[j][l];
-    if (auto it = split.find(low); it != split.end())
-      return {it->second.second, engine, copies, it->second.first};
+    auto step = chunk.find(nodes[j]);
+    if (auto it = split.find(low); it != split.end()) {
+      OpPick p{it->second.second, engine, copies, it->second.first};
+      if (step != chunk.end()) p.chunk = step->second;
+      return p;
+    }
     OpPick p{&low->program, engine, copies, nullptr, stationary.count(low) > 0};
+    if (step != chunk.end()) p.chunk = step->second;
     if (auto it = hoistable.find(low); it != hoistable.end()) {
       p.hoist_pre = &it->second->pre;
       p.hoist_root = &it->second->root_program;
@@ -333,6 +341,9 @@ std::optional<CandidateSpace::OpLowerings> CandidateSpace::op_lowerings(int vari
       ops.kept.back().insert(ops.kept.back().begin(), plain.begin(), plain.end());
     }
     ops.engines.push_back(engine_options(ops.kept.back(), target_));
+    for (const auto& sc : kc.scans)
+      if (sc.node == op.node && sc.usable())
+        ops.chunk[op.node] = &sc.step->lowerings.front().program;
     if (is_matmul(variants_[static_cast<std::size_t>(variant)].kernel->nodes[op.node]))
       for (const Lowering* l : ops.kept.back())
         if (auto split = split_at_root(l->program, target_.isa))
@@ -599,6 +610,7 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
     all.push_back(group_tilings(extent, options_));
     add_streamed_tilings(all.back(), k, g, extent, kc.splits);
     add_online_tilings(all.back(), k, g, extent, kc.online, dims_);
+    add_chunked_tilings(all.back(), k, g, extent, kc.scans);
   }
   for (auto& a : all) plan.tiling.push_back(a.front());
   if (auto no = drop_unplaceable(s, k, plan)) return no_section(variant, s, *no);
@@ -765,13 +777,16 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   }
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
-    text +=
-        fmt::format(" | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
-                    t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
-                    t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
-                    t.in_place ? " inplace" : "",
-                    streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "",
-                    t.online > 0 ? fmt::format(" online={}", t.online) : "");
+    text += fmt::format(
+        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
+        t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
+        t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
+        t.in_place ? " inplace" : "",
+        streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "",
+        t.online > 0 ? fmt::format(" online={}", t.online) : "",
+        t.free > 0 && group_extent(*variants_[c.variant].kernel, s.form.groups[g], dims_).chunkable
+            ? " chunks"
+            : "");
   }
   return text;
 }

@@ -302,6 +302,12 @@ KernelChoices instruction_choices(const ir::Kernel& k, const sem::InstrTable& is
   }
   out.splits = split_reductions(k, options.prove, verdicts);
   out.online = online_splits(k, options.prove, verdicts);
+  // A scan's chunk step: one instruction (the scan from a given start), a small query each
+  // process synthesizes itself.
+  out.scans = chunked_scans(k, options.prove, verdicts);
+  for (auto& sc : out.scans)
+    if (auto step = chunk_tile_op(k, sc.node); step && sc.proved)
+      sc.step = &cache.get(*step, isa, one, verdicts);
   return out;
 }
 

@@ -256,15 +256,19 @@ Value Translator::call_isa(const std::string& fn, const Expr& e, const Value* ds
   }
   if (fn == "tensor_tensor_scan") {
     Args a = bind_args(e, {"data0", "data1", "initial", "op0", "op1", "mask", "dtype"}, true);
-    bool plain = a.count("initial") && a["initial"].is_number() && a["initial"].number() == 0.0 &&
-                 a.count("op0") && alu_name(a["op0"], loc) == "mul" && a.count("op1") &&
-                 alu_name(a["op1"], loc) == "add";
-    if (!plain)
+    bool linear = a.count("op0") && alu_name(a["op0"], loc) == "mul" && a.count("op1") &&
+                  alu_name(a["op1"], loc) == "add";
+    bool zero = a.count("initial") && a["initial"].is_number() && a["initial"].number() == 0.0;
+    // A per-partition start (a [P, 1] tile): the scan from that start (a chunk of a longer one).
+    bool from = a.count("initial") && a["initial"].tensor();
+    if (!linear || !(zero || from))
       throw UserError(loc,
-                      "tensor_tensor_scan is supported as initial=0, op0=multiply, op1=add only");
-    return emit("tensor_tensor_scan", std::nullopt,
-                {operand(a["data0"], loc), operand(a["data1"], loc)}, {}, with_dst(a),
-                dtype_arg(a, "dtype", loc), accumulate, loc);
+                      "tensor_tensor_scan is supported as op0=multiply, op1=add with initial=0 or "
+                      "a [P, 1] tile only");
+    std::vector<Operand> ins = {operand(a["data0"], loc), operand(a["data1"], loc)};
+    if (from) ins.push_back(operand(a["initial"], loc));
+    return emit(from ? "tensor_tensor_scan_from" : "tensor_tensor_scan", std::nullopt, ins, {},
+                with_dst(a), dtype_arg(a, "dtype", loc), accumulate, loc);
   }
   if (fn == "tensor_reduce") {
     Args a = bind_args(e, {"op", "data", "axis", "negate", "keepdims", "mask", "dtype"}, true);

@@ -171,8 +171,8 @@ void parse_dtype_rule(OpSpec& op, const toml::node& n, const std::string& file) 
 OpSpec parse_op(const std::string& name, const toml::table& t, const std::string& file,
                 const SourceLoc& loc, const std::set<std::string>& extra_keys) {
   static const std::set<std::string> keys = {
-      "doc",      "operands", "attrs", "args",  "shape",  "broadcast", "out",  "contract",
-      "requires", "expr",     "fold",  "funcs", "binops", "reduceops", "dtype"};
+      "doc",      "operands", "attrs", "args",  "shape",  "broadcast", "out",   "contract",
+      "requires", "expr",     "fold",  "funcs", "binops", "reduceops", "dtype", "chunk"};
   for (auto&& [k, v] : t) {
     if (!keys.count(std::string(k.str())) && !extra_keys.count(std::string(k.str()))) {
       std::set<std::string> all = keys;
@@ -184,6 +184,7 @@ OpSpec parse_op(const std::string& name, const toml::table& t, const std::string
   op.name = name;
   op.loc = loc;
   op.doc = get_string(t, "doc", file, loc, false);
+  op.chunk = get_string(t, "chunk", file, loc, false);
   op.operands = get_strings(t, "operands", file);
   if (const toml::node* a = t.get("attrs")) {
     const toml::array* arr = a->as_array();

@@ -59,9 +59,16 @@ Encoder::Val Encoder::reduce(const ir::Node& n, const sem::TermNode& tn, Vars& v
   z3::expr extent = as_int(term(n, tn.args[0], vars, index), n).simplify();
   std::vector<z3::expr> parts = extent_parts(extent);
   // A literal range of a few elements (a reduction over a concat of per-row values, as a split
-  // reduction's fold: split_reduction.h) is unrolled: the reducer over its elements.
+  // reduction's fold: split_reduction.h; a scan's product at a literal index: chunked_scan.h) is
+  // unrolled: the reducer over its elements, one element its body, and an empty sum or product
+  // the reducer's identity (an empty max or min has none: it stays abstract).
   std::int64_t count = 0;
-  bool unroll = extent.is_numeral_i64(count) && count >= 2 && count <= kUnrolledExtent;
+  bool literal = extent.is_numeral_i64(count);
+  if (literal && count == 0 && tn.reducer == sem::Reducer::Sum)
+    return real(nf_.constant(c.real_val(0)));
+  if (literal && count == 0 && tn.reducer == sem::Reducer::Prod)
+    return real(nf_.constant(c.real_val(1)));
+  bool unroll = literal && count >= 1 && count <= kUnrolledExtent;
   if (unroll) parts.assign(static_cast<std::size_t>(count), c.int_val(1));
   z3::expr saved = vars[tn.var];
   z3::expr offset = c.int_val(0);

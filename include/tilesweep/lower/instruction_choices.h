@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tilesweep/lower/chunked_scan.h"
 #include "tilesweep/lower/layout_swap.h"
 #include "tilesweep/lower/online_split.h"
 #include "tilesweep/lower/region.h"
@@ -104,6 +105,7 @@ struct KernelChoices {
   std::vector<SwapChoice> swaps;  // where the transposes of a matmul's operand move up and vanish
   std::vector<SplitReduction> splits;  // free-axis reductions, their splits proved or not
   std::vector<OnlineSplit> online;     // running-statistic corrections, proved or not
+  std::vector<ChunkedScan> scans;      // free-axis scans, their chunks proved or not
   double combinations = 1;             // product of lowering counts over synthesized ops
   int unlowered = 0;                   // compute ops with no proved lowering
 };

@@ -103,6 +103,10 @@ struct OpPick {
   // the reduction's own lowering, which a streamed nest folds its running statistic with
   // (split_reduction.h). Null otherwise (`lowering` is its own).
   const ir::Kernel* combine = nullptr;
+  // A scan along the free axis (chunked_scan.h): the lowering of its chunk step, which starts
+  // from the state the previous chunk ended in; a nest that tiles the scan's row into chunks
+  // runs it per chunk. Null otherwise.
+  const ir::Kernel* chunk = nullptr;
 
   int copies() const { return copy_engine < 0 ? engine : copy_engine; }
 };
@@ -159,6 +163,10 @@ struct GroupExtent {
   // The longest row a free-axis reduction of the group reduces (0: none): what a streamed
   // tiling splits (split_reduction.h).
   std::int64_t reduced_cols = 0;
+  // No matmul, every op element-wise, a reduction along a batch dim or a scan along the free
+  // axis that has a chunk op, at least one such scan, all over rows of `cols`: a group whose
+  // rows a chunked-scan tiling may cut into free tiles (chunked_scan.h).
+  bool chunkable = false;
 };
 GroupExtent group_extent(const ir::Kernel& k, const std::vector<int>& group,
                          const sem::DimEnv& dims);

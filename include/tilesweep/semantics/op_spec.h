@@ -37,6 +37,9 @@ struct OpSpec {
   std::vector<Item> requirements;     // extra shape preconditions
   ExprPtr expr;
   bool fold = false;  // a binary op that also takes a tuple, folded left
+  // The op computing one chunk of this one along its axis from the state the previous chunk
+  // ended in (`chunk` key; its operands, then that state); empty when it does not chunk.
+  std::string chunk;
   // The result's dtype (`dtype` key): the promotion of the dtypes of `dtype_from` (default: every
   // operand), a fixed dtype name (`dtype = "f32"`), or `cast(attr)`: the dtype an attribute names,
   // the values rounded to it.

@@ -40,24 +40,37 @@ std::optional<NoProgram> RowOps::carry(int node) {
   std::optional<double> identity = running_identity(n);
   if (!identity) return NoProgram{fmt::format("'{}' has no running identity", n.op), node};
   std::int64_t cols = cols_of(node);
+  // In a nest that cuts rows into chunks (chunked_scan.h) the running value keeps whole rows and
+  // each chunk folds into its own columns.
+  const bool chunked = chunks(node);
+  Frame f = e.frame(node);
+  std::int64_t row = chunked ? e.shape(node)[static_cast<std::size_t>(f.col)] : cols;
   Lowered<Tile> slice = operand(node, 0, n.dtype);
   if (!slice) return slice.no_program();
-  Shape whole = {nest.tiling.pt, nest.tiling.block * cols};
+  Shape whole = {nest.tiling.pt, nest.tiling.block * row};
   int running = add_buffer(e, n.label.empty() ? "acc" : n.label, sem::Memory::Sbuf, n.dtype, whole,
                            Depth{1, 0});
   e.current_node = node;
   if (auto no = start_running(e, nest, running, *identity, whole, n.dtype)) return no;
-  Tile acc{running, row_window(nest, row_tile, cols), {nest.tiling.pt, cols}};
+  Tile acc{running,
+           chunked ? row_window(nest, row_tile, row, {{nest.free_loop, cols}}, cols)
+                   : row_window(nest, row_tile, cols),
+           {nest.tiling.pt, cols}};
   Lowered<Tile> out = emit_lowering(e, block, node, {acc, *slice}, &acc, -1, nest.strip_depth());
   if (!out) return out.no_program();
   if (!e.prefix.views[static_cast<std::size_t>(node)]) return std::nullopt;
   // After the carried loop: each row tile of the running value stored.
+  // After the carried loop: each row tile of the running value stored (whole rows: outside the
+  // chunk loop).
   int rt = nest_loop(e, nest.carry, "rt", nest.tiling.block);
   int rt_var = loop_var(rt, nest.carry);
-  auto at = places(e, nest, node, e.shape(node), rt_var, cols);
+  Nest rows = nest;
+  rows.free_loop = -1;
+  rows.free_tile = 0;
+  auto at = places(e, rows, node, e.shape(node), rt_var, row);
   std::size_t rank = e.shape(node).size();
   if (rank == e.shape(n.inputs[0]).size()) at[rank - 3].terms.clear();  // keepdims: a dim of 1
-  return store(e, rt, Tile{running, row_window(nest, rt_var, cols), {nest.tiling.pt, cols}}, node,
+  return store(e, rt, Tile{running, row_window(nest, rt_var, row), {nest.tiling.pt, row}}, node,
                at);
 }
 

@@ -85,6 +85,11 @@ struct Nest {
   // values start and, after it, are stored) and `carried` the loop's first item in it.
   int carry = -1;
   std::size_t carried = 0;
+  // A nest that cuts its rows into chunks (a chunked scan, chunked_scan.h): the block around the
+  // chunk loop (where each scan's state starts, per trip of the loops above) and the loop's
+  // position in it.
+  int chunk_block = -1;
+  std::size_t chunk_at = 0;
   // An on-chip value inside the group: a buffer holding `cols` columns per row tile, `block` row
   // tiles side by side.
   struct Value {

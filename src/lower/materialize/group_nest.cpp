@@ -110,8 +110,12 @@ Lowered<Nest> open_nest(Emission& e, int group) {
     if (!inner) return inner.no_program();
     nest.body = *inner;
   }
-  if (extent.elementwise && !extent.has_matmul && nest.tiling.free > 0 &&
+  if ((extent.elementwise || extent.chunkable) && !extent.has_matmul && nest.tiling.free > 0 &&
       nest.tiling.free < extent.cols) {
+    if (extent.chunkable && !extent.elementwise) {  // a chunked scan's state starts before
+      nest.chunk_block = nest.body;
+      nest.chunk_at = e.builder.program().blocks[static_cast<std::size_t>(nest.body)].items.size();
+    }
     nest.free_tile = nest.tiling.free;
     int free = nest_loop(e, nest.body, "f", extent.cols / nest.free_tile);
     nest.free_loop = loop_var(free, nest.body);
@@ -199,6 +203,7 @@ std::optional<NoProgram> RowOps::emit(int node) {
   if (e.plan.absorbed.count(node))
     return std::nullopt;  // lowered with its reduction, as one instruction
   if (reduces_batch(e.kernel, node)) return carry(node);
+  if (chunks(node)) return chunk(node);
   const ir::Node& n = e.kernel.nodes[node];
   std::int64_t out_cols = cols_of(node);
   Lowered<std::vector<Tile>> operands = operands_of(node);

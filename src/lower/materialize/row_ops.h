@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "emission.h"
+#include "tilesweep/lower/chunked_scan.h"
+#include "tilesweep/lower/frame.h"
 
 namespace ts::lower {
 
@@ -37,8 +39,9 @@ struct RowOps {
     int col_in_out = static_cast<int>(s.size()) - 1 + lead;
     // A reduction's input keeps its whole row (a free tile of it when streamed, stream_nest.cpp);
     // an element-wise operand follows the output.
+    // A chunked scan, and a batch reduction beside it, read chunks (chunked_scan.h).
     if (e.prefix.has_axis[static_cast<std::size_t>(node)])
-      return nest.streamed ? nest.free_tile : s.back();
+      return nest.streamed || chunks(node) ? nest.free_tile : s.back();
     if (col_in_out != f.col) return 1;
     if (s.back() == 1) return 1;
     return nest.free_tile > 0 ? nest.free_tile : s.back();
@@ -75,6 +78,15 @@ struct RowOps {
   bool read_after(int in, std::size_t position) const;
   // A reduction along a batch dim (carried_reduction.cpp): folded into its running value.
   std::optional<NoProgram> carry(int node);
+  // A scan along the free axis in a nest that cuts rows into chunks (scan_chunks.cpp): its chunk
+  // step from the state the previous chunk ended in, then that state carried on.
+  std::optional<NoProgram> chunk(int node);
+  // True when `node` runs chunk by chunk in this nest: a free-axis scan or a batch reduction in
+  // a nest with a chunk loop.
+  bool chunks(int node) const {
+    return nest.chunk_block >= 0 && nest.free_tile > 0 &&
+           (free_axis_scan(e.kernel, node) || reduces_batch(e.kernel, node));
+  }
 
   bool stores = true;
 };
