@@ -87,6 +87,10 @@ class Synthesizer {
       if (in->op.operands.empty()) continue;  // memset, iota: no inputs to transform
       std::set<std::string> have;
       op_constituents(in->op, have);
+      // A recurrence (a product along a range: the scans) serves only ops that sum or multiply
+      // along a range; elsewhere the scan from a start would stand in for arithmetic (a start
+      // times a factor of -1 as a negation) and crowd out the instructions made for it.
+      if (have.count("prod") && !want.count("prod") && !want.count("sum")) continue;
       bool shares = have.empty();  // pure data movement (copies, transposes)
       for (const auto& c : have) shares = shares || want.count(c);
       if (shares) pool_.push_back(in);
