@@ -353,7 +353,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    s = nisa.tensor_tensor_scan(t, t, "
                   "initial=0, op0=nl.add, op1=nl.add)\n",
                   {"a=f32[128,4]"},
-                  "k.py:7:9: error: tensor_tensor_scan is supported as initial=0"},
+                  "k.py:7:9: error: tensor_tensor_scan is supported as op0=multiply, op1=add with "
+                  "initial=0 or a [P, 1] tile only"},
         ErrorCase{"broadcast_many_partitions",
                   "@nki.jit\ndef k(a):\n    t = nl.load(a)\n    s = t.broadcast_to((128, 4))\n",
                   {"a=f32[128,4]"},

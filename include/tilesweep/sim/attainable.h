@@ -15,8 +15,9 @@ struct AttainablePeaks {
   // Tensor engine: the fastest contraction instruction (nc_matmul) at its best tile size.
   double matmul_flops_fp32 = 0, matmul_flops_bf16 = 0;
   // Vector + Scalar + GpSimd together: elements per second, each engine at its fastest
-  // instruction, times the most data operations one instruction applies per element (an
-  // activation does func(x * scale + bias): 3), so that fused instructions stay under it.
+  // instruction, times the most data operations one instruction applies per element at its
+  // engine's best rate (an activation does func(x * scale + bias): 3; a scan at two cycles per
+  // element counts half its closed form's), so that fused instructions stay under it.
   double element_ops_per_s = 0;
   int ops_per_element = 1;
 };
