@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "reference_check.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/graph_printer.h"
 #include "tilesweep/ir/interpreter.h"
@@ -211,15 +212,7 @@ TEST(ChunkedTilings, MambaAtItsBenchmarkRowIsChunkable) {
 
 // ---- on numbers ----
 
-struct Prepared {
-  Prepared(const ir::Kernel& k, const target::Target& t, int max_variants) {
-    sweep::PrepareOptions opts;
-    opts.propagate.max_variants = max_variants;
-    pk = sweep::prepare_kernel(k, t.isa, cache, opts);
-  }
-  SynthesisCache cache;
-  sweep::PreparedKernel pk;
-};
+using test::Prepared;
 
 struct NumbersCase {
   std::string name, source;  // "" for mamba (the suite's kernel)
@@ -265,11 +258,7 @@ TEST_P(ChunkedScans, MatchTheReference) {
     Lowered<Program> program = space.materialize(c, plan);
     ASSERT_TRUE(program) << space.describe(i) << ": " << program.no_program().reason;
     auto out = sim::execute(*program, inputs);
-    ASSERT_EQ(out.size(), ref.size());
-    for (std::size_t o = 0; o < out.size(); ++o)
-      for (std::int64_t e = 0; e < ref[o].size(); ++e)
-        ASSERT_NEAR(out[o].data[e], ref[o].data[e], 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-            << space.describe(i) << " output " << o << " element " << e;
+    ASSERT_TRUE(test::matches(out, ref)) << space.describe(i);
     ++checked;
   }
   EXPECT_GT(checked, 0) << "no chunked candidate of " << nc.name;

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <random>
 
+#include "reference_check.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/fusion.h"
@@ -48,22 +49,7 @@ sem::DimEnv small_dims(const ir::Kernel& k) {
   return {};
 }
 
-// Every element of every output within |out - ref| <= 1e-4 + 1e-4 |ref|; the first that is not,
-// when one is not.
-::testing::AssertionResult matches(const std::vector<ir::Tensor>& out,
-                                   const std::vector<ir::Tensor>& ref) {
-  if (out.size() != ref.size())
-    return ::testing::AssertionFailure() << out.size() << " outputs, " << ref.size() << " expected";
-  for (std::size_t o = 0; o < out.size(); ++o) {
-    if (out[o].shape != ref[o].shape)
-      return ::testing::AssertionFailure() << "output " << o << " has another shape";
-    for (std::int64_t e = 0; e < ref[o].size(); ++e)
-      if (std::abs(out[o].data[e] - ref[o].data[e]) > 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-        return ::testing::AssertionFailure() << "output " << o << " element " << e << ": "
-                                             << out[o].data[e] << " against " << ref[o].data[e];
-  }
-  return ::testing::AssertionSuccess();
-}
+using test::matches;
 
 ir::Module suite_module(const std::string& file) {
   return ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + file,
@@ -72,17 +58,9 @@ ir::Module suite_module(const std::string& file) {
 
 // A kernel's variants (up to `max_variants`) with their instruction choices on target `t`, and
 // the synthesis cache those choices point into: what candidate spaces are built over.
-struct Prepared {
-  lower::SynthesisCache cache;
-  sweep::PreparedKernel pk;
-};
-
+using test::Prepared;
 std::unique_ptr<Prepared> prepare(const ir::Kernel& k, const target::Target& t, int max_variants) {
-  auto p = std::make_unique<Prepared>();
-  sweep::PrepareOptions opts;
-  opts.propagate.max_variants = max_variants;
-  p->pk = sweep::prepare_kernel(k, t.isa, p->cache, opts);
-  return p;
+  return std::make_unique<Prepared>(k, t, max_variants);
 }
 
 // Runs a seeded sample of the candidates of `k` at `dims` (of its original variant only, with
@@ -458,7 +436,9 @@ TEST_P(InPlaceWrites, MatchTheReference) {
       ++checked;
       ASSERT_TRUE(matches(sim::execute(p, inputs), ref))
           << "candidate " << i << " in place (" << space.describe(i) << ")";
-      if (writes_over) EXPECT_GT(sim::simulate(p, t).latency_ns, 0);
+      if (writes_over) {
+        EXPECT_GT(sim::simulate(p, t).latency_ns, 0);
+      }
     }
   EXPECT_GT(checked, 0);
   EXPECT_GT(in_place, 0) << "no candidate writes in place";

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 
+#include "reference_check.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/candidate_space.h"
@@ -143,16 +144,7 @@ TEST(OnlineSplit, SuiteAttentionKernels) {
   }
 }
 
-// Kernel `k` prepared for `t` with at most `max_variants` variants.
-struct Prepared {
-  Prepared(const ir::Kernel& k, const target::Target& t, int max_variants) {
-    sweep::PrepareOptions opts;
-    opts.propagate.max_variants = max_variants;
-    pk = sweep::prepare_kernel(k, t.isa, cache, opts);
-  }
-  lower::SynthesisCache cache;
-  sweep::PreparedKernel pk;
-};
+using test::Prepared;
 
 bool online(const lower::CandidateSpace& space, const lower::Candidate& c) {
   lower::ProgramPlan plan = space.plan(c);
@@ -192,11 +184,7 @@ TEST_P(OnlineCandidates, MatchTheReference) {
     lower::Lowered<lower::Program> program = space.materialize(c);
     if (!program) continue;  // an instruction fusion the online nest does not place
     auto out = sim::execute(*program, inputs);
-    ASSERT_EQ(out.size(), ref.size());
-    for (std::size_t o = 0; o < out.size(); ++o)
-      for (std::int64_t e = 0; e < ref[o].size(); ++e)
-        ASSERT_NEAR(out[o].data[e], ref[o].data[e], 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-            << space.describe(i) << " output " << o << " element " << e;
+    ASSERT_TRUE(test::matches(out, ref)) << space.describe(i);
     ++checked;
   }
   EXPECT_GT(checked, 0) << "no online candidate of " << oc.name;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "reference_check.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/candidate_space.h"
@@ -55,17 +56,7 @@ TEST(SplitReduction, ReductionsAcrossPartitionsAndScansAreNotSplit) {
   EXPECT_TRUE(lower::split_reductions(m.kernels.front()).empty());
 }
 
-// Kernel `k` prepared for `t` with at most `max_variants` variants (the cache outlives the
-// prepared kernel that points into it).
-struct Prepared {
-  Prepared(const ir::Kernel& k, const target::Target& t, int max_variants) {
-    sweep::PrepareOptions opts;
-    opts.propagate.max_variants = max_variants;
-    pk = sweep::prepare_kernel(k, t.isa, cache, opts);
-  }
-  lower::SynthesisCache cache;
-  sweep::PreparedKernel pk;
-};
+using test::Prepared;
 
 // True when candidate `c` streams a reduction (a free tile in a group that reduces a row).
 bool streams(const lower::CandidateSpace& space, const ir::Kernel& k, const lower::Candidate& c) {
@@ -104,11 +95,7 @@ TEST_P(Streamed, CandidatesMatchTheReference) {
     lower::Lowered<lower::Program> program = space.materialize(c);
     ASSERT_TRUE(program) << space.describe(i) << ": " << program.no_program().reason;
     auto out = sim::execute(*program, inputs);
-    ASSERT_EQ(out.size(), ref.size());
-    for (std::size_t o = 0; o < out.size(); ++o)
-      for (std::int64_t e = 0; e < ref[o].size(); ++e)
-        ASSERT_NEAR(out[o].data[e], ref[o].data[e], 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-            << space.describe(i) << " output " << o << " element " << e;
+    ASSERT_TRUE(test::matches(out, ref)) << space.describe(i);
     ++checked;
   }
   EXPECT_GT(checked, 0) << "no streamed candidate of " << sc.name;
