@@ -8,6 +8,7 @@
 #include "tilesweep/ir/dtype.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/frame.h"
+#include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/verify/cache.h"
 
 namespace ts::lower {
@@ -150,15 +151,7 @@ void add_chunked_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
         std::find_if(scans.begin(), scans.end(), [&](const ChunkedScan& s) { return s.node == n; });
     if (it == scans.end() || !it->usable()) return;
   }
-  GroupTiling base = tilings.front();
-  for (std::int64_t w = 512; w <= 4096 && w < extent.cols; w *= 2) {
-    if (extent.cols % w) continue;
-    GroupTiling t = base;
-    t.block = 1;
-    t.free = w;
-    t.hoist = t.spill = false;
-    tilings.push_back(t);
-  }
+  add_free_tilings(tilings, extent.cols, 4096);
 }
 
 }  // namespace ts::lower

@@ -124,9 +124,13 @@ void add_streamed_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k
   if (extent.has_matmul || extent.reduced_cols <= 512 || tilings.empty()) return;
   for (int n : group)
     if (free_axis_reduction(k, n) && !proved_split(splits, n)) return;
+  add_free_tilings(tilings, extent.reduced_cols, 8192);
+}
+
+void add_free_tilings(std::vector<GroupTiling>& tilings, std::int64_t cols, std::int64_t widest) {
   GroupTiling base = tilings.front();
-  for (std::int64_t w = 512; w <= 8192 && w < extent.reduced_cols; w *= 2) {
-    if (extent.reduced_cols % w) continue;
+  for (std::int64_t w = 512; w <= widest && w < cols; w *= 2) {
+    if (cols % w) continue;
     GroupTiling t = base;
     t.block = 1;
     t.free = w;

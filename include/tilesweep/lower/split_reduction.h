@@ -69,6 +69,11 @@ void add_streamed_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k
                           const std::vector<int>& group, const GroupExtent& extent,
                           const std::vector<SplitReduction>& splits);
 
+// Appends copies of `tilings`' first (whole-row) tiling with a free tile of 512, 1024, .. `widest`
+// columns dividing `cols` and shorter than it: one row tile per strip, no hoist, no spill (the
+// free tiles of streamed reductions and of chunked scans).
+void add_free_tilings(std::vector<GroupTiling>& tilings, std::int64_t cols, std::int64_t widest);
+
 // True when `tiling` streams `group`'s reductions (a streamed tiling add_streamed_tilings
 // offers: a free tile in a group with a free-axis reduction and no matmul).
 bool streamed(const ir::Kernel& k, const std::vector<int>& group, const GroupTiling& tiling);
