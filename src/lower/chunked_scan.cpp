@@ -34,9 +34,10 @@ int operand_count(const std::string& op) {
   return static_cast<int>(spec->operands.size());
 }
 
-ChunkKernels parse_pair(const std::string& text, const std::string& what) {
-  ir::Module m = ir::parse_module(text, "<" + what + ">", sem::OpTable::builtin());
-  return ChunkKernels{m.kernel("whole"), m.kernel("split")};
+ChunkLemma parse_lemma(const std::string& name, const std::string& text, const std::string& op) {
+  ir::Module m =
+      ir::parse_module(text, fmt::format("<{} lemma of {}>", name, op), sem::OpTable::builtin());
+  return ChunkLemma{name, m.kernel("whole"), m.kernel("split")};
 }
 
 }  // namespace
@@ -52,34 +53,30 @@ bool free_axis_scan(const ir::Kernel& k, int node) {
   return a && rank >= 2 && *a == rank - 1;
 }
 
-std::vector<ChunkKernels> chunk_kernels(const std::string& op, const std::string& chunk, int a,
-                                        int b) {
+std::vector<ChunkLemma> chunk_lemmas(const std::string& op, const std::string& chunk) {
   int n = operand_count(op);
-  std::string row = fmt::format("M, {}", a + b);
-  std::string sig = fmt::format("({}s: f32[M, 1]) -> f32[M, 1]:\n", params(n, row));
-  std::string whole = fmt::format("    w = {}({}, s)\n", chunk, args(n, ""));
-  std::string split =
-      fmt::format("    p = {}({}, s)\n", chunk, args(n, fmt::format("[:, :{}]", a)));
-  split += fmt::format("    w = concat((p, {}({}, p[:, {}:{}])), axis=1)\n", chunk,
-                       args(n, fmt::format("[:, {}:]", a)), a - 1, a);
-  std::vector<ChunkKernels> out;
-  for (int c = 0; c < a + b; ++c) {
-    std::string column = fmt::format("    return w[:, {}:{}]\n", c, c + 1);
-    out.push_back(
-        parse_pair("def whole" + sig + whole + column + "def split" + sig + split + column,
-                   fmt::format("chunks of {} at {} + {}, column {}", op, a, b, c)));
-  }
-  return out;
-}
-
-ChunkKernels start_kernels(const std::string& op, const std::string& chunk) {
-  int n = operand_count(op);
+  std::vector<ChunkLemma> out;
   std::string sig = fmt::format("({}) -> f32[M, N]:\n", params(n, "M, N"));
-  std::string text =
-      "def whole" + sig + fmt::format("    return {}({}, axis=1)\n", op, args(n, ""));
-  text +=
-      "def split" + sig + fmt::format("    return {}({}, x0[:, :1] * 0.0)\n", chunk, args(n, ""));
-  return parse_pair(text, fmt::format("start of {}", op));
+  out.push_back(
+      parse_lemma("start",
+                  "def whole" + sig + fmt::format("    return {}({}, axis=1)\n", op, args(n, "")) +
+                      "def split" + sig +
+                      fmt::format("    return {}({}, x0[:, :1] * 0.0)\n", chunk, args(n, "")),
+                  op));
+  sig = fmt::format("({}s: f32[M, 1]) -> f32[M, A]:\n", params(n, "M, A + B"));
+  out.push_back(parse_lemma(
+      "prefix",
+      "def whole" + sig + fmt::format("    return {}({}, s)[:, :A]\n", chunk, args(n, "")) +
+          "def split" + sig + fmt::format("    return {}({}, s)\n", chunk, args(n, "[:, :A]")),
+      op));
+  sig = fmt::format("({}s: f32[M, 1]) -> f32[M, 1]:\n", params(n, "M, N + 1"));
+  out.push_back(parse_lemma(
+      "peel",
+      "def whole" + sig + fmt::format("    return {}({}, s)[:, N:N + 1]\n", chunk, args(n, "")) +
+          "def split" + sig + fmt::format("    p = {}({}, s)\n", chunk, args(n, "[:, :1]")) +
+          fmt::format("    return {}({}, p)[:, N - 1:N]\n", chunk, args(n, "[:, 1:]")),
+      op));
+  return out;
 }
 
 std::vector<ChunkedScan> chunked_scans(const ir::Kernel& k, const verify::ProveOptions& options,
@@ -91,13 +88,9 @@ std::vector<ChunkedScan> chunked_scans(const ir::Kernel& k, const verify::ProveO
     const ir::Node& n = k.nodes[i];
     ChunkedScan s;
     s.node = node;
-    std::vector<ChunkKernels> lemmas;
+    std::vector<ChunkLemma> lemmas;
     try {
-      lemmas.push_back(start_kernels(n.op, n.spec->chunk));
-      for (int a = 1; a <= kProvedChunk; ++a)
-        for (int b = 1; b <= kProvedChunk; ++b)
-          for (auto& column : chunk_kernels(n.op, n.spec->chunk, a, b))
-            lemmas.push_back(std::move(column));
+      lemmas = chunk_lemmas(n.op, n.spec->chunk);
     } catch (const UserError& e) {  // an op outside the built-in table
       s.why = fmt::format("'{}': {}", n.op, e.what());
       out.push_back(std::move(s));
@@ -109,7 +102,7 @@ std::vector<ChunkedScan> chunked_scans(const ir::Kernel& k, const verify::ProveO
       const verify::Verdict& v = s.proofs.back();
       if (v.proved()) continue;
       s.proved = false;
-      s.why = fmt::format("the chunks of '{}' are not proved ({}{}{})", n.op,
+      s.why = fmt::format("the {} lemma of '{}' chunks is not proved ({}{}{})", l.name, n.op,
                           verify::verdict_name(v.kind), v.reason.empty() ? "" : ": ", v.reason);
       break;
     }

@@ -24,9 +24,11 @@ bool positive(const z3::expr& t) {
   return true;
 }
 
-// The parts of a reduction's extent when it is a sum of products of dims (`N + P`, `2 * K`), in
-// the order of the extent's terms; anything else is one part. Every part is at least 1.
-std::vector<z3::expr> extent_parts(const z3::expr& extent) {
+// The parts of a reduction's extent when it is a sum of products of dims and small numerals
+// (`N + P`, `2 * K`, `N + 1`), in the order of the extent's terms, a numeral k as k parts of one
+// element (a scan's product up to a dim-valued column, `prod(l <= N)`, peels its element N + 1);
+// anything else is one part. Every part is at least 1.
+std::vector<z3::expr> extent_parts(z3::context& ctx, const z3::expr& extent) {
   std::vector<z3::expr> terms, parts;
   if (extent.is_app() && extent.decl().decl_kind() == Z3_OP_ADD) {
     for (unsigned i = 0; i < extent.num_args(); ++i) terms.push_back(extent.arg(i));
@@ -34,6 +36,11 @@ std::vector<z3::expr> extent_parts(const z3::expr& extent) {
     terms.push_back(extent);
   }
   for (const auto& t : terms) {
+    std::int64_t ones = 0;
+    if (t.is_numeral_i64(ones) && ones >= 1 && ones <= 8) {
+      for (std::int64_t i = 0; i < ones; ++i) parts.push_back(ctx.int_val(1));
+      continue;
+    }
     std::int64_t copies = 1;
     z3::expr base = t;
     if (t.is_app() && t.decl().decl_kind() == Z3_OP_MUL && t.num_args() == 2 &&
@@ -57,7 +64,7 @@ Encoder::Val Encoder::reduce(const ir::Node& n, const sem::TermNode& tn, Vars& v
                              const std::vector<z3::expr>& index) {
   z3::context& c = sym_.ctx();
   z3::expr extent = as_int(term(n, tn.args[0], vars, index), n).simplify();
-  std::vector<z3::expr> parts = extent_parts(extent);
+  std::vector<z3::expr> parts = extent_parts(c, extent);
   // A literal range of a few elements (a reduction over a concat of per-row values, as a split
   // reduction's fold: split_reduction.h; a scan's product at a literal index: chunked_scan.h) is
   // unrolled: the reducer over its elements, one element its body, and an empty sum or product
@@ -74,7 +81,8 @@ Encoder::Val Encoder::reduce(const ir::Node& n, const sem::TermNode& tn, Vars& v
   z3::expr offset = c.int_val(0);
   std::vector<Poly> values;
   for (const auto& part : parts) {
-    if (unroll) {
+    std::int64_t one = 0;
+    if (unroll || (part.is_numeral_i64(one) && one == 1)) {
       vars[tn.var] = offset;
       values.push_back(as_real(term(n, tn.args[1], vars, index)));
     } else {

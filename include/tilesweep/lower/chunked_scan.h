@@ -6,19 +6,30 @@
 //   state <- 0;  for each chunk t:  out[:, t] = chunk(a[:, t], b[:, t], state);
 //                                   state <- out[:, t][:, last]
 //
-// The step is sound when, for every A, B and start s,
+// The step is sound when, for every A, B and start s (columns c of the split form: p's for c < A,
+// then the second chunk's),
 //
-//   chunk(a[M, A + B], b, s) = concat(p, chunk(a[:, A:], b[:, A:], p[:, A - 1 : A]))
-//       where p = chunk(a[:, :A], b[:, :A], s)                                  (chunk lemma)
-//   op(a, b) = chunk(a, b, 0)                                                   (start lemma)
+//   chunk(x[:, :A + B], s)[:, c] = split(x, s)[:, c]      where p = chunk(x[:, :A], s),
+//   split = concat(p, chunk(x[:, A:], p[:, A - 1 : A]))                         (chunk lemma)
+//   op(x) = chunk(x, 0)                                                         (start lemma)
 //
-// Z3 proves the start lemma over unbounded rows, and the chunk lemma element by element for
-// every chunk length A, B up to kProvedChunk (bounded: the verifier unrolls sums and products
-// over numeric ranges; over unbounded ones the products of the two chunks do not meet in its
-// normal form, so the lemma at every length is not proved, only at these). A chunked program
-// applies the lemma with A = the columns done so far, B = the chunk. A scan whose lemmas are not
-// proved is not chunked. No op is named in C++: the pair comes from the op table, the proof from
-// the element expressions.
+// Z3 does not prove the chunk lemma over unbounded A and B directly (the products of the two
+// chunks do not meet in the verifier's normal form). It proves, over unbounded dims, the start
+// lemma and two lemmas the chunk lemma follows from by induction on A:
+//
+//   prefix: chunk(x[:, :A], s) = chunk(x, s)[:, :A]                 (rows of A + B columns)
+//   peel:   chunk(x, s)[:, N] = chunk(x[:, 1:], chunk(x[:, :1], s))[:, N - 1]   (rows of N + 1)
+//
+// Induction (C(A): chunk(x, s)[A + k] = chunk(x[A:], chunk(x, s)[A - 1])[k] for every row longer
+// than A + k). C(1) is peel at N = 1 + k on the prefix of k + 2 columns, with prefix taking both
+// sides' rows back to any length. C(A) -> C(A + 1): chunk(x, s)[A + 1 + k] =
+// chunk(x[A:], chunk(x, s)[A - 1])[1 + k] (C(A)) = chunk(x[A + 1:], chunk(x[A:], chunk(x, s)[A -
+// 1])[0])[k] (C(1) on x[A:]) = chunk(x[A + 1:], chunk(x, s)[A])[k] (C(A) at k = 0). The split's
+// columns c < A are prefix's; its state p[A - 1] is chunk(x, s)[A - 1] by prefix; its columns
+// A + k are C(A). The schema is the op's own: any chunk op whose three lemmas Z3 proves chunks
+// soundly. A chunked program applies the lemma with A = the columns done so far, B = the chunk.
+// A scan whose lemmas are not proved is not chunked. No op is named in C++: the pair comes from
+// the op table, the proof from the element expressions.
 #pragma once
 
 #include <optional>
@@ -34,13 +45,10 @@
 
 namespace ts::lower {
 
-// The largest chunk length A and B of the proved splits (1..kProvedChunk each).
-inline constexpr int kProvedChunk = 3;
-
 struct ChunkedScan {
   int node = -1;
   bool proved = false;
-  std::vector<verify::Verdict> proofs;  // the start lemma, then per (A, B) and column
+  std::vector<verify::Verdict> proofs;  // start, prefix, peel (chunk_lemmas' order)
   std::string why;                      // when not proved: why not
   // The chunk step's lowerings (chunk_tile_op), filled by instruction_choices; null or empty:
   // the scan is not chunked.
@@ -52,17 +60,14 @@ struct ChunkedScan {
 // True for an op along the last axis of its operands whose op names a chunk op.
 bool free_axis_scan(const ir::Kernel& k, int node);
 
-// The proof kernels of `op` (a built-in op with a chunk op) over rows of A + B columns split at
-// A (A, B >= 1, numbers), one pair per output column c (its value at a numeric index, so that
-// the verifier unrolls every sum and product): `whole` = chunk(a, b, s)[:, c], `split` the two
-// chunks concatenated, column c. The start lemma's pair: op(a, b) and chunk(a, b, 0) over rows
-// of N. A UserError when the ops do not parse.
-struct ChunkKernels {
+// The lemmas of `op` (a built-in op with a chunk op) over unbounded dims, in the order start,
+// prefix, peel (see above): `whole` and `split` kernels Z3 must prove equal. A UserError when the
+// ops do not parse.
+struct ChunkLemma {
+  std::string name;  // "start", "prefix", "peel"
   ir::Kernel whole, split;
 };
-std::vector<ChunkKernels> chunk_kernels(const std::string& op, const std::string& chunk, int a,
-                                        int b);
-ChunkKernels start_kernels(const std::string& op, const std::string& chunk);
+std::vector<ChunkLemma> chunk_lemmas(const std::string& op, const std::string& chunk);
 
 // One entry per free-axis scan of `k`, in node order. Thread-safe; with a cache, the same op's
 // questions are answered once.
