@@ -190,8 +190,11 @@ pids)
     tr '\0' ' ' < /proc/$p/cmdline | grep -qF "run $job --archive $a" || fail "pid $p is not a rank of this run"
   done
   [[ $(cut -d' ' -f1 "$a.pids" | tr '\n' ' ') == "0 1 " ]] || fail "ranks not in order: $(cat "$a.pids")"
-  grep -qF "2 rank(s); to interrupt this run (a partial archive, continue with --resume): kill -INT $(echo $pids)" \
-    "$tmp/p.out" || fail "no interrupt line naming the pids: $(cat "$tmp/p.out")"
+  # The line reaches p.out through mpiexec's output forwarding, which may lag the pids file under
+  # load (it failed once that way): wait for it, up to 60 s.
+  line="2 rank(s); to interrupt this run (a partial archive, continue with --resume): kill -INT $(echo $pids)"
+  for _ in $(seq 3000); do grep -qF "$line" "$tmp/p.out" && break; sleep 0.02; done
+  grep -qF "$line" "$tmp/p.out" || fail "no interrupt line naming the pids: $(cat "$tmp/p.out")"
   kill -INT $pids
   wait $pid; rc=$?
   [[ $rc -ne 0 ]] || grep -q '(complete)' "$tmp/p.out" || fail "exit 0 without a complete archive: $(cat "$tmp/p.out")"
