@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Best candidate per NKIBench kernel at its benchmark shape (jobs/nkibench.toml, max_block 8) on
-# one target: `tilesweep score --json` per kernel, one TSV line each:
-#   kernel  shape  best_us  candidates_scored  seconds       ("-" when it did not finish)
+# one target: `tilesweep score --json` per kernel, one TSV line each ("-" when it did not finish):
+#   kernel  shape  best_us  candidates_scored  seconds  %roofline  %attainable
+# %roofline: AccelOpt's per-core constants (sim/roofline.h); %attainable: the target's own peaks.
 # Usage: bench/nkibench_best.sh [build/tilesweep] [trn1] [kernel,kernel,..] > best.tsv
 # (needs /usr/bin/python3; TS_SCORE_TIMEOUT seconds per kernel, default 900)
 set -euo pipefail
@@ -25,8 +26,10 @@ import json, sys
 d = json.loads(sys.stdin.read() or "{}")
 name, shape = sys.argv[1], sys.argv[2]
 if "best_ns" not in d:
-    print(name, shape, "-", "-", "-", sep="\t")
+    print(name, shape, *["-"] * 5, sep="\t")
 else:
-    print(name, shape, "%.2f" % (d["best_ns"] / 1000), d["candidates_scored"], "%.1f" % d["seconds"], sep="\t")
+    best = d["best_ns"]
+    print(name, shape, "%.2f" % (best / 1000), d["candidates_scored"], "%.1f" % d["seconds"],
+          "%.1f" % (100 * d["roofline_ns"] / best), "%.1f" % (100 * d["attainable_ns"] / best), sep="\t")
 ' "$name" "$shape"
 done
