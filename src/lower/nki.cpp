@@ -744,12 +744,30 @@ std::vector<NkiParam> nki_params(const ir::Kernel& k) {
   return out;
 }
 
+namespace {
+
+// A loop with skipped iterations (Block::guard, a causal mask's fully masked tiles): no NKI form
+// yet (a trip count from the outer loop's index, or an `if` on it, is not emitted), so it is
+// refused rather than emitted computing every tile.
+void refuse_guards(const Program& p) {
+  for (const auto& b : p.blocks)
+    if (b.guard)
+      throw UserError(fmt::format(
+          "loop '{}' skips the tiles a mask covers entirely (a triangular nest), which has no "
+          "NKI form yet (the NKI source would compute every tile)",
+          b.var));
+}
+
+}  // namespace
+
 std::string emit_nki(const Program& p, const std::vector<NkiParam>& params, NkiApi api,
                      const NkiShapes* shapes) {
+  refuse_guards(p);
   return Emitter(p, params, api, shapes).run();
 }
 
 std::string emit_nki(const Program& p, const std::vector<std::string>& param_names, NkiApi api) {
+  refuse_guards(p);
   std::vector<NkiParam> params;
   for (const auto& n : param_names) params.push_back({n, false, std::nullopt});
   return Emitter(p, params, api, nullptr).run();

@@ -26,6 +26,12 @@ std::int64_t Window::start(const std::vector<std::int64_t>& iter) const {
   return s;
 }
 
+bool Guard::holds(const std::vector<std::int64_t>& iter) const {
+  std::int64_t s = offset;
+  for (const auto& [block, step] : terms) s += iter[block] * step;
+  return s >= 0;
+}
+
 std::int64_t Access::start(std::size_t dim, const std::vector<std::int64_t>& iter) const {
   std::int64_t s = offset.empty() ? 0 : offset[dim];
   for (const auto& [block, step] : terms[dim]) s += iter[block] * step;
@@ -68,16 +74,61 @@ double Program::spill_bytes() const {
   return bytes;
 }
 
+namespace {
+
+// Counts the runs of block b's instructions (and its loops') over the iterations its guard and
+// those of the loops inside let through, adding `times` per iteration of b. Enumerates only the
+// loops whose subtree holds a guard (`guarded`); the others multiply.
+void count_runs(const Program& p, int b, std::int64_t times, const std::vector<char>& guarded,
+                std::vector<std::int64_t>& iter, std::vector<std::int64_t>& count) {
+  const Block& blk = p.blocks[b];
+  auto body = [&](std::int64_t per) {
+    for (const auto& item : blk.items) {
+      if (item.inst >= 0) {
+        count[item.inst] += per;
+        continue;
+      }
+      if (guarded[item.block]) {
+        count_runs(p, item.block, per, guarded, iter, count);
+        continue;
+      }
+      // No guard inside: every iteration of the inner loops runs.
+      std::vector<std::pair<int, std::int64_t>> todo{{item.block, per}};
+      while (!todo.empty()) {
+        auto [c, n] = todo.back();
+        todo.pop_back();
+        std::int64_t runs = n * p.blocks[c].trips;
+        for (const auto& it : p.blocks[c].items) {
+          if (it.inst >= 0) count[it.inst] += runs;
+          if (it.block >= 0) todo.push_back({it.block, runs});
+        }
+      }
+    }
+  };
+  if (!guarded[b]) {
+    body(times * blk.trips);
+    return;
+  }
+  for (std::int64_t t = 0; t < blk.trips; ++t) {
+    iter[b] = t;
+    if (!blk.guard || blk.guard->holds(iter)) body(times);
+  }
+  iter[b] = 0;
+}
+
+}  // namespace
+
 std::vector<std::int64_t> Program::executions() const {
   std::vector<std::int64_t> count(insts.size(), 0);
-  std::vector<std::int64_t> block_runs(blocks.size(), 0);
-  // Blocks are listed parents first (materialization appends children after their parents).
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
-    std::int64_t outer = blocks[b].parent < 0 ? 1 : block_runs[blocks[b].parent];
-    block_runs[b] = outer * blocks[b].trips;
-    for (const auto& item : blocks[b].items)
-      if (item.inst >= 0) count[item.inst] += block_runs[b];
-  }
+  // A block is `guarded` when it or a loop inside it has a guard (blocks are listed parents
+  // first: materialization appends children after their parents).
+  std::vector<char> guarded(blocks.size(), 0);
+  for (std::size_t b = blocks.size(); b-- > 0;)
+    if (blocks[b].guard) {
+      for (int c = static_cast<int>(b); c >= 0; c = blocks[c].parent) guarded[c] = 1;
+    }
+  std::vector<std::int64_t> iter(blocks.size(), 0);
+  count_runs(*this, 0, 1, guarded, iter, count);
   return count;
 }
 
@@ -116,6 +167,14 @@ void validate(const Program& p) {
     TS_CHECK(blk.trips >= 1, "block {} has {} trips", b, blk.trips);
     TS_CHECK(b == 0 || (blk.parent >= 0 && blk.parent < static_cast<int>(b)), "block {} parent {}",
              b, blk.parent);
+    if (blk.guard)
+      for (const auto& [g, step] : blk.guard->terms) {
+        bool enclosing = false;
+        for (int c = static_cast<int>(b); c > 0 && !enclosing; c = p.blocks[c].parent)
+          enclosing = c == g;
+        TS_CHECK(enclosing, "block {}'s guard reads block {}, not the block or one around it", b,
+                 g);
+      }
     for (const auto& item : blk.items) {
       TS_CHECK((item.inst >= 0) != (item.block >= 0), "block {} has an empty item", b);
       if (item.inst >= 0) ++seen.at(item.inst);

@@ -58,7 +58,9 @@ void print_block(const Program& p, int b, int indent, std::string& out) {
   for (const auto& item : p.blocks[b].items) {
     if (item.block >= 0) {
       const Block& c = p.blocks[item.block];
-      out += fmt::format("{}for {} in range({}):\n", pad, c.var, c.trips);
+      std::string guard =
+          c.guard ? fmt::format(" if {} >= 0", terms_text(c.guard->terms, c.guard->offset, p)) : "";
+      out += fmt::format("{}for {} in range({}){}:\n", pad, c.var, c.trips, guard);
       print_block(p, item.block, indent + 1, out);
       continue;
     }

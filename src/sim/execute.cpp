@@ -43,11 +43,14 @@ class Runner {
   const Program& p_;
   std::vector<ir::Tensor> bufs_;
   std::vector<std::int64_t> iter_;
+  // Per block: iterations of its current run that were not skipped by its guard (an
+  // accumulation's first such iteration writes, the later ones add).
+  std::vector<std::int64_t> ran_;
   std::vector<std::optional<ir::Kernel>> kernels_;
 };
 
 Runner::Runner(const Program& p, const std::vector<ir::Tensor>& inputs)
-    : p_(p), iter_(p.blocks.size(), 0), kernels_(p.insts.size()) {
+    : p_(p), iter_(p.blocks.size(), 0), ran_(p.blocks.size(), 0), kernels_(p.insts.size()) {
   lower::validate(p);
   // An alias (a reshape) has no storage of its own: it reads its root's elements row-major.
   for (std::size_t b = 0; b < p.buffers.size(); ++b) {
@@ -118,8 +121,10 @@ std::string Runner::what(int i) const {
 void Runner::walk(int b, std::int64_t first, std::int64_t last) {
   const lower::Block& blk = p_.blocks[b];
   if (last < 0) last = blk.trips;
+  ran_[b] = first;  // (another core's share ran the iterations before `first`)
   for (std::int64_t t = first; t < last; ++t) {
     iter_[b] = t;
+    if (blk.guard && !blk.guard->holds(iter_)) continue;  // a skipped tile: nothing runs
     for (const auto& item : blk.items) {
       if (item.block >= 0)
         walk(item.block);
@@ -128,6 +133,7 @@ void Runner::walk(int b, std::int64_t first, std::int64_t last) {
       else
         compute(item.inst);
     }
+    ++ran_[b];
   }
   iter_[b] = 0;
 }
@@ -287,7 +293,7 @@ void Runner::compute(int i) {
     throw InternalError(fmt::format("{} computes a {} tile, but its output {} is {}", what(i),
                                     r.shape_str(), p_.buffers[in.out].name, shape_str(out_shape)));
   write(in.out, &in.out_window, std::move(r),
-        in.accumulate_block >= 0 && iter_.at(in.accumulate_block) > 0);
+        in.accumulate_block >= 0 && ran_.at(in.accumulate_block) > 0);
 }
 
 std::vector<ir::Tensor> Runner::outputs() const {

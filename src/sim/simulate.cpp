@@ -45,11 +45,15 @@ class Walker {
     const std::int64_t trips = trips_of(b);
     const std::uint64_t seq0 = tl_.state().seq;
     // Watch a loop only when skipping its tail can pay for the snapshots.
-    bool watch = o_.extrapolate && trips >= 4 && trips * loops_[b].work >= kWatchWork;
+    // A loop whose iterations a guard tells apart (a triangular nest's) has no steady state.
+    bool watch =
+        o_.extrapolate && !loops_[b].guarded && trips >= 4 && trips * loops_[b].work >= kWatchWork;
+    const std::optional<lower::Guard>& guard = p_.blocks[b].guard;
     std::vector<Snapshot>& ring = rings_[b];  // a block is never active twice at once
     if (watch && ring.empty()) ring.resize(kMaxPeriod + 1);
     for (std::int64_t k = 0; k < trips; ++k) {
       iter_[b] = k;
+      if (guard && !guard->holds(iter_)) continue;  // a skipped iteration costs nothing
       run_items(b);
       // Snapshots from iteration 0 on: the step compared is always a later iteration (an
       // accumulation group's start lies in iteration 0, before the first snapshot); only the state
@@ -73,12 +77,14 @@ class Walker {
  private:
   struct Loop {
     Footprint footprint;
-    double work = 0;  // instructions one iteration runs, nested loops included
+    double work = 0;       // instructions one iteration runs, nested loops included
+    bool guarded = false;  // a guard inside (or on) the loop reads its variable
   };
 
   // Fills loops_[b] and those of the blocks inside it.
   void summarize(int b) {
     std::vector<int> buffers, tensors;
+    mark_guard_reads(b);
     for (const lower::Item& item : p_.blocks[b].items) {
       if (item.block >= 0) {
         summarize(item.block);
@@ -98,6 +104,13 @@ class Walker {
     }
     loops_[b].footprint.buffers = sorted_unique(std::move(buffers));
     loops_[b].footprint.tensors = sorted_unique(std::move(tensors));
+  }
+
+  // Marks the loops that block b's guard reads.
+  void mark_guard_reads(int b) {
+    if (!p_.blocks[b].guard) return;
+    for (const auto& [g, step] : p_.blocks[b].guard->terms)
+      if (step != 0) loops_[g].guarded = true;
   }
 
   static std::vector<int> sorted_unique(std::vector<int> v) {

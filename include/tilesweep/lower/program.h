@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,11 +122,24 @@ struct Item {
   int block = -1;
 };
 
+// Which iterations of a loop run: those where offset + sum over (block b, step s) in `terms` of
+// iter(b) * s >= 0 (b this block or an enclosing one). A triangular nest: the column tiles of a
+// causal mask's row tile that the mask covers entirely are skipped (verify/tile_skip.h proves
+// that such a tile contributes its reductions' identity); nothing inside the loop runs in a
+// skipped iteration.
+struct Guard {
+  Terms terms;
+  std::int64_t offset = 0;
+
+  bool holds(const std::vector<std::int64_t>& iter) const;
+};
+
 struct Block {
   std::string var;  // loop variable ("" for the top level)
   std::int64_t trips = 1;
   int parent = -1;
   std::vector<Item> items;
+  std::optional<Guard> guard;  // none: every iteration runs
 };
 
 struct Program {
@@ -140,7 +154,8 @@ struct Program {
   const sem::InstrSpec* psum_copy_vector = nullptr;
   const sem::InstrSpec* psum_copy_scalar = nullptr;
 
-  // Iteration counts: how many times each instruction runs in all (trips of its enclosing loops).
+  // Iteration counts: how many times each instruction runs in all (trips of its enclosing loops,
+  // less the iterations their guards skip).
   std::vector<std::int64_t> executions() const;
   // Bytes the DMAs move to and from spill tensors (Buffer::spill), all iterations.
   double spill_bytes() const;

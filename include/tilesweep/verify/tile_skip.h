@@ -1,0 +1,60 @@
+// The tile-skipping rule of masked reductions (causal attention): a tile every element of which a
+// `where` replaces by its constant contributes the reduction's identity, so it need not be
+// computed. Proved with Z3 over unbounded tile sizes and tile indices.
+//
+// The mask is the one a `where` over iota comparisons lowers to (affine_select, isa.toml): element
+// (p, f) of the tile at row tile i and column tile j, P rows by W columns, keeps its value where
+//   offset + channel_multiplier * p + step * f >= 0,  offset = row * i * P + col * j * W + constant
+// (the tile origins i * P and j * W times the comparison's coefficients), and takes `fill`
+// elsewhere. `where(iota(S, axis=1) <= iota(S, axis=0), s, -inf)` is row 1, col -1, constant 0,
+// channel_multiplier 1, step -1, fill -inf.
+//
+// The rule has two parts, both proved:
+//  1. Every element of the tile is masked where the guard fails, i.e. where
+//       row * P * i + col * W * j + constant + corner(P, W) < 0,
+//     corner = max(0, channel_multiplier) * (P - 1) + max(0, step) * (W - 1) (the largest value of
+//     the affine predicate over the tile): for all i, j >= 0, P, W >= 1, p in [0, P), f in [0, W).
+//     For the causal mask the guard fails exactly where j * W >= (i + 1) * P.
+//  2. A tile of `fill` values contributes the identity to the reduction it feeds, over the
+//     extended reals (-inf, finite reals, +inf; exp(-inf) = 0, exp of a finite value an unknown
+//     positive real) for every accumulator: max(acc, fill) = acc; l + exp(fill - m) = l for a
+//     finite running max m; acc + exp(fill - m) / l * v = acc for finite m, v and l > 0 (the
+//     probability tile's product with the values, accumulated).
+// A predicate with a p * f term (not affine) or a fill that is not the identity is refused with
+// the reason.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ts::verify {
+
+struct TileMask {
+  std::int64_t row = 0, col = 0, constant = 0;    // the offset's coefficients
+  std::int64_t channel_multiplier = 0, step = 0;  // per element: p and f
+  std::int64_t cross = 0;                         // coefficient of p * f (nonzero: not affine)
+};
+
+// What the masked tile feeds.
+enum class Contribution { Max, SumExp, MatmulAccumulate };
+
+struct TileSkipRule {
+  TileMask mask;
+  double fill = 0;  // the where's constant (-inf for causal attention)
+  Contribution into = Contribution::Max;
+};
+
+struct TileSkipProof {
+  bool proved = false;
+  std::string why;  // when not proved: which part failed and why
+  // The guard of part 1: a tile runs where row * P * i + col * W * j + constant + corner >= 0.
+  std::int64_t corner(std::int64_t rows, std::int64_t cols) const;
+  TileMask mask;
+};
+
+// Proves both parts of the rule; `timeout_ms` per solver check (the checks take milliseconds).
+TileSkipProof prove_tile_skip(const TileSkipRule& rule, unsigned timeout_ms = 10000);
+
+const char* contribution_name(Contribution c);
+
+}  // namespace ts::verify

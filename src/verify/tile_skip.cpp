@@ -1,0 +1,156 @@
+#include "tilesweep/verify/tile_skip.h"
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ts::verify {
+
+namespace {
+
+// An extended real: kind -1 (-inf), 0 (the finite real `val`), 1 (+inf).
+struct XReal {
+  z3::expr kind, val;
+};
+
+XReal finite(const z3::expr& v) { return {v.ctx().int_val(0), v}; }
+
+XReal constant(z3::context& c, double x) {
+  if (std::isinf(x)) return {c.int_val(x < 0 ? -1 : 1), c.real_val(0)};
+  return {c.int_val(0), c.real_val(fmt::format("{:.17g}", x).c_str())};
+}
+
+XReal max(const XReal& a, const XReal& b) {
+  z3::expr kind = z3::ite(a.kind == 1 || b.kind == 1, a.kind.ctx().int_val(1),
+                          z3::ite(a.kind == -1, b.kind, a.kind));
+  z3::expr val = z3::ite(a.kind == -1, b.val,
+                         z3::ite(b.kind == -1, a.val, z3::ite(a.val >= b.val, a.val, b.val)));
+  return {kind, val};
+}
+
+// a - m for a finite m: the infinities stay.
+XReal minus_finite(const XReal& a, const z3::expr& m) { return {a.kind, a.val - m}; }
+
+// exp over the extended reals: exp(-inf) = 0, exp(+inf) = +inf, exp(x) an unknown positive real
+// (`e` is uninterpreted; its positivity is asserted where it is applied).
+XReal exp(const XReal& a, const z3::func_decl& e, z3::solver& s) {
+  z3::expr ex = e(a.val);
+  s.add(ex > 0);
+  z3::context& c = a.kind.ctx();
+  return {z3::ite(a.kind == 1, c.int_val(1), c.int_val(0)),
+          z3::ite(a.kind == -1, c.real_val(0), z3::ite(a.kind == 0, ex, c.real_val(0)))};
+}
+
+// acc + t * k for finite acc and k: defined (finite) only where t is finite.
+XReal add_scaled(const z3::expr& acc, const XReal& t, const z3::expr& k) {
+  return {t.kind, acc + t.val * k};
+}
+
+z3::expr same(const XReal& a, const XReal& b) {
+  return a.kind == b.kind && (a.kind != 0 || a.val == b.val);
+}
+
+// True when `claim` holds under the solver's assertions (its negation is unsatisfiable).
+bool holds(z3::solver& s, const z3::expr& claim, std::string& why) {
+  s.push();
+  s.add(!claim);
+  z3::check_result r = s.check();
+  if (r == z3::unknown) why = "unknown (" + s.reason_unknown() + ")";
+  if (r == z3::sat) why = "counterexample " + s.get_model().to_string();
+  s.pop();
+  return r == z3::unsat;
+}
+
+std::string proved_masked(const TileMask& m, unsigned timeout_ms) {
+  z3::context c;
+  z3::solver s(c);
+  s.set("timeout", timeout_ms);
+  z3::expr i = c.int_const("i"), j = c.int_const("j"), P = c.int_const("P"), W = c.int_const("W"),
+           p = c.int_const("p"), f = c.int_const("f");
+  auto k = [&](std::int64_t v) { return c.int_val(static_cast<int64_t>(v)); };
+  s.add(i >= 0 && j >= 0 && P >= 1 && W >= 1 && p >= 0 && p < P && f >= 0 && f < W);
+  z3::expr offset = k(m.row) * i * P + k(m.col) * j * W + k(m.constant);
+  z3::expr corner = k(std::max<std::int64_t>(0, m.channel_multiplier)) * (P - 1) +
+                    k(std::max<std::int64_t>(0, m.step)) * (W - 1);
+  s.add(offset + corner < 0);  // the guard fails
+  z3::expr kept = offset + k(m.channel_multiplier) * p + k(m.step) * f + k(m.cross) * p * f >= 0;
+  std::string why;
+  if (!holds(s, !kept, why)) return "a tile the guard skips keeps an element: " + why;
+  return "";
+}
+
+std::string proved_identity(Contribution into, double fill, unsigned timeout_ms) {
+  z3::context c;
+  z3::solver s(c);
+  s.set("timeout", timeout_ms);
+  XReal x = constant(c, fill);
+  z3::func_decl e = c.function("exp", c.real_sort(), c.real_sort());
+  z3::expr m = c.real_const("m"), l = c.real_const("l"), v = c.real_const("v"),
+           a = c.real_const("acc");
+  z3::expr claim = c.bool_val(true);
+  switch (into) {
+    case Contribution::Max: {
+      XReal acc{c.int_const("acc_kind"), a};
+      s.add(acc.kind >= -1 && acc.kind <= 1);
+      claim = same(max(acc, x), acc);
+      break;
+    }
+    case Contribution::SumExp:
+      s.add(l >= 0);
+      claim = same(add_scaled(l, exp(minus_finite(x, m), e, s), c.real_val(1)), finite(l));
+      break;
+    case Contribution::MatmulAccumulate:
+      s.add(l > 0);
+      claim = same(add_scaled(a, exp(minus_finite(x, m), e, s), v / l), finite(a));
+      break;
+  }
+  std::string why;
+  if (!holds(s, claim, why))
+    return fmt::format("a tile of {} values does not contribute the identity to {}: {}", fill,
+                       contribution_name(into), why);
+  return "";
+}
+
+}  // namespace
+
+std::int64_t TileSkipProof::corner(std::int64_t rows, std::int64_t cols) const {
+  return std::max<std::int64_t>(0, mask.channel_multiplier) * (rows - 1) +
+         std::max<std::int64_t>(0, mask.step) * (cols - 1);
+}
+
+const char* contribution_name(Contribution c) {
+  switch (c) {
+    case Contribution::Max:
+      return "max";
+    case Contribution::SumExp:
+      return "sum of exp(x - max)";
+    case Contribution::MatmulAccumulate:
+      return "matmul accumulation";
+  }
+  return "?";
+}
+
+TileSkipProof prove_tile_skip(const TileSkipRule& rule, unsigned timeout_ms) {
+  TileSkipProof out;
+  out.mask = rule.mask;
+  if (std::isnan(rule.fill)) {
+    out.why = "the fill is NaN";
+    return out;
+  }
+  if (rule.mask.cross != 0) {
+    out.why = "the mask is not affine in the tile's positions (a p * f term)";
+    return out;
+  }
+  if (rule.mask.row == 0 && rule.mask.col == 0) {
+    out.why = "the mask does not depend on the tile origins (no tile is masked as a whole)";
+    return out;
+  }
+  out.why = proved_masked(rule.mask, timeout_ms);
+  if (out.why.empty()) out.why = proved_identity(rule.into, rule.fill, timeout_ms);
+  out.proved = out.why.empty();
+  return out;
+}
+
+}  // namespace ts::verify

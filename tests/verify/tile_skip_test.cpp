@@ -1,0 +1,83 @@
+// The tile-skipping rule of masked reductions (verify/tile_skip.h), table-driven: masks from
+// iota comparisons with the fill that is their reduction's identity are proved; a mask that is not
+// affine, or a fill that is not the identity, is refused with the reason.
+#include "tilesweep/verify/tile_skip.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+namespace ts::verify {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// where(iota(S, axis=1) <= iota(S, axis=0), s, fill): (i P + p) - (j W + f) >= 0.
+constexpr TileMask kCausal{1, -1, 0, 1, -1, 0};
+// where(iota(S, axis=1) < iota(S, axis=0), ...): (i P + p) - (j W + f) - 1 >= 0.
+constexpr TileMask kStrict{1, -1, -1, 1, -1, 0};
+// where(iota(S, axis=1) >= iota(S, axis=0), ...): (j W + f) - (i P + p) >= 0 (anti-causal).
+constexpr TileMask kAnti{-1, 1, 0, -1, 1, 0};
+// A predicate with a p * f term: not affine.
+constexpr TileMask kCross{1, -1, 0, 1, -1, 1};
+// No tile origin in the offset: the same mask in every tile.
+constexpr TileMask kNoOrigin{0, 0, 0, 1, -1, 0};
+
+struct Case {
+  const char* name;
+  TileMask mask;
+  double fill;
+  Contribution into;
+  const char* refused;  // nullptr: proved; else a substring of the reason
+};
+
+const Case kCases[] = {
+    {"causal max", kCausal, -kInf, Contribution::Max, nullptr},
+    {"causal sum exp", kCausal, -kInf, Contribution::SumExp, nullptr},
+    {"causal matmul", kCausal, -kInf, Contribution::MatmulAccumulate, nullptr},
+    {"strict max", kStrict, -kInf, Contribution::Max, nullptr},
+    {"anti-causal matmul", kAnti, -kInf, Contribution::MatmulAccumulate, nullptr},
+    {"not affine", kCross, -kInf, Contribution::Max, "not affine"},
+    {"no tile origin", kNoOrigin, -kInf, Contribution::Max, "does not depend on the tile origins"},
+    {"zero fill into max", kCausal, 0.0, Contribution::Max,
+     "does not contribute the identity to max"},
+    {"zero fill into sum", kCausal, 0.0, Contribution::SumExp,
+     "does not contribute the identity to sum of exp"},
+    {"finite fill into matmul", kCausal, -1e30, Contribution::MatmulAccumulate,
+     "does not contribute the identity to matmul"},
+    {"+inf fill into max", kCausal, kInf, Contribution::Max, "does not contribute the identity"},
+    {"+inf fill into sum", kCausal, kInf, Contribution::SumExp, "does not contribute the identity"},
+    {"NaN fill", kCausal, std::numeric_limits<double>::quiet_NaN(), Contribution::Max, "NaN"},
+};
+
+TEST(TileSkip, RuleTable) {
+  for (const Case& c : kCases) {
+    TileSkipProof p = prove_tile_skip({c.mask, c.fill, c.into});
+    if (!c.refused) {
+      EXPECT_TRUE(p.proved) << c.name << ": " << p.why;
+      continue;
+    }
+    EXPECT_FALSE(p.proved) << c.name;
+    EXPECT_NE(p.why.find(c.refused), std::string::npos) << c.name << ": " << p.why;
+  }
+}
+
+// The causal guard fails exactly where j * W >= (i + 1) * P (the tiles above the diagonal), and
+// the anti-causal one where (j + 1) * W <= i * P; numerically over a grid of tile shapes.
+TEST(TileSkip, GuardIsTheDiagonal) {
+  TileSkipProof causal = prove_tile_skip({kCausal, -kInf, Contribution::Max});
+  TileSkipProof anti = prove_tile_skip({kAnti, -kInf, Contribution::Max});
+  ASSERT_TRUE(causal.proved && anti.proved);
+  for (std::int64_t P : {1, 64, 128})
+    for (std::int64_t W : {1, 128, 512})
+      for (std::int64_t i = 0; i < 12; ++i)
+        for (std::int64_t j = 0; j < 12; ++j) {
+          bool runs = P * i - W * j + causal.corner(P, W) >= 0;
+          EXPECT_EQ(!runs, j * W >= (i + 1) * P) << P << " " << W << " " << i << " " << j;
+          bool anti_runs = -P * i + W * j + anti.corner(P, W) >= 0;
+          EXPECT_EQ(!anti_runs, (j + 1) * W <= i * P) << P << " " << W << " " << i << " " << j;
+        }
+}
+
+}  // namespace
+}  // namespace ts::verify
