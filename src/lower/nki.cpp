@@ -336,7 +336,15 @@ void Emitter::block(int b, int depth) {
     if (shapes_)
       if (auto t = shapes_->trips.find(item.block); t != shapes_->trips.end()) trips = t->second;
     line(depth, fmt::format("for {} in {}({}):", var_[item.block], range, trips));
-    block(item.block, depth + 1);
+    if (!c.guard) {
+      block(item.block, depth + 1);
+      continue;
+    }
+    // A guarded loop (Block::guard: a causal mask's fully masked key tiles skipped): the current
+    // dialect's loops run at trace time over Python integers, so the guard is a Python `if` on
+    // the loop variables (the legacy dialect is refused by refuse_guards).
+    line(depth + 1, fmt::format("if {} >= 0:", affine(c.guard->terms, c.guard->offset)));
+    block(item.block, depth + 2);
   }
   if (out_.size() == before) line(depth, "pass");
 }
@@ -746,15 +754,19 @@ std::vector<NkiParam> nki_params(const ir::Kernel& k) {
 
 namespace {
 
-// A loop with skipped iterations (Block::guard, a causal mask's fully masked tiles): no NKI form
-// yet (a trip count from the outer loop's index, or an `if` on it, is not emitted), so it is
-// refused rather than emitted computing every tile.
-void refuse_guards(const Program& p) {
+// A loop with skipped iterations (Block::guard, a causal mask's fully masked tiles) in the
+// legacy dialect: its loop variables are nl.affine_range / nl.sequential_range iterators, not
+// Python integers, and its loop bounds are constants, so neither an `if` on the loop variables
+// nor a trip count from an outer index has a form; refused rather than emitted computing every
+// tile (the current dialect emits the guard as an `if`).
+void refuse_guards(const Program& p, NkiApi api) {
+  if (api == NkiApi::Current) return;
   for (const auto& b : p.blocks)
     if (b.guard)
       throw UserError(fmt::format(
           "loop '{}' skips the tiles a mask covers entirely (a triangular nest), which has no "
-          "NKI form yet (the NKI source would compute every tile)",
+          "form in the legacy NKI dialect (its loop variables are not Python integers); emit "
+          "it with --nki-api current",
           b.var));
 }
 
@@ -762,12 +774,12 @@ void refuse_guards(const Program& p) {
 
 std::string emit_nki(const Program& p, const std::vector<NkiParam>& params, NkiApi api,
                      const NkiShapes* shapes) {
-  refuse_guards(p);
+  refuse_guards(p, api);
   return Emitter(p, params, api, shapes).run();
 }
 
 std::string emit_nki(const Program& p, const std::vector<std::string>& param_names, NkiApi api) {
-  refuse_guards(p);
+  refuse_guards(p, api);
   std::vector<NkiParam> params;
   for (const auto& n : param_names) params.push_back({n, false, std::nullopt});
   return Emitter(p, params, api, nullptr).run();

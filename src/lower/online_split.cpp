@@ -9,6 +9,7 @@
 #include "tilesweep/base/error.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/frame.h"
+#include "tilesweep/lower/index_source.h"
 #include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/lower/tile_op.h"
 
@@ -144,6 +145,7 @@ std::vector<OnlineSplit> online_splits(const ir::Kernel& k, const verify::ProveO
     std::optional<OnlineSplitKernels> kernels;
     try {
       kernels = online_split_kernels(k, o);
+      o.form = chain_text(k, o, o.chain.back(), "x", "s");
     } catch (const UserError& e) {
       o.why = e.what();
       out.push_back(std::move(o));
@@ -163,7 +165,7 @@ std::vector<OnlineSplit> online_splits(const ir::Kernel& k, const verify::ProveO
 void add_online_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
                         const std::vector<int>& group, const GroupExtent& extent,
                         const std::vector<OnlineSplit>& online, const sem::DimEnv& dims) {
-  if (!extent.has_matmul || extent.reduced_cols <= 512 || tilings.empty()) return;
+  if (!extent.has_matmul || extent.reduced_cols <= 128 || tilings.empty()) return;
   auto in_group = [&](int n) { return std::find(group.begin(), group.end(), n) != group.end(); };
   // Each online matmul's partial product in one PSUM bank (N <= 512 f32 columns); a matmul that
   // makes the streamed row (the scores) is computed key tile by key tile, in banks of 512.
@@ -172,18 +174,24 @@ void add_online_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
         group_extent(k, {n}, dims).matmul_n.front() > 512)
       return;
   // A matmul whose online split is proved, with its statistic and chain in the same nest.
-  if (std::none_of(group.begin(), group.end(), [&](int n) {
-        const OnlineSplit* s = proved_online(online, n);
-        return is_matmul(k.nodes[static_cast<std::size_t>(n)]) && s && in_group(s->statistic) &&
-               std::all_of(s->chain.begin(), s->chain.end(), in_group);
-      }))
-    return;
+  const OnlineSplit* nested = nullptr;
+  for (int n : group) {
+    const OnlineSplit* s = proved_online(online, n);
+    if (is_matmul(k.nodes[static_cast<std::size_t>(n)]) && s && in_group(s->statistic) &&
+        std::all_of(s->chain.begin(), s->chain.end(), in_group))
+      nested = s;
+  }
+  if (!nested) return;
+  // Where the streamed value reads a mask (a where over positions, index_source.h), key tiles of
+  // 128 and 256 columns too: the tiles the mask fills entirely are skipped (online_nest.cpp,
+  // verify/tile_skip.h), and the narrower the tiles, the more of them.
+  std::int64_t narrowest = reads_positions(k, nested->source) ? 128 : 512;
   GroupTiling base = tilings.front();
   base.block = 1;
   base.free = 0;
   base.store = 0;
   base.hoist = base.spill = base.resident = base.panel = false;
-  for (std::int64_t w = 512; w <= 8192 && w < extent.reduced_cols; w *= 2) {
+  for (std::int64_t w = narrowest; w <= 8192 && w < extent.reduced_cols; w *= 2) {
     if (extent.reduced_cols % w) continue;
     base.online = w;
     tilings.push_back(base);

@@ -155,14 +155,37 @@ bool online(const lower::CandidateSpace& space, const lower::Candidate& c) {
 struct OnlineKernel {
   std::string name, file, source;
   sem::DimEnv dims;
+  // A causal mask on the streamed row (query row i keeps keys j <= i): every online candidate's
+  // key tile loop is guarded (verify/tile_skip.h), and runs exactly the key tiles that hold a
+  // kept element.
+  bool causal = false;
 };
 
 void PrintTo(const OnlineKernel& c, std::ostream* os) { *os << c.name; }
 
 class OnlineCandidates : public ::testing::TestWithParam<OnlineKernel> {};
 
+// The key tile loop of an online candidate's program (the loop the guard is on), or -1 where
+// no block has a guard.
+int guarded_block(const lower::Program& p) {
+  for (std::size_t b = 0; b < p.blocks.size(); ++b)
+    if (p.blocks[b].guard) return static_cast<int>(b);
+  return -1;
+}
+
+// Key tiles a causal mask leaves an element in: per strip of `pt` rows, the tiles of `w` keys
+// starting at or before the strip's last row.
+std::int64_t causal_tiles(std::int64_t rows, std::int64_t keys, std::int64_t pt, std::int64_t w) {
+  std::int64_t n = 0;
+  for (std::int64_t r = 0; r < rows / pt; ++r)
+    for (std::int64_t f = 0; f < keys / w; ++f) n += f * w <= r * pt + pt - 1;
+  return n;
+}
+
 // Every online candidate (key tiles streamed with the rescaled running sum and accumulator) of
-// the kernel's variants, run by the functional ISA interpreter against the reference.
+// the kernel's variants, run by the functional ISA interpreter against the reference; with a
+// causal mask, the key tiles above the diagonal skipped (the guarded loop's instructions run
+// once per kept tile, no more).
 TEST_P(OnlineCandidates, MatchTheReference) {
   const OnlineKernel& oc = GetParam();
   ir::Module m = oc.file.empty()
@@ -186,32 +209,54 @@ TEST_P(OnlineCandidates, MatchTheReference) {
     auto out = sim::execute(*program, inputs);
     ASSERT_TRUE(test::matches(out, ref)) << space.describe(i);
     ++checked;
+    int key_loop = guarded_block(*program);
+    EXPECT_EQ(key_loop >= 0, oc.causal) << space.describe(i);
+    if (key_loop < 0 || !oc.causal) continue;
+    lower::ProgramPlan plan = space.plan(c);
+    const auto* t = &plan.tiling.front();
+    for (const auto& g : plan.tiling)
+      if (g.online > 0) t = &g;
+    std::int64_t rows = oc.dims.at("M"), runs = -1;
+    std::vector<std::int64_t> executions = program->executions();
+    for (const auto& item : program->blocks[static_cast<std::size_t>(key_loop)].items)
+      if (item.inst >= 0) runs = executions[static_cast<std::size_t>(item.inst)];
+    EXPECT_EQ(runs, causal_tiles(rows, rows, t->pt, t->online)) << space.describe(i);
   }
   EXPECT_GT(checked, 0) << "no online candidate of " << oc.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Kernels, OnlineCandidates,
-    ::testing::Values(OnlineKernel{"softmax_matmul",
-                                   "axon/softmax_matmul.py",
-                                   "",
-                                   {{"M", 128}, {"K", 2048}, {"N", 64}}},
-                      OnlineKernel{"division_after",
-                                   "",
-                                   "def f(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:\n"
-                                   "    e = exp(x - max(x, axis=1, keepdims=True))\n"
-                                   "    return matmul(e, w) / sum(e, axis=1, keepdims=True)\n",
-                                   {{"M", 256}, {"K", 1024}, {"N", 128}}},
-                      // The streamed row made in the nest by a score matmul (q k^T, scaled),
-                      // computed key tile by key tile in PSUM with q^T read once per strip (axon
-                      // GQA: functional_test.cpp, OnlineAttention).
-                      OnlineKernel{"attention",
-                                   "",
-                                   "def f(q: f32[M, D], k: f32[N, D], v: f32[N, E]) -> f32[M, E]:\n"
-                                   "    s = matmul(q, transpose(k, axes=(1, 0))) * 0.125\n"
-                                   "    e = exp(s - max(s, axis=1, keepdims=True))\n"
-                                   "    return matmul(e, v) / sum(e, axis=1, keepdims=True)\n",
-                                   {{"M", 256}, {"D", 64}, {"N", 1024}, {"E", 64}}}),
+    ::testing::Values(
+        OnlineKernel{
+            "softmax_matmul", "axon/softmax_matmul.py", "", {{"M", 128}, {"K", 2048}, {"N", 64}}},
+        OnlineKernel{"division_after",
+                     "",
+                     "def f(x: f32[M, K], w: f32[K, N]) -> f32[M, N]:\n"
+                     "    e = exp(x - max(x, axis=1, keepdims=True))\n"
+                     "    return matmul(e, w) / sum(e, axis=1, keepdims=True)\n",
+                     {{"M", 256}, {"K", 1024}, {"N", 128}}},
+        // The streamed row made in the nest by a score matmul (q k^T, scaled),
+        // computed key tile by key tile in PSUM with q^T read once per strip (axon
+        // GQA: functional_test.cpp, OnlineAttention).
+        OnlineKernel{"attention",
+                     "",
+                     "def f(q: f32[M, D], k: f32[N, D], v: f32[N, E]) -> f32[M, E]:\n"
+                     "    s = matmul(q, transpose(k, axes=(1, 0))) * 0.125\n"
+                     "    e = exp(s - max(s, axis=1, keepdims=True))\n"
+                     "    return matmul(e, v) / sum(e, axis=1, keepdims=True)\n",
+                     {{"M", 256}, {"D", 64}, {"N", 1024}, {"E", 64}}},
+        // Causal attention (jobs/kernels/examples/causal_gqa.py, one head): the
+        // mask an affine_select per key tile, the tiles above the diagonal skipped.
+        OnlineKernel{"causal_attention",
+                     "",
+                     "def f(q: f32[M, D], k: f32[M, D], v: f32[M, E]) -> f32[M, E]:\n"
+                     "    s = matmul(q, transpose(k, axes=(1, 0))) * 0.125\n"
+                     "    masked = where(iota(M, axis=1) <= iota(M, axis=0), s, -inf)\n"
+                     "    e = exp(masked - max(masked, axis=1, keepdims=True))\n"
+                     "    return matmul(e, v) / sum(e, axis=1, keepdims=True)\n",
+                     {{"M", 512}, {"D", 64}, {"E", 64}},
+                     true}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

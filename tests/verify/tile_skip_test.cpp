@@ -47,12 +47,23 @@ const Case kCases[] = {
      "does not contribute the identity to matmul"},
     {"+inf fill into max", kCausal, kInf, Contribution::Max, "does not contribute the identity"},
     {"+inf fill into sum", kCausal, kInf, Contribution::SumExp, "does not contribute the identity"},
+    {"causal online sum", kCausal, -kInf, Contribution::RescaledSumExp, nullptr},
+    {"causal online matmul", kCausal, -kInf, Contribution::RescaledMatmulAccumulate, nullptr},
+    {"zero fill into online sum", kCausal, 0.0, Contribution::RescaledSumExp,
+     "does not contribute the identity to rescaled sum"},
+    {"+inf fill into online matmul", kCausal, kInf, Contribution::RescaledMatmulAccumulate,
+     "does not contribute the identity to rescaled matmul"},
     {"NaN fill", kCausal, std::numeric_limits<double>::quiet_NaN(), Contribution::Max, "NaN"},
 };
 
 TEST(TileSkip, RuleTable) {
   for (const Case& c : kCases) {
     TileSkipProof p = prove_tile_skip({c.mask, c.fill, c.into});
+    // (the memoized form answers the same, twice)
+    for (int twice = 0; twice < 2; ++twice) {
+      TileSkipProof once = prove_tile_skip_once({c.mask, c.fill, c.into});
+      EXPECT_EQ(once.proved, p.proved) << c.name;
+    }
     if (!c.refused) {
       EXPECT_TRUE(p.proved) << c.name << ": " << p.why;
       continue;

@@ -39,6 +39,8 @@ struct OnlineSplit {
   int source = -1;         // the streamed value the statistic reduces
   std::vector<int> chain;  // the element-wise ops from (source, statistic) to the consumer's
                            // streamed operand, in node order (the operand last)
+  std::string form;        // the chain as text over x (the source) and s (the statistic), the
+                           // kernel's own ops: "exp(sub(x, s))" in a softmax
   bool proved = false;
   verify::Verdict proof;
   std::string why;  // when not proved: why not
@@ -63,7 +65,8 @@ std::vector<OnlineSplit> online_splits(const ir::Kernel& k,
 
 // Appends to `tilings` (a group's, the first one whole-row) the online ones: a key tile
 // (GroupTiling::online) of 512, 1024, .. 8192 columns dividing the group's reduced row and
-// shorter than it, one row tile per strip; offered when the group has a matmul whose online
+// shorter than it (from 128 where the streamed value reads a mask: its fully masked key tiles
+// are skipped), one row tile per strip; offered when the group has a matmul whose online
 // split is proved, with its statistic and chain in the group, and every such matmul's N (at
 // `dims`) fits one PSUM bank (512 columns). A matmul making the streamed row (attention's
 // scores) may sit in the group: the online nest computes it key tile by key tile.

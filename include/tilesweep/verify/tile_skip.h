@@ -19,7 +19,11 @@
 //     extended reals (-inf, finite reals, +inf; exp(-inf) = 0, exp of a finite value an unknown
 //     positive real) for every accumulator: max(acc, fill) = acc; l + exp(fill - m) = l for a
 //     finite running max m; acc + exp(fill - m) / l * v = acc for finite m, v and l > 0 (the
-//     probability tile's product with the values, accumulated).
+//     probability tile's product with the values, accumulated). The online (FlashAttention)
+//     step that streams key tiles (lower/online_split.h) folds the running max first,
+//     m' = max(m, tile max), and rescales the running values by exp(m - m') before adding the
+//     tile's: for a finite m, m' = m, l * exp(m - m') + exp(fill - m') = l and acc * exp(m - m')
+//     + exp(fill - m') * v = acc (exp(0) = 1 asserted beside positivity).
 // A predicate with a p * f term (not affine) or a fill that is not the identity is refused with
 // the reason.
 #pragma once
@@ -35,8 +39,25 @@ struct TileMask {
   std::int64_t cross = 0;                         // coefficient of p * f (nonzero: not affine)
 };
 
-// What the masked tile feeds.
-enum class Contribution { Max, SumExp, MatmulAccumulate };
+// What the masked tile feeds: max(acc, x); l + exp(x - m); acc + exp(x - m) / l * v; and the
+// online step's rescaled forms of the last two (RescaledSumExp: l * exp(m - m') + exp(x - m'),
+// RescaledMatmulAccumulate: acc * exp(m - m') + exp(x - m') * v, with m' = max(m, x)).
+enum class Contribution { Max, SumExp, MatmulAccumulate, RescaledSumExp, RescaledMatmulAccumulate };
+
+// The masked select the rule models, as an instruction's semantics reads (isa.toml's
+// affine_select; sem::to_string of its expression), and the names of its attributes: a lowering
+// skips tiles of an instruction whose semantics read exactly so.
+inline constexpr const char* kMaskedSelect =
+    "select(offset + channel_multiplier * p + step * f >= 0, on_true, on_false_value)";
+inline constexpr const char* kMaskOffset = "offset";
+inline constexpr const char* kMaskChannelMultiplier = "channel_multiplier";
+inline constexpr const char* kMaskStep = "step";
+inline constexpr const char* kMaskFill = "on_false_value";
+
+// The chain from a streamed value x and its running max s that the exp contributions model,
+// written as lower/online_split.h writes a kernel's chain: a streamed consumer is skipped by this
+// rule only where its chain reads exactly so.
+inline constexpr const char* kExpChain = "exp(sub(x, s))";
 
 struct TileSkipRule {
   TileMask mask;
@@ -54,6 +75,9 @@ struct TileSkipProof {
 
 // Proves both parts of the rule; `timeout_ms` per solver check (the checks take milliseconds).
 TileSkipProof prove_tile_skip(const TileSkipRule& rule, unsigned timeout_ms = 10000);
+// The same, each distinct rule proved once per process (the lowering asks per candidate it
+// materializes); thread-safe.
+TileSkipProof prove_tile_skip_once(const TileSkipRule& rule);
 
 const char* contribution_name(Contribution c);
 

@@ -19,6 +19,10 @@
 //   - after them: the running values as the group's per-row values, then the rest of the group
 //     (the division by the sum) on them, at the strip level.
 // Each fold is the proved online split (online_split.h); the statistic's is its proved split.
+// A key tile that a mask fills entirely (a causal mask's tiles above the diagonal) is skipped:
+// the key tile loop's guard (Block::guard) is the mask's own affine predicate at the tile's
+// corner, placed only where verify/tile_skip.h proves that such a tile leaves the running max
+// and every rescaled running value as they are (skip_masked).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,8 +30,11 @@
 
 #include "emission.h"
 #include "row_ops.h"
+#include "tilesweep/lower/index_source.h"
 #include "tilesweep/lower/online_split.h"
 #include "tilesweep/lower/split_reduction.h"
+#include "tilesweep/semantics/expr.h"
+#include "tilesweep/verify/tile_skip.h"
 
 namespace ts::lower {
 
@@ -59,8 +66,121 @@ struct Online {
   std::optional<NoProgram> rescale(int block, int node, const Tile& run, const Tile& c,
                                    const Tile& partial, const std::string& combine);
   std::optional<NoProgram> product(RowOps& run, const Tile& acc, const Tile& c);
+  std::optional<verify::TileMask> mask_of(const Inst& select) const;
+  bool skips(const verify::TileMask& mask, double fill) const;
+  void skip_masked(int key_loop);
   std::optional<NoProgram> emit();
 };
+
+// The semantics the rule models (tile_skip.h) as sem::to_string writes an instruction's.
+const std::string& masked_select() {
+  static const std::string text =
+      sem::to_string(*sem::parse_expr(verify::kMaskedSelect, SourceLoc{}));
+  return text;
+}
+
+// The mask of `select`, an instruction of the masked select the rule models (tile_skip.h) on
+// the streamed value's tile: its offset attribute's coefficients of the tile's row and column
+// origins and its constant, read off the lowering of the op that made it (its offset a dim
+// expression over the origins I and J, index_source.h), with the per-element coefficients.
+std::optional<verify::TileMask> Online::mask_of(const Inst& select) const {
+  const OpPick& pick = e.plan.picks.at(source);
+  if (!pick.lowering) return std::nullopt;
+  auto integer = [&](const sem::AttrMap& attrs, const char* name) -> std::optional<std::int64_t> {
+    auto a = attrs.find(name);
+    if (a == attrs.end()) return std::nullopt;
+    if (const auto* i = std::get_if<std::int64_t>(&a->second)) return *i;
+    if (const auto* d = std::get_if<sem::Dim>(&a->second); d && d->is_const())
+      return d->evaluate({});
+    return std::nullopt;
+  };
+  std::optional<verify::TileMask> out;
+  for (const ir::Node& n : pick.lowering->nodes) {
+    if (n.op != select.spec->op.name) continue;
+    auto offset = n.attrs.find(verify::kMaskOffset);
+    if (offset == n.attrs.end() || out) return std::nullopt;  // (one select in the lowering)
+    const auto* d = std::get_if<sem::Dim>(&offset->second);
+    if (!d) return std::nullopt;
+    auto at = [&](std::int64_t i, std::int64_t j) {
+      return d->evaluate({{kRowOrigin, i + 1}, {kColOrigin, j + 1}});
+    };
+    auto c = at(0, 0), r = at(1, 0), k = at(0, 1);
+    auto cm = integer(select.attrs, verify::kMaskChannelMultiplier);
+    auto step = integer(select.attrs, verify::kMaskStep);
+    if (!c || !r || !k || !cm || !step) return std::nullopt;
+    out = verify::TileMask{*r - *c, *k - *c, *c, *cm, *step, 0};
+  }
+  return out;
+}
+
+// True where the rule is proved for a tile of `fill` values under `mask` into each running value
+// of the nest: the statistic a max, each online reduction a sum and the matmul, both over the
+// chain the rule models (exp(x - max)).
+bool Online::skips(const verify::TileMask& mask, double fill) const {
+  auto proved = [&](verify::Contribution into) {
+    return verify::prove_tile_skip_once({mask, fill, into}).proved;
+  };
+  if (e.kernel.nodes[statistic].op != "max" || !proved(verify::Contribution::Max)) return false;
+  for (int n : reductions) {
+    const OnlineSplit* s = proved_online(*e.plan.online, n);
+    if (!s || s->form != verify::kExpChain || e.kernel.nodes[n].op != "sum" ||
+        !proved(verify::Contribution::RescaledSumExp))
+      return false;
+  }
+  const OnlineSplit* s = proved_online(*e.plan.online, matmul);
+  return s && s->form == verify::kExpChain &&
+         proved(verify::Contribution::RescaledMatmulAccumulate);
+}
+
+// The guard of the key tile loop `key_loop` (its body emitted): where the streamed value's tile
+// is written by one instruction, the masked select of tile_skip.h whose offset moves with the
+// loops around the key tiles (and no loop inside), the loop runs a key tile only where the
+// select's predicate at the tile's corner, offset + max(0, channel_multiplier) (P - 1) +
+// max(0, step) (W - 1), is >= 0: elsewhere every element of the tile is the fill. Placed when
+// the rule is proved for the fill into every running value (skips); else every tile runs.
+void Online::skip_masked(int key_loop) {
+  auto value = nest.values.find(source);
+  if (value == nest.values.end() || !e.prefix.reads_mask[static_cast<std::size_t>(source)]) return;
+  const Program& p = e.builder.program();
+  // The instructions inside the key tile loop, and the blocks around it.
+  std::vector<int> insts, around;
+  for (int b = key_loop; b >= 0; b = p.blocks[static_cast<std::size_t>(b)].parent)
+    around.push_back(b);
+  for (std::vector<int> todo = {key_loop}; !todo.empty();) {
+    int b = todo.back();
+    todo.pop_back();
+    for (const Item& item : p.blocks[static_cast<std::size_t>(b)].items) {
+      if (item.inst >= 0) insts.push_back(item.inst);
+      if (item.block >= 0) todo.push_back(item.block);
+    }
+  }
+  const Inst* select = nullptr;
+  for (int i : insts) {
+    const Inst& in = p.insts[static_cast<std::size_t>(i)];
+    if (in.out != value->second.buffer) continue;
+    if (select) return;  // written twice: not the select's tile alone
+    select = &in;
+  }
+  if (!select || !select->spec || !select->spec->op.expr ||
+      sem::to_string(*select->spec->op.expr) != masked_select() ||
+      select->moving_attr != verify::kMaskOffset)
+    return;
+  for (auto [block, step] : select->moving)
+    if (std::find(around.begin(), around.end(), block) == around.end()) return;
+  auto base = select->attrs.find(verify::kMaskOffset);
+  auto fill = select->attrs.find(verify::kMaskFill);
+  if (base == select->attrs.end() || fill == select->attrs.end()) return;
+  const auto* offset = std::get_if<std::int64_t>(&base->second);
+  const auto* fill_value = std::get_if<double>(&fill->second);
+  std::optional<verify::TileMask> mask = mask_of(*select);
+  if (!offset || !fill_value || !mask || !skips(*mask, *fill_value)) return;
+  verify::TileSkipProof shape;
+  shape.mask = *mask;
+  Guard g;
+  g.terms = select->moving;
+  g.offset = *offset + shape.corner(nest.tiling.pt, value->second.cols);
+  e.builder.program().blocks[static_cast<std::size_t>(key_loop)].guard = g;
+}
 
 // The group's roles: one statistic, online reductions, one online matmul, the wide chain and
 // the tail after the key tiles; NoProgram for anything else.
@@ -377,6 +497,7 @@ std::optional<NoProgram> Online::emit() {
         return no;
     }
     if (auto no = product(tile, Tile{*acc, {}, {pt, N}}, *c)) return no;
+    skip_masked(f);
   }
   std::erase_if(nest.values, [&](const auto& v) { return cols(v.first) == row; });
   nest.values.erase(statistic);
