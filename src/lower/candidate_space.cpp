@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 
+#include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/core_split.h"
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/lower/partition_fold.h"
@@ -285,17 +286,23 @@ bool reads_rhs_from_hbm(const ir::Kernel& k, const std::vector<int>& group) {
 }
 
 // Panel loads (GroupTiling::panel): after each tiling whose right-hand sides are not resident,
-// its twin loading them in panels, where a matmul of `group` computed transposed (`transposed`,
-// sorted) reads one from HBM whose panel holds more than one chunk.
+// its twin loading them in panels, where a matmul of `group` reads its right-hand side from HBM
+// and a panel holds more than one of its tiles: computed transposed (`transposed`, sorted), more
+// than one 128-column chunk; in a matmul nest, more than one K tile (the N tile's K tiles all
+// loaded ahead, not one multi-buffered tile at a time).
 void add_panel_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
                        const std::vector<int>& group, const std::vector<int>& transposed,
                        const sem::DimEnv& dims) {
   bool panels = std::any_of(group.begin(), group.end(), [&](int n) {
-    if (!is_matmul(k.nodes[n]) || !std::binary_search(transposed.begin(), transposed.end(), n) ||
-        std::count(group.begin(), group.end(), k.nodes[n].inputs[1]))
+    if (!is_matmul(k.nodes[n]) || std::count(group.begin(), group.end(), k.nodes[n].inputs[1]))
       return false;
-    std::int64_t cols = group_extent(k, {n}, dims).matmul_n.front();
-    return rhs_panel_columns(cols) > largest_divisor(cols, 128);
+    if (std::binary_search(transposed.begin(), transposed.end(), n)) {
+      std::int64_t cols = group_extent(k, {n}, dims).matmul_n.front();
+      return rhs_panel_columns(cols) > largest_divisor(cols, 128);
+    }
+    auto y = ir::concrete_shape(k.nodes[k.nodes[n].inputs[1]].shape, dims);
+    std::int64_t K = y[y.size() - 2];
+    return K > largest_divisor(K, 128);
   });
   if (!panels) return;
   std::vector<GroupTiling> out;

@@ -61,8 +61,8 @@ struct GroupTiling {
   // (layout_swap.h) loads panels of W = rhs_panel_columns(N), several of its 128-column chunks:
   // runs of W elements per partition instead of 128 (512 B of f32: a third of the DMA rate);
   // one in a matmul nest loads one panel per N tile (W = the N tile): all its K tiles' loads in
-  // flight at once. Offered in the fused transposed form where a panel holds more than one chunk
-  // (dominance-pruned like `store`).
+  // flight at once. Offered where a panel holds more than one chunk (computed transposed) or more
+  // than one K tile (a matmul nest), dominance-pruned like `store`.
   bool panel = false;
   // Online key tile (online_nest.cpp, online_split.h): a group whose matmul contracts a row
   // streamed `online` columns at a time, its operand an element-wise chain of the streamed value

@@ -60,25 +60,27 @@ std::optional<NoProgram> evacuate(Emission& e, Nest& nest, int node, int accumul
 
 // The strip's stationary operand of a matmul whose left operand is a transposed view
 // (OpPick::stationary): the view's source as it lies, [k_tile, K / k_tile x S] with K tile j at
-// columns j x S, loaded once per strip (each DMA reads runs along the rows' dim, no transpose).
+// columns j x S, loaded once per strip: one DMA per K tile, [k_tile, S] (each reads runs of the
+// strip's S rows along the rows' dim, no transpose; the strip's row tiles lie side by side both in
+// HBM and in the buffer, so one DMA per row tile would only cut the runs to `pt`).
 Lowered<int> stationary_strip(Emission& e, Nest& nest, int node, std::int64_t k_tile) {
   const ir::Node& n = e.kernel.nodes[node];
   int x = n.inputs[0];
   if (auto it = nest.stationary.find(x); it != nest.stationary.end()) return it->second;
   if (!hbm_view(e, x) || nest.values.count(x))
     return NoProgram{"a stationary left operand computed in the same loop nest", node};
-  std::int64_t K = e.shape(x).back(), S = nest.strip_rows(), rows = nest.tiling.pt;
+  std::int64_t K = e.shape(x).back(), S = nest.strip_rows();
   int buf =
       add_buffer(e, "xs", sem::Memory::Sbuf, n.dtype, {k_tile, K / k_tile * S}, nest.strip_depth());
   int k_loop = nest_loop(e, nest.body, "k", K / k_tile), k_var = loop_var(k_loop, nest.body);
-  int rows_loop = nest_loop(e, k_loop, "rt", nest.tiling.block);
-  int row_tile = loop_var(rows_loop, k_loop);
-  std::vector<Place> at = places(e, nest, node, e.shape(x), row_tile, k_tile);
+  std::vector<Place> at = places(e, nest, node, e.shape(x), -1, k_tile);  // the strip's rows
   at.back().terms = {{k_var, k_tile}};
-  for (Place& p : at)
+  for (Place& p : at) {
+    if (p.tile_dim == 0) p.extent = S;
     if (p.tile_dim >= 0) p.tile_dim = 1 - p.tile_dim;  // K on the partitions, the rows free
-  Tile dest{buf, window({{k_var, S}, {row_tile, rows}}, rows), {k_tile, rows}};
-  if (auto no = load_into(e, rows_loop, x, at, dest)) return *no;
+  }
+  Tile dest{buf, window({{k_var, S}}, S), {k_tile, S}};
+  if (auto no = load_into(e, k_loop, x, at, dest)) return *no;
   nest.stationary[x] = buf;
   return buf;
 }

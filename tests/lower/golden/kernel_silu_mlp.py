@@ -15,15 +15,15 @@ def silu_mlp(x, w1, w3, w2):
     nisa.memset(dst=c13, value=0.0, engine=nisa.engine.vector)  # constant 0
     for r in range(2):
         xT5 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+        x6 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
         w8 = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
         w9 = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
         vT16 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
         o17 = nl.ndarray((128, 256), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=x6, src=x[r * 128 : r * 128 + 128, :])  # load x
         for k in range(2):
-            x6 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
             t7 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
-            nisa.dma_copy(dst=x6, src=x[r * 128 : r * 128 + 128, k * 128 : k * 128 + 128])  # load x
-            nisa.nc_transpose(dst=t7, data=x6, engine=nisa.engine.tensor)  # matmul
+            nisa.nc_transpose(dst=t7, data=x6[:, k * 128 : k * 128 + 128], engine=nisa.engine.tensor)  # matmul
             nisa.tensor_copy(dst=xT5[:, k * 128 : k * 128 + 128], src=t7, engine=nisa.engine.vector)  # copy matmul
         for k_1 in range(2):
             nisa.dma_copy(dst=w8[:, k_1 * 256 : k_1 * 256 + 256], src=w1[k_1 * 128 : k_1 * 128 + 128, :])  # load w1
