@@ -235,20 +235,30 @@ bool copies_can_move(const Program& p) {
 // tile, 4,843.9 us per 2048 columns — a loss the pruning accepts: without it matmul_add_rmsnorm's
 // unfused sections grow 2.2x.) A resident twin loads all of y before the first strip instead
 // of alongside it, so it replaces the tiling only where the nest has at least 4 strips (the start
-// costs at most a quarter of the loads it saves); with 2 or 3 both stay. "Fits as well" is at
+// costs at most a quarter of the loads it saves); with 2 or 3 both stay. Likewise a panel twin
+// loads its first panel before any matmul of it can start, so it replaces the tiling only where
+// the nest loads at least 4 panels (strips x N tiles): with one strip of one N tile the whole
+// right-hand side would arrive before the first matmul (trn1 matmul M=128, K=8192, N=128 at
+// bufs=2: 116.55 us in a panel, 95.56 us streamed by K tile). "Fits as well" is at
 // every multi-buffering depth: `deepest(t)` is the deepest depth (an index into the options'
 // depths, -1: none) at which t fits, and a twin that fits only shallower keeps t (the depth is a
 // digit of its own, so t at the deeper depths would be lost). Each tiling's depth is found once.
 template <class Deepest>
-std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, std::int64_t rows,
+std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, const GroupExtent& extent,
                                         Deepest deepest) {
+  auto strips = [&](const GroupTiling& t) { return extent.rows / (t.pt * t.block); };
+  auto panels = [&](const GroupTiling& t) {
+    std::int64_t n = 0;
+    for (auto cols : extent.matmul_n) n = std::max(n, cols);
+    return strips(t) * (t.free > 0 ? (n + t.free - 1) / t.free : 1);
+  };
   auto lighter = [&](const GroupTiling& h, const GroupTiling& t) {
     return h.pt == t.pt && h.block == t.block && h.free == t.free && h.spill == t.spill &&
            h.online == t.online && h.hoist >= t.hoist && h.resident >= t.resident &&
            h.store >= t.store && h.panel >= t.panel && h.in_place == t.in_place &&
            (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store ||
             h.panel != t.panel) &&
-           (h.resident == t.resident || rows / (t.pt * t.block) >= 4);
+           (h.resident == t.resident || strips(t) >= 4) && (h.panel == t.panel || panels(t) >= 4);
   };
   std::vector<std::optional<int>> depth(ok.size());
   auto depth_of = [&](std::size_t i) {
@@ -527,8 +537,8 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
         ok.back().in_place = true;
       }
     }
-    std::int64_t rows = group_extent(k, plan.groups[g], dims_).rows;
-    feasible.push_back(drop_dominated(std::move(ok), rows, deepest));
+    feasible.push_back(
+        drop_dominated(std::move(ok), group_extent(k, plan.groups[g], dims_), deepest));
   }
   return feasible;
 }
