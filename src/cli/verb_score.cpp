@@ -30,7 +30,7 @@ struct ScoreOpts {
   KernelOptions kernel;
   std::string mesh = "1", cache, nki_dir, nki_api = "current", nki_shapes = "generic";
   int top = 5, threads = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
-  bool json = false, engines_per_op = false, no_in_place = false;
+  bool json = false, engines_per_op = false, no_in_place = false, no_prune = false;
 };
 
 // One searched configuration: a sharding (or none) and its best candidates. Latencies on the
@@ -132,7 +132,20 @@ Outcome search(const sweep::PreparedKernel& pk, const target::Target& t, sweep::
   lower::CandidateSpace space(pk.space_variants(), t, setting.local, so);
   Outcome out;
   out.setting = std::move(setting);
-  out.range = sweep::score_range(space, 0, space.size(), t, static_cast<std::size_t>(o.top));
+  // Pruned (sweep/prune.h): the printed top and baselines are those of a full search.
+  sweep::SpaceSample all(space.sections(), 0, 0);
+  sweep::Pruner pruner;
+  if (!o.no_prune) {
+    sweep::PruneOptions po;
+    po.keep = o.top;
+    sweep::PruneBounds b = sweep::prune_bounds(space, all, t, po);
+    if (out.setting.collectives.empty())
+      pruner = sweep::Pruner(b, {});
+    else
+      pruner = sweep::Pruner(b, [setting = out.setting](double ns) { return setting.latency(ns); });
+  }
+  out.range = sweep::score_range(space, all, 0, space.size(), t, static_cast<std::size_t>(o.top),
+                                 nullptr, &pruner);
   if (space.size() == 0) out.no_program = space.counts().unsupported;
   if (auto h = space.heuristic()) {
     auto s = sweep::score_program(*h, t);
@@ -153,7 +166,8 @@ Outcome search(const sweep::PreparedKernel& pk, const target::Target& t, sweep::
   return out;
 }
 
-void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, double seconds) {
+void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, std::int64_t pruned,
+                double seconds) {
   const sim::Roofline& roof = r.setting.roofline;
   std::cout << fmt::format(
       "roofline bound {:.2f} us (memory {:.2f}, matmul {:.2f}, other {:.2f}); sharding {}\n",
@@ -163,8 +177,8 @@ void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, 
       "attainable bound {:.2f} us (memory {:.2f}, matmul {:.2f}, other {:.2f})\n",
       roof.attainable_ns / 1e3, roof.attainable_memory_ns / 1e3, roof.attainable_matmul_ns / 1e3,
       roof.attainable_other_ns / 1e3);
-  std::cout << fmt::format("{} candidates scored, {} infeasible, {:.2f} s\n", scored, infeasible,
-                           seconds);
+  std::cout << fmt::format("{} candidates scored, {} infeasible, {} pruned, {:.2f} s\n", scored,
+                           infeasible, pruned, seconds);
   std::set<std::string> said;  // variants often share one reason: each once, the variant dropped
   for (const auto& why : r.no_program) {
     auto colon = why.find(": ");
@@ -193,7 +207,7 @@ void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, 
 }
 
 void print_json(const std::string& subject, const Outcome& r, std::int64_t scored,
-                std::int64_t infeasible, double seconds) {
+                std::int64_t infeasible, std::int64_t pruned, double seconds) {
   const sim::Roofline& roof = r.setting.roofline;
   std::string top;
   for (std::size_t i = 0; i < r.range.top.size(); ++i) {
@@ -217,12 +231,13 @@ void print_json(const std::string& subject, const Outcome& r, std::int64_t score
   std::cout << fmt::format(
       "{{{}\"best_ns\": {}, \"roofline_ns\": {}, \"attainable_ns\": {}, \"sharding\": {}, "
       "\"baselines\": {{\"heuristic_ns\": {}, \"no_algebra_ns\": {}, "
-      "\"no_fusion_ns\": {}}}, \"candidates_scored\": {}, \"infeasible\": {}, \"seconds\": {:.3f}, "
+      "\"no_fusion_ns\": {}}}, \"candidates_scored\": {}, \"infeasible\": {}, \"pruned\": {}, "
+      "\"seconds\": {:.3f}, "
       "\"simulated\": true, \"top\": [{}]}}\n",
       subject, json_number(r.best_ns), json_number(roof.bound_ns), json_number(roof.attainable_ns),
       json_string(r.sharding()), json_number(r.heuristic_ns),
       json_number(r.mesh_ns(r.range.no_algebra_ns)), json_number(r.mesh_ns(r.range.no_fusion_ns)),
-      scored, infeasible, seconds, top);
+      scored, infeasible, pruned, seconds, top);
 }
 
 }  // namespace
@@ -255,6 +270,9 @@ VerbRun add_score(CLI::App& app) {
   o->kernel.add_cores(cmd);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");
+  cmd->add_flag("--no-prune", o->no_prune,
+                "simulate every candidate to the end (default: skip those provably slower than "
+                "the printed top and the baselines; the same results)");
   cmd->add_option("--emit-nki", o->nki_dir,
                   "write the NKI source of the printed (--top) candidates to this folder");
   cmd->add_option("--nki-api", o->nki_api,
@@ -287,21 +305,21 @@ VerbRun add_score(CLI::App& app) {
     // Each setting (one device, or each sharding on the mesh): search the local shape, add the
     // collectives (alpha-beta on the target's topology). The first best wins ties.
     std::optional<Outcome> best;
-    std::int64_t scored = 0, infeasible = 0;
+    std::int64_t scored = 0, infeasible = 0, pruned = 0;
     for (sweep::MeshSetting& setting :
          sweep::mesh_settings(k, dims, t, shape, std::nullopt, o->kernel.cores)) {
       Outcome r = search(pk, t, std::move(setting), *o, k);
-      scored += r.range.scored, infeasible += r.range.infeasible;
+      scored += r.range.scored, infeasible += r.range.infeasible, pruned += r.range.pruned;
       if (!best || r.best_ns < best->best_ns) best = std::move(r);
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (o->json)
-      print_json(json_subject(k, *o, dims), *best, scored, infeasible, seconds);
+      print_json(json_subject(k, *o, dims), *best, scored, infeasible, pruned, seconds);
     else {
       std::cout << fmt::format(
           "kernel {} on {} at {} (simulated latencies; target description {})\n", k.name, t.name,
           o->kernel.shape, t.name);
-      print_text(*best, scored, infeasible, seconds);
+      print_text(*best, scored, infeasible, pruned, seconds);
     }
     if (!o->nki_dir.empty()) write_top(*best, k, *o, o->json ? std::cerr : std::cout);
     return best->range.top.empty() ? 1 : 0;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "inst_timing.h"
+#include "static_bound.h"
 #include "steady_state.h"
 #include "tilesweep/sim/capacity.h"
 #include "tilesweep/sim/cores.h"
@@ -26,12 +28,24 @@ constexpr double kWatchWork = 64;
 
 // Thrown by the walker when the program runs past SimOptions::max_simulated.
 struct OverBudget {};
+// Thrown by the walker once the latency is known to exceed SimOptions::stop_after_ns; `ns` is
+// what is known of it (a lower bound).
+struct Stopped {
+  double ns = 0;
+};
+// Lower bounds are shaved by this fraction so that rounding in their sums never puts them above
+// the latency they bound.
+constexpr double kShave = 1e-9;
+constexpr const char* kStoppedReason = "stopped: its latency exceeds SimOptions::stop_after_ns";
 
 // Walks the loop nest in program order, extrapolating loops that reach a steady state.
 class Walker {
  public:
-  Walker(const lower::Program& p, const target::Target& t, Timeline& tl, const SimOptions& o)
+  // `bound`: the program's timeline-free bound, when o.stop_after_ns is finite.
+  Walker(const lower::Program& p, const target::Target& t, Timeline& tl, const SimOptions& o,
+         const LatencyBound* bound)
       : p_(p),
+        bound_(bound),
         t_(t),
         tl_(tl),
         o_(o),
@@ -132,6 +146,20 @@ class Walker {
       if (b == 0 && item.block >= 0 && p_.cores > 1 && i + 1 < items.size())
         tl_.barrier(core_barrier_ns(t_, p_.cores));
       if (tl_.state().totals.simulated > static_cast<double>(o_.max_simulated)) throw OverBudget{};
+      if (bound_) check_stop();
+    }
+  }
+
+  // Stops once the latency provably exceeds o_.stop_after_ns: an instruction has ended later, or
+  // a compute engine, in order, still has more work than fits before it (its free time plus its
+  // busy time in the bound not yet run; the bound counts no guarded iteration, so what it leaves
+  // is at most what is left).
+  void check_stop() const {
+    const CoreState& s = tl_.state();
+    if (s.max_end.t > o_.stop_after_ns) throw Stopped{s.max_end.t};
+    for (std::size_t e = 0; e < s.engine_free.size(); ++e) {
+      double left = (s.engine_free[e].t + (bound_->engine[e] - s.totals.busy[e])) * (1 - kShave);
+      if (left > o_.stop_after_ns) throw Stopped{left};
     }
   }
 
@@ -143,6 +171,7 @@ class Walker {
   }
 
   const lower::Program& p_;
+  const LatencyBound* bound_;
   const target::Target& t_;
   Timeline& tl_;
   const SimOptions& o_;
@@ -167,15 +196,34 @@ SimResult simulate(const lower::Program& p, const target::Target& t, const SimOp
   double hbm_bytes_per_ns = (o.hbm_cores > 0 ? t.chip.hbm_bytes_per_s / o.hbm_cores
                                              : hbm_bytes_per_s_per_core(t, p.cores)) /
                             1e9;
-  Timeline tl(p, t, inst_timings(p, t, hbm_bytes_per_ns), o.trace ? &r.trace : nullptr);
+  std::vector<InstTiming> timing = inst_timings(p, t, hbm_bytes_per_ns);
+  std::optional<LatencyBound> bound;
+  if (o.stop_after_ns < std::numeric_limits<double>::infinity()) {
+    // The timeline-free bound first: a candidate it already rules out costs no timeline.
+    bound = latency_lower_bound(p, t, timing);
+    if (bound->ns * (1 - kShave) > o.stop_after_ns) {
+      r.feasible = false;
+      r.stopped = true;
+      r.reason = kStoppedReason;
+      r.latency_ns = bound->ns * (1 - kShave);
+      return r;
+    }
+  }
+  Timeline tl(p, t, std::move(timing), o.trace ? &r.trace : nullptr);
   try {
-    Walker(p, t, tl, o).run_block(0);
+    Walker(p, t, tl, o, bound ? &*bound : nullptr).run_block(0);
   } catch (const OverBudget&) {
     r.feasible = false;
     r.reason = fmt::format(
         "not simulated: over the simulator's budget of {} instruction executions (its loops reach "
         "no steady state early enough); smaller dims simulate",
         o.max_simulated);
+    return r;
+  } catch (const Stopped& stop) {
+    r.feasible = false;
+    r.stopped = true;
+    r.reason = kStoppedReason;
+    r.latency_ns = stop.ns;
     return r;
   }
   const CoreState& s = tl.state();

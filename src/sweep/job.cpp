@@ -353,16 +353,18 @@ Search parse_search(const TomlReader& r, const toml::table& doc,
   Search s;
   const toml::table* t = r.table(doc, "search");
   if (!t) return s;
-  r.check_keys(*t,
-               {"max_block", "isa_depth", "keep", "ablations", "max_lowerings", "bufs",
-                "check_samples", "unit_size", "max_section_candidates", "engines", "cores"},
-               "[search]");
+  r.check_keys(
+      *t,
+      {"max_block", "isa_depth", "keep", "ablations", "max_lowerings", "bufs", "check_samples",
+       "unit_size", "max_section_candidates", "engines", "cores", "prune"},
+      "[search]");
   if (auto* n = t->get("max_block"))
     s.max_block = static_cast<int>(r.integer(*n, "max_block", 1, 64));
   if (auto* n = t->get("isa_depth"))
     s.isa_depth = static_cast<int>(r.integer(*n, "isa_depth", 1, 3));
   if (auto* n = t->get("keep")) s.keep_top = parse_keep(r, *n);
   if (auto* n = t->get("ablations")) s.ablations = r.boolean(*n, "ablations");
+  if (auto* n = t->get("prune")) s.prune = r.boolean(*n, "prune");
   if (auto* n = t->get("max_lowerings"))
     s.max_lowerings = static_cast<int>(r.integer(*n, "max_lowerings", 1, 64));
   if (auto* n = t->get("bufs")) s.bufs = parse_bufs(r, *n);

@@ -104,6 +104,18 @@ Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdi
       }
     }
   }
+  if (job.search.prune) {
+    PruneOptions po;
+    po.keep = job.search.keep_top;
+    po.ablations = job.search.ablations;
+    for (SpaceEntry& e : spaces_) {
+      PruneBounds b = prune_bounds(*e.space, e.sample, *e.machine, po);
+      if (e.setting.collectives.empty())
+        e.pruner = Pruner(b, {});
+      else
+        e.pruner = Pruner(b, [setting = e.setting](double ns) { return setting.latency(ns); });
+    }
+  }
   units_ = cut_units(sizes, job.search.unit_size);
   tell(fmt::format("{} spaces, {} candidates to score in {} units", spaces_.size(), candidates(),
                    units_.size()));

@@ -80,10 +80,13 @@ SweepRows assemble(const Plan& plan, const std::vector<store::UnitResult>& units
     const int space = plan.units()[u.progress.unit].space;
     KeyRows& kr = per[plan.spaces()[space].key];
     kr.scored += u.progress.candidates;
+    out.candidates_scored += u.progress.candidates;
     for (const auto& r : u.candidates) {
-      if (is_summary(r))
+      if (is_summary(r)) {
         kr.infeasible += r.choice;
-      else
+        out.infeasible += r.choice;
+        out.pruned += r.hbm_read_bytes;
+      } else
         kr.rows.push_back({space, r});
     }
     out.progress.push_back(u.progress);

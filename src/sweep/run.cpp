@@ -282,6 +282,11 @@ int Rank0Run::operator()(OpenJournal& opened, std::ostream& out, std::ostream& e
       "{:.1f} s\n",
       setup.archive, meta.status, rows.progress.size(), plan.units().size(), rows.best.size(),
       rows.candidates.size(), plan.prepare_seconds(), search_s);
+  out << fmt::format(
+      "{} candidates: {} feasible, {} pruned (provably slower than the rows kept), "
+      "{} infeasible\n",
+      rows.candidates_scored, rows.candidates_scored - rows.pruned - rows.infeasible, rows.pruned,
+      rows.infeasible);
   if (checked.passed + checked.failed > 0)
     out << fmt::format(
         "checked {} candidates against the reference interpreter: {} pass, {} mismatch\n",

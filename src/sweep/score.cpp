@@ -17,14 +17,17 @@ bool better(const CandidateScore& a, const CandidateScore& b) {
   return a.index < b.index;
 }
 
-CandidateScore score_program(const lower::Program& p, const target::Target& t) {
+CandidateScore score_program(const lower::Program& p, const target::Target& t,
+                             double stop_after_ns) {
   CandidateScore s;
   sim::Capacity cap = sim::check_capacity(p, t);
   if (!cap.feasible()) {
     s.reason = cap.reason;
     return s;
   }
-  s.sim = sim::simulate(p, t);
+  sim::SimOptions o;
+  o.stop_after_ns = stop_after_ns;
+  s.sim = sim::simulate(p, t, o);
   s.feasible = s.sim.feasible;
   s.reason = s.sim.reason;
   return s;
@@ -62,6 +65,7 @@ void merge(RangeResult& a, const RangeResult& b, std::size_t keep) {
   keep_best(a.top, keep);
   a.scored += b.scored;
   a.infeasible += b.infeasible;
+  a.pruned += b.pruned;
   a.no_algebra_ns = std::min(a.no_algebra_ns, b.no_algebra_ns);
   a.no_fusion_ns = std::min(a.no_fusion_ns, b.no_fusion_ns);
 }
@@ -73,13 +77,33 @@ RangeResult score_range(const lower::CandidateSpace& space, std::int64_t first, 
 
 RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& sample,
                         std::int64_t first, std::int64_t last, const target::Target& t,
-                        std::size_t keep, const std::atomic<int>* stop) {
+                        std::size_t keep, const std::atomic<int>* stop, const Pruner* pruner) {
   auto sections = space.sections();
   auto section_of = [&](std::int64_t i) {
     auto it = std::upper_bound(
         sections.begin(), sections.end(), i,
         [](std::int64_t x, const lower::CandidateSpace::Section& s) { return x < s.first; });
     return *(it - 1);
+  };
+  // A candidate the pruner stops is scored again in full when its partial latency does not
+  // prove it prunable (a mesh latency that ties): sim.stopped then means pruned.
+  auto score = [&](lower::CandidateCursor& cursor, std::int64_t i,
+                   const lower::CandidateSpace::Section& sec) {
+    const lower::Lowered<lower::Program>& program = cursor.at(i);
+    CandidateScore s;
+    s.index = i;
+    if (!program) {
+      s.reason = program.no_program().reason;
+      return s;
+    }
+    if (pruner) {
+      s = score_program(*program, t, pruner->stop_after(sec));
+      s.index = i;
+      if (!s.sim.stopped || pruner->prunes(s.sim.latency_ns, sec)) return s;
+    }
+    s = score_program(*program, t);
+    s.index = i;
+    return s;
   };
   tbb::enumerable_thread_specific<RangeResult> local;
   std::atomic<bool> skipped{false};
@@ -95,13 +119,17 @@ RangeResult score_range(const lower::CandidateSpace& space, const SpaceSample& s
                           return;
                         }
                         const std::int64_t i = sample.index(pos);
-                        CandidateScore s = score_candidate(cursor, i, t);
+                        auto sec = section_of(i);
                         ++mine.scored;
+                        CandidateScore s = score(cursor, i, sec);
+                        if (s.sim.stopped) {
+                          ++mine.pruned;
+                          continue;
+                        }
                         if (!s.feasible) {
                           ++mine.infeasible;
                           continue;
                         }
-                        auto sec = section_of(i);
                         if (sec.variant == 0)
                           mine.no_algebra_ns = std::min(mine.no_algebra_ns, s.sim.latency_ns);
                         if (!sec.fused)

@@ -63,7 +63,7 @@ store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_
   for (const auto& part : e.sample.parts()) {  // per section, in sample positions
     std::int64_t a = std::max(u.first, part.first), b = std::min(last, part.first + part.count);
     if (a >= b) continue;
-    RangeResult piece = score_range(*e.space, e.sample, a, b, *e.machine, keep, stop);
+    RangeResult piece = score_range(*e.space, e.sample, a, b, *e.machine, keep, stop, &e.pruner);
     if (!piece.top.empty()) section_bests.push_back(piece.top.front());
     merge(all, piece, keep);
   }
@@ -85,6 +85,7 @@ store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_
   summary.kernel = e.label, summary.target = e.target_name, summary.shape = e.shape_name;
   summary.mesh = e.setting.mesh, summary.sharding = e.setting.sharding;
   summary.index = -1, summary.reason = kSummaryReason, summary.choice = all.infeasible;
+  summary.hbm_read_bytes = all.pruned;
   summary.rank = rank, summary.unit = u.id;
   out.candidates.push_back(summary);
   out.progress.seconds =

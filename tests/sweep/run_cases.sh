@@ -21,6 +21,9 @@
 #   sigterm_unit  SIGTERM while a unit of seconds is in flight: the run stops within 5 s (exit
 #               143, a partial archive keeping the finished units); --resume completes it
 #   load        the same job with four CPU burners running: the identical /best
+#   prune       [search] prune = false (every candidate simulated) and the default pruning give the
+#               same /best (baselines and counts included) and the same /candidates rows, on 1
+#               and 2 ranks, small.toml and mesh.toml; the pruned run says how many it skipped
 #   mesh        data/mesh.toml (matmul on meshes "1" and "2x2"): a /best row per mesh, none
 #               beating its roofline, a sharded best paying its collectives; 1 and 2 ranks
 #               agree; dry run, read_archive.py, select and report show the mesh rows
@@ -83,6 +86,39 @@ PY
   /usr/bin/python3 "$(dirname "$0")/../../scripts/read_archive.py" "$tmp/v1.h5" > "$tmp/py1.txt" || fail "read_archive.py v1: $(cat "$tmp/py1.txt")"
   diff <(grep -v '^archive:\|schema' "$tmp/py.txt") <(grep -v '^archive:\|schema' "$tmp/py1.txt") || fail "read_archive.py reads the schema-1 copy differently"
   "$ts" report "$tmp/v1.h5" > /dev/null 2>&1 || fail "report of a schema-1 archive"
+  ;;
+prune)
+  # /candidates without the rank and unit columns (who scored a row), in archive order.
+  rows() { /usr/bin/python3 - "$1" <<'PY'
+import sys
+import h5py
+with h5py.File(sys.argv[1], "r") as f:
+    t = f["candidates"][()]
+    names = [n for n in t.dtype.names if n not in ("rank", "unit")]
+    for r in t:
+        print(" ".join(str(r[n]) for n in names))
+PY
+  }
+  for j in small mesh; do
+    job=$data/$j.toml
+    { cat "$job"; grep -q '^\[search\]' "$job" || echo '[search]'; } > "$tmp/$j-off.toml"
+    sed -i 's/^\[search\]$/[search]\nprune = false/' "$tmp/$j-off.toml"
+    sed -i "s#\.\./\.\./\.\./#$(cd "$data/../../.." && pwd)/#" "$tmp/$j-off.toml"
+    "$ts" run "$tmp/$j-off.toml" --quiet --archive "$tmp/$j-off.h5" > "$tmp/$j-off.out" 2>&1 ||
+      fail "$j prune = false: $(cat "$tmp/$j-off.out")"
+    grep -q ' 0 pruned' "$tmp/$j-off.out" || fail "$j prune = false pruned: $(cat "$tmp/$j-off.out")"
+    sweep "$tmp/$j-on.h5" > "$tmp/$j-on.out" 2>&1 || fail "$j pruned: $(cat "$tmp/$j-on.out")"
+    grep -qE ' [1-9][0-9]* pruned' "$tmp/$j-on.out" || fail "$j: nothing pruned: $(cat "$tmp/$j-on.out")"
+    mpi_sweep 2 "$tmp/$j-on2.h5" > "$tmp/$j-on2.out" 2>&1 || fail "$j 2 ranks: $(cat "$tmp/$j-on2.out")"
+    grep "pruned" "$tmp/$j-on.out" > "$tmp/$j-on.count"
+    grep "pruned" "$tmp/$j-on2.out" | diff "$tmp/$j-on.count" - || fail "$j: 2 ranks prune other counts"
+    "$dump" "$tmp/$j-off.h5" > "$tmp/$j-off.best" || fail "dump_best $j off"
+    for on in on on2; do
+      "$dump" "$tmp/$j-$on.h5" > "$tmp/$j-$on.best" || fail "dump_best $j $on"
+      diff "$tmp/$j-off.best" "$tmp/$j-$on.best" || fail "$j: /best with pruning ($on) differs"
+      diff <(rows "$tmp/$j-off.h5") <(rows "$tmp/$j-$on.h5") || fail "$j: /candidates with pruning ($on) differ"
+    done
+  done
   ;;
 ranks)
   reference

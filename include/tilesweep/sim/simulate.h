@@ -30,6 +30,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,12 @@ struct SimOptions {
   // counts work, never time, so the answer does not depend on the machine's load. Candidates of
   // the bundled jobs simulate at most ~3e4 (matmul at 65536^3: ~1.1e5).
   std::int64_t max_simulated = 1000000;
+  // Stop as soon as the latency is known to exceed this: the timeline-free bound
+  // (lower_bound.h) does, or during the run an instruction has ended later or an in-order
+  // engine's free time plus its work not yet run does. The result is then infeasible with
+  // `stopped` set and latency_ns that lower bound of the latency. The sweep's pruning
+  // (sweep/prune.h) passes the latency that already loses; infinity: run to the end.
+  double stop_after_ns = std::numeric_limits<double>::infinity();
 };
 
 struct TraceEvent {
@@ -60,6 +67,7 @@ struct TraceEvent {
 
 struct SimResult {
   bool feasible = true;
+  bool stopped = false;   // SimOptions::stop_after_ns passed: latency_ns is a lower bound only
   std::string reason;     // why infeasible (capacity), empty otherwise
   double latency_ns = 0;  // end of the last instruction of one core's share
   // Busy time per engine, indexed by sem::Engine (Tensor, Vector, Scalar, GpSimd, Dma). DMA:

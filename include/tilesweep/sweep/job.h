@@ -26,6 +26,9 @@
 //     keep           records kept per (kernel, target, shape, mesh): "all" or "top:N" (N ≥ 1),
 //                    default "top:16"
 //     ablations      also score the no-algebra / no-fusion / heuristic baselines, default true
+//     prune          skip candidates whose latency provably cannot reach the kept rows or the
+//                    ablation baselines (sweep/prune.h): same archive rows, fewer simulations;
+//                    default true
 //     max_lowerings  lowerings tried per op: 1 .. 64, default 3
 //     bufs           multi-buffering depths tried: non-empty, each 1 .. 8, no repeats,
 //                    default [1, 2, 3]
@@ -88,6 +91,7 @@ struct Search {
   int isa_depth = 2;
   std::int64_t keep_top = 16;  // records kept per (kernel, target, shape, mesh); kKeepAll: all
   bool ablations = true;
+  bool prune = true;  // sweep/prune.h
   int max_lowerings = 3;
   std::vector<int> bufs = {1, 2, 3};
   std::int64_t check_samples = 0;

@@ -25,6 +25,7 @@
 #include "tilesweep/sweep/job.h"
 #include "tilesweep/sweep/mesh_setting.h"
 #include "tilesweep/sweep/prepare.h"
+#include "tilesweep/sweep/prune.h"
 #include "tilesweep/sweep/sample.h"
 #include "tilesweep/sweep/units.h"
 #include "tilesweep/verify/cache.h"
@@ -47,6 +48,10 @@ struct SpaceEntry {
   std::unique_ptr<lower::CandidateSpace> space;
   SpaceSample
       sample;  // the candidates scored: all, or a sample of large sections; units cut its positions
+
+  // Which candidates the sweep may skip ([search] prune; prune.h): its seeds simulated when the
+  // plan is built. Prunes nothing when pruning is off.
+  Pruner pruner;
 
   // The mesh latency of a candidate of this space whose simulated (local) latency is compute_ns.
   double latency(double compute_ns) const { return setting.latency(compute_ns); }

@@ -16,6 +16,8 @@ struct SweepRows {
       candidates;                       // the best keep_top per (kernel, target, shape, mesh)
   std::vector<store::BestRecord> best;  // one per (kernel, target, shape, mesh), job order
   std::vector<store::ProgressRecord> progress;  // by unit id
+  // Over the done units: candidates considered, the infeasible and the pruned (prune.h) of them.
+  std::int64_t candidates_scored = 0, infeasible = 0, pruned = 0;
 };
 
 // `units`: completed units (each id once). A /best row is the best over all shardings of its

@@ -4,7 +4,8 @@
 // alone, also after a resume), plus one summary row carrying the infeasible count.
 //
 // The summary row is internal to the journal and the wire (never written to /candidates):
-// index -1, feasible false, reason kSummaryReason, `choice` = infeasible candidates.
+// index -1, feasible false, reason kSummaryReason, `choice` = infeasible candidates,
+// `hbm_read_bytes` = pruned candidates (prune.h; 0 in journals written before pruning).
 #pragma once
 
 #include <atomic>
@@ -18,8 +19,8 @@ namespace ts::sweep {
 
 inline constexpr const char* kSummaryReason = "unit summary";
 
-// `keep_top`: kKeepAll or N. Thread-safe (a const plan), uses the current TBB arena. Throws
-// UnitInterrupted when `stop` turns nonzero before the unit is done (score_range).
+// `keep_top`: kKeepAll or N. Prunes with e.pruner. Thread-safe (a const plan), uses the current TBB
+// arena. Throws UnitInterrupted when `stop` turns nonzero before the unit is done (score_range).
 store::UnitResult score_unit(const SpaceEntry& e, const WorkUnit& u, std::int64_t keep_top,
                              int rank, const std::atomic<int>* stop = nullptr);
 

@@ -1,0 +1,118 @@
+// Pruning (sweep/prune.h) changes no result: over spaces of several Axon kernels and targets,
+// score_range with the pruner keeps the same best `keep` (indices and latencies) and the same
+// no-algebra / no-fusion baselines as without it, and counts what it skipped. A mesh latency that
+// ties every candidate prunes nothing.
+#include "tilesweep/sweep/prune.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tilesweep/ir/frontend.h"
+#include "tilesweep/lower/candidate_space.h"
+#include "tilesweep/sweep/score.h"
+
+namespace ts::sweep {
+namespace {
+
+struct PruneCase {
+  const char* file;
+  const char* target;
+  sem::DimEnv dims;
+  std::int64_t keep;
+  std::int64_t per_section;  // SpaceSample: 0 every candidate
+};
+
+void expect_same(const RangeResult& a, const RangeResult& b) {
+  ASSERT_EQ(a.top.size(), b.top.size());
+  for (std::size_t i = 0; i < a.top.size(); ++i) {
+    EXPECT_EQ(a.top[i].index, b.top[i].index) << "rank " << i;
+    EXPECT_EQ(a.top[i].sim.latency_ns, b.top[i].sim.latency_ns) << "rank " << i;
+  }
+  EXPECT_EQ(a.no_algebra_ns, b.no_algebra_ns);
+  EXPECT_EQ(a.no_fusion_ns, b.no_fusion_ns);
+  EXPECT_EQ(a.scored, b.scored);
+  EXPECT_EQ(a.infeasible, b.infeasible);
+}
+
+TEST(Prune, SameTopAndBaselines) {
+  const PruneCase cases[] = {
+      {"rmsnorm.py", "trn1", {{"M", 512}, {"N", 1024}}, 4, 0},
+      {"softmax.py", "trn2", {{"M", 1024}, {"N", 512}}, 16, 0},
+      {"matmul.py", "trn1", {{"M", 512}, {"K", 512}, {"N", 512}}, 1, 0},
+      {"swiglu.py", "trn2", {{"M", 512}, {"N", 512}}, 5, 0},
+      {"rmsnorm_matmul.py", "trn1", {{"M", 512}, {"K", 512}, {"N", 512}}, 4, 60},
+  };
+  std::int64_t pruned = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.file) + " on " + c.target);
+    const target::Target& t = target::builtin_target(c.target);
+    ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.file,
+                                   sem::OpTable::builtin());
+    const ir::Kernel& k = m.kernels.front();
+    lower::SynthesisCache cache;
+    lower::KernelChoices choices = lower::instruction_choices(k, t.isa, cache);
+    lower::SpaceOptions so;
+    so.max_block = 4;
+    lower::CandidateSpace space({{&k, &choices}}, t, c.dims, so);
+    SpaceSample sample(space.sections(), c.per_section, 7);
+    PruneOptions po;
+    po.keep = c.keep;
+    po.seeds = 16;
+    PruneBounds b = prune_bounds(space, sample, t, po);
+    EXPECT_GT(b.seeds, 0);
+    const auto keep = static_cast<std::size_t>(c.keep);
+    RangeResult full = score_range(space, sample, 0, sample.size(), t, keep);
+    EXPECT_EQ(full.pruned, 0);
+    // The thresholds are latencies of scored candidates: never below the true optima.
+    ASSERT_FALSE(full.top.empty());
+    EXPECT_GE(b.keep_ns, full.top.back().sim.latency_ns);
+    EXPECT_GE(b.variant0_ns, full.no_algebra_ns);
+    EXPECT_GE(b.unfused_ns, full.no_fusion_ns);
+    Pruner plain(b, {});
+    RangeResult pr = score_range(space, sample, 0, sample.size(), t, keep, nullptr, &plain);
+    expect_same(full, pr);
+    pruned += pr.pruned;
+    // In pieces (as work units cut it), the same.
+    RangeResult pieces;
+    for (std::int64_t first = 0; first < sample.size(); first += 37)
+      merge(pieces,
+            score_range(space, sample, first, std::min(first + 37, sample.size()), t, keep, nullptr,
+                        &plain),
+            keep);
+    expect_same(full, pieces);
+    EXPECT_EQ(pieces.pruned, pr.pruned);
+    // On a mesh adding a collective: the same rows.
+    Pruner shifted(b, [](double ns) { return ns + 12345.5; });
+    expect_same(full, score_range(space, sample, 0, sample.size(), t, keep, nullptr, &shifted));
+    // A mesh latency where every candidate ties (a collective that hides the compute): nothing
+    // is strictly slower, nothing pruned.
+    Pruner tied(b, [](double ns) { return std::max(ns, 1e18); });
+    RangeResult none = score_range(space, sample, 0, sample.size(), t, keep, nullptr, &tied);
+    expect_same(full, none);
+    EXPECT_EQ(none.pruned, 0);
+  }
+  EXPECT_GT(pruned, 0);
+}
+
+TEST(Prune, KeepAllPrunesNothing) {
+  PruneBounds b;
+  Pruner p(b, {});
+  lower::CandidateSpace::Section s;
+  EXPECT_FALSE(p.prunes(1e30, s));
+  EXPECT_EQ(p.stop_after(s), PruneBounds::kNone);
+  b.keep_ns = 10, b.variant0_ns = 20, b.unfused_ns = 30;
+  Pruner q(b, {});
+  s.variant = 1, s.fused = true;
+  EXPECT_TRUE(q.prunes(11, s));
+  EXPECT_FALSE(q.prunes(10, s));  // a tie is never pruned
+  s.variant = 0;
+  EXPECT_FALSE(q.prunes(15, s));
+  EXPECT_TRUE(q.prunes(21, s));
+  s.fused = false;
+  EXPECT_FALSE(q.prunes(25, s));
+  EXPECT_EQ(q.stop_after(s), 30);
+}
+
+}  // namespace
+}  // namespace ts::sweep
