@@ -105,16 +105,20 @@ Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdi
     }
   }
   if (job.search.prune) {
+    tell("pruning bounds: simulating each space's seeds");
     PruneOptions po;
     po.keep = job.search.keep_top;
     po.ablations = job.search.ablations;
+    std::int64_t seeds = 0;
     for (SpaceEntry& e : spaces_) {
       PruneBounds b = prune_bounds(*e.space, e.sample, *e.machine, po);
+      seeds += b.seeds;
       if (e.setting.collectives.empty())
         e.pruner = Pruner(b, {});
       else
         e.pruner = Pruner(b, [setting = e.setting](double ns) { return setting.latency(ns); });
     }
+    tell(fmt::format("pruning bounds: {} seeds simulated", seeds));
   }
   units_ = cut_units(sizes, job.search.unit_size);
   tell(fmt::format("{} spaces, {} candidates to score in {} units", spaces_.size(), candidates(),
