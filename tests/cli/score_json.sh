@@ -11,6 +11,7 @@ assert d["kernel"] == "softmax" and d["target"] == "trn1" and d["mesh"] == "1", 
 assert d["shape"] == {"M": 256, "N": 256}, d["shape"]
 assert d["file"].endswith("softmax.py") and d["simulated"] is True
 assert isinstance(d["candidates_scored"], int) and d["candidates_scored"] > 0
+assert isinstance(d["pruned"], int) and 0 <= d["pruned"] <= d["candidates_scored"], d
 top = d["top"][0]
 for key in ("hbm_read_bytes", "hbm_write_bytes", "sbuf_peak_bytes", "psum_peak_bytes", "spill_bytes"):
     assert isinstance(top[key], int), (key, top[key])
@@ -26,6 +27,16 @@ for c in d["top"]:
     assert c["cores"] == 1, c
 assert d["cores"] == 1, d
 ' "$out"
+# --no-prune: every candidate simulated to the end, the same top and baselines.
+full=$("$bin" score "$root/jobs/kernels/axon/softmax.py" --target trn1 --shape M=256,N=256 --top 2 --max-block 2 --json --no-prune)
+/usr/bin/python3 -c '
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert b["pruned"] == 0, b
+for key in ("best_ns", "baselines", "candidates_scored", "infeasible"):
+    assert a[key] == b[key], (key, a[key], b[key])
+assert [c["index"] for c in a["top"]] == [c["index"] for c in b["top"]], (a["top"], b["top"])
+' "$out" "$full"
 # --cores 2 on trn1 (its two cores): every candidate listed uses 1 or 2, the bound is for 2.
 two=$("$bin" score "$root/jobs/kernels/axon/relu.py" --target trn1 --shape M=1024,N=256 --top 3 --cores 2 --json)
 /usr/bin/python3 -c '
