@@ -175,6 +175,35 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(info.param.target) + "_" + std::to_string(info.index);
     });
 
+// At the largest dims a job accepts, a prime K (2^31 - 1: K tiles of one column) builds its
+// space in seconds, and a hoisted x^T loads x in runs of the whole row (no smaller count of K
+// tiles divides it). Regression: the run length was searched by trying every count up to the
+// number of K tiles, 2^31 steps per materialization (sweep.run.sigterm_unit's prepare: 229 s).
+TEST(CandidateSpace, HoistedRunsAtAPrimeCountOfKTiles) {
+  const target::Target& t = target::builtin_target("trn1");
+  const ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/matmul.py",
+                                       sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  SynthesisCache cache;
+  KernelChoices choices = instruction_choices(k, t.isa, cache);
+  const std::int64_t K = 2147483647;
+  SpaceOptions options;
+  options.max_block = 1;
+  CandidateSpace space({{&k, &choices}}, t, {{"M", 128}, {"K", K}, {"N", 128}}, options);
+  ASSERT_GT(space.size(), 0);
+  Candidate c = space.decode(0);
+  ProgramPlan plan = space.plan(c);
+  plan.tiling[0].hoist = true;
+  Program p = space.materialize(c, plan).value();
+  int runs = 0;
+  for (const Inst& in : p.insts)
+    if (in.dma && !in.store && p.buffers[in.hbm.buffer].param == 0) {
+      EXPECT_EQ(in.hbm.extent.back(), K);
+      ++runs;
+    }
+  EXPECT_EQ(runs, 1);
+}
+
 struct InPlaceCase {
   const char* target;
   const char* file;
