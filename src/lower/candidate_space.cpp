@@ -256,6 +256,7 @@ std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, const Group
     return h.pt == t.pt && h.block == t.block && h.free == t.free && h.spill == t.spill &&
            h.online == t.online && h.hoist >= t.hoist && h.resident >= t.resident &&
            h.store >= t.store && h.panel >= t.panel && h.in_place == t.in_place &&
+           h.pipeline == t.pipeline &&
            (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store ||
             h.panel != t.panel) &&
            (h.resident == t.resident || strips(t) >= 4) && (h.panel == t.panel || panels(t) >= 4);
@@ -536,11 +537,26 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
         ok.push_back(t);
         ok.back().in_place = true;
       }
+      if (options_.pipeline && !t.spill && fits_pipelined(k, plan, g, t)) {
+        ok.push_back(t);
+        ok.back().pipeline = true;
+      }
     }
     feasible.push_back(
         drop_dominated(std::move(ok), group_extent(k, plan.groups[g], dims_), deepest));
   }
   return feasible;
+}
+
+// Software-pipelined twins (GroupTiling::pipeline): tiling t of group g also with its loop around
+// the first PSUM evacuation pipelined, where the nest has such a loop and the twin fits.
+bool CandidateSpace::fits_pipelined(const ir::Kernel& k, const ProgramPlan& plan, std::size_t g,
+                                    const GroupTiling& t) const {
+  ProgramPlan p = plan;
+  p.tiling[g] = t;
+  p.tiling[g].pipeline = true;
+  Lowered<Program> twin = lower::materialize(k, dims_, target_, p);
+  return twin && fits(*twin, target_);
 }
 
 // In-place twins (GroupTiling::in_place): tiling t of group g (materialized: `plain`) also with
@@ -795,10 +811,10 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text += fmt::format(
-        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
+        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
         t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
         t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
-        t.in_place ? " inplace" : "",
+        t.in_place ? " inplace" : "", t.pipeline ? " pipe" : "",
         streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "",
         t.online > 0 ? fmt::format(" online={}", t.online) : "",
         t.free > 0 && group_extent(*variants_[c.variant].kernel, s.form.groups[g], dims_).chunkable

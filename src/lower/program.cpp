@@ -193,6 +193,12 @@ void validate(const Program& p) {
     for (int b : in.in)
       TS_CHECK(buffer_ok(b) && p.buffers[b].memory != sem::Memory::Hbm,
                "instruction {} reads buffer {}", i, b);
+    TS_CHECK(in.in_lag.size() <= in.in.size(), "instruction {} has {} lags for {} operands", i,
+             in.in_lag.size(), in.in.size());
+    for (std::size_t j = 0; j < in.in_lag.size(); ++j)
+      TS_CHECK(in.in_lag[j] >= 0 && in.in_lag[j] < p.buffers[in.in[j]].bufs,
+               "instruction {} reads {} {} versions back, but it has {} copies", i,
+               p.buffers[in.in[j]].name, in.in_lag[j], p.buffers[in.in[j]].bufs);
     if (in.dma) {
       TS_CHECK(buffer_ok(in.hbm.buffer) && p.buffers[in.hbm.buffer].memory == sem::Memory::Hbm,
                "DMA {} has no HBM side", i);

@@ -68,13 +68,15 @@ void print_block(const Program& p, int b, int indent, std::string& out) {
     std::string dst, src;
     if (in.dma && in.store) {
       dst = hbm_text(in.hbm, p);
-      src = tile_text(in.in[0], in.in_window.empty() ? Window{} : in.in_window[0], p);
+      src = tile_text(in.in[0], in.in_window.empty() ? Window{} : in.in_window[0], p) +
+            (in.lag(0) > 0 ? fmt::format("@-{}", in.lag(0)) : "");
     } else {
       dst = tile_text(in.out, in.out_window, p);
       if (in.dma) src = hbm_text(in.hbm, p);
       for (std::size_t j = 0; j < in.in.size(); ++j)
         src += (j ? ", " : "") +
-               tile_text(in.in[j], j < in.in_window.size() ? in.in_window[j] : Window{}, p);
+               tile_text(in.in[j], j < in.in_window.size() ? in.in_window[j] : Window{}, p) +
+               (in.lag(j) > 0 ? fmt::format("@-{}", in.lag(j)) : "");
     }
     std::string acc = in.accumulate_block >= 0
                           ? fmt::format(" (+= over {})", p.blocks[in.accumulate_block].var)

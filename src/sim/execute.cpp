@@ -1,6 +1,7 @@
 #include "tilesweep/sim/execute.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 
@@ -34,8 +35,9 @@ class Runner {
  private:
   std::string what(int i) const;
   int root(int b) const { return p_.buffers[b].alias >= 0 ? root(p_.buffers[b].alias) : b; }
-  ir::Tensor read(int buf, const lower::Window* w) const;
+  ir::Tensor read(int buf, const lower::Window* w, int lag = 0) const;
   void write(int buf, const lower::Window* w, ir::Tensor v, bool add);
+  void new_version(int buf, const lower::Window* w, bool add);
   void dma(int i);
   void compute(int i);
   const ir::Kernel& kernel(int i);
@@ -47,11 +49,25 @@ class Runner {
   // accumulation's first such iteration writes, the later ones add).
   std::vector<std::int64_t> ran_;
   std::vector<std::optional<ir::Kernel>> kernels_;
+  // Buffers some instruction reads versions back (Inst::in_lag): their earlier copies, latest
+  // first (bufs - 1 of them; every write of such a buffer starts a version).
+  std::vector<bool> lagged_;
+  std::vector<std::deque<ir::Tensor>> past_;
+  std::vector<std::vector<bool>> covered_;  // of a lagged buffer's latest version, by column
 };
 
 Runner::Runner(const Program& p, const std::vector<ir::Tensor>& inputs)
-    : p_(p), iter_(p.blocks.size(), 0), ran_(p.blocks.size(), 0), kernels_(p.insts.size()) {
+    : p_(p),
+      iter_(p.blocks.size(), 0),
+      ran_(p.blocks.size(), 0),
+      kernels_(p.insts.size()),
+      lagged_(p.buffers.size(), false),
+      past_(p.buffers.size()),
+      covered_(p.buffers.size()) {
   lower::validate(p);
+  for (const Inst& in : p.insts)
+    for (std::size_t j = 0; j < in.in.size(); ++j)
+      if (in.lag(j) > 0) lagged_[in.in[j]] = true;
   // An alias (a reshape) has no storage of its own: it reads its root's elements row-major.
   for (std::size_t b = 0; b < p.buffers.size(); ++b) {
     bufs_.emplace_back(p.buffers[b].alias >= 0 ? std::vector<std::int64_t>{} : p.buffers[b].shape);
@@ -76,8 +92,10 @@ Runner::Runner(const Program& p, const std::vector<ir::Tensor>& inputs)
 }
 
 // The operand an instruction sees: the whole on-chip buffer, or a window of its last dim.
-ir::Tensor Runner::read(int buf, const lower::Window* w) const {
-  const ir::Tensor& t = bufs_[buf];
+ir::Tensor Runner::read(int buf, const lower::Window* w, int lag) const {
+  TS_CHECK(lag <= static_cast<int>(past_[buf].size()), "{} read {} versions back, {} kept",
+           p_.buffers[buf].name, lag, past_[buf].size());
+  const ir::Tensor& t = lag == 0 ? bufs_[buf] : past_[buf][static_cast<std::size_t>(lag - 1)];
   if (!w || w->whole()) return t;
   std::int64_t cols = t.shape.back(), start = w->start(iter_);
   TS_CHECK(start >= 0 && start + w->width <= cols, "window [{}, {}) outside {} columns of {}",
@@ -93,6 +111,7 @@ ir::Tensor Runner::read(int buf, const lower::Window* w) const {
 
 void Runner::write(int buf, const lower::Window* w, ir::Tensor v, bool add) {
   ir::Tensor& t = bufs_[buf];
+  if (lagged_[buf]) new_version(buf, w, add);
   if (!w || w->whole()) {
     if (!add) {
       t.data = std::move(v.data);
@@ -108,6 +127,25 @@ void Runner::write(int buf, const lower::Window* w, ir::Tensor v, bool add) {
       double x = v.data[r * w->width + c];
       dst = add ? round_f32(dst + x) : x;
     }
+}
+
+// A buffer read versions back: a write starts a new version, as the timing simulator counts them
+// (sim/timeline.cpp), when it writes the whole tile or columns the latest version already has;
+// a window of columns it lacks joins it. The version replaced stays readable in its own copy.
+void Runner::new_version(int buf, const lower::Window* w, bool add) {
+  TS_CHECK(!add, "{} is read versions back but accumulated into", p_.buffers[buf].name);
+  std::vector<bool>& cov = covered_[buf];
+  const std::int64_t cols = bufs_[buf].shape.empty() ? 1 : bufs_[buf].shape.back();
+  std::int64_t begin = 0, end = cols;
+  if (w && !w->whole()) begin = w->start(iter_), end = begin + w->width;
+  bool fresh = cov.empty() || (begin == 0 && end == cols);
+  for (std::int64_t c = begin; c < end && !fresh; ++c) fresh = cov[static_cast<std::size_t>(c)];
+  if (fresh) {
+    past_[buf].push_front(bufs_[buf]);
+    if (static_cast<int>(past_[buf].size()) >= p_.buffers[buf].bufs) past_[buf].pop_back();
+    cov.assign(static_cast<std::size_t>(cols), false);
+  }
+  for (std::int64_t c = begin; c < end; ++c) cov[static_cast<std::size_t>(c)] = true;
 }
 
 std::string Runner::what(int i) const {
@@ -177,7 +215,7 @@ void Runner::dma(int i) {
   const lower::Window* win =
       in.store ? (in.in_window.empty() ? nullptr : &in.in_window[0]) : &in.out_window;
   int tile_buf = in.store ? in.in[0] : in.out;
-  ir::Tensor tile = read(tile_buf, win);
+  ir::Tensor tile = read(tile_buf, win, in.store ? in.lag(0) : 0);
   const auto& ts = tile.shape;
   const std::size_t rank = hshape.size();
   std::vector<std::int64_t> start(rank), stride(rank, 1), fed(ts.size(), 1);
@@ -280,7 +318,7 @@ void Runner::compute(int i) {
   if (!in.moving_attr.empty()) kernels_[i].reset();  // its attribute differs per iteration
   std::vector<ir::Tensor> args;
   for (std::size_t j = 0; j < in.in.size(); ++j)
-    args.push_back(read(in.in[j], j < in.in_window.size() ? &in.in_window[j] : nullptr));
+    args.push_back(read(in.in[j], j < in.in_window.size() ? &in.in_window[j] : nullptr, in.lag(j)));
   ir::Tensor r;
   try {
     r = std::move(ir::evaluate(kernel(i), {}, args, ir::Precision::F32).at(0));

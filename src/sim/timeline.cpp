@@ -70,10 +70,10 @@ void Timeline::cover(Slot& slot, Columns c) {
   cov.insert(it, {c.begin, c.end});
 }
 
-double Timeline::read_ready(int b, int e) const {
+double Timeline::read_ready(int b, int e, int lag) const {
   const BufferState& bs = s_.buffers[b];
-  if (bs.versions == 0) return kNever;  // a constant tile, or one never written: ready at the start
-  const Slot& slot = bs.slots[bs.slot_of(bs.versions - 1)];
+  if (bs.versions <= lag) return kNever;  // a constant tile, or one never written: at the start
+  const Slot& slot = bs.slots[bs.slot_of(bs.versions - 1 - lag)];
   return slot.ready.t + link(slot.writer, e);
 }
 
@@ -104,10 +104,10 @@ double Timeline::read_war_ready(int b, int e) const {
   return w;
 }
 
-void Timeline::mark_read(int b, int e, double end) {
+void Timeline::mark_read(int b, int e, double end, int lag) {
   BufferState& bs = s_.buffers[b];
-  if (bs.versions == 0) return;
-  Field& f = bs.slots[bs.slot_of(bs.versions - 1)].reads[e];
+  if (bs.versions <= lag) return;
+  Field& f = bs.slots[bs.slot_of(bs.versions - 1 - lag)].reads[e];
   set(f, std::max(f.t, end));
 }
 
@@ -147,13 +147,14 @@ void Timeline::run_compute(int inst, bool continues, Columns cols) {
                         std::find(in.in.begin(), in.in.end(), in.out) != in.in.end();
   const bool join = !continues && !in_place && joins(in.out, cols);
   double start = std::max(s_.not_before, s_.engine_free[e].t);
-  for (int b : in.in) start = std::max(start, read_ready(b, e));
+  for (std::size_t j = 0; j < in.in.size(); ++j)
+    start = std::max(start, read_ready(in.in[j], e, in.lag(j)));
   start = std::max(start, join       ? join_ready(in.out, e)
                           : in_place ? read_war_ready(in.out, e)
                                      : write_ready(in.out, e, continues));
   double end = start + tm.busy_ns;
   set(s_.engine_free[e], end);
-  for (int b : in.in) mark_read(b, e, end);
+  for (std::size_t j = 0; j < in.in.size(); ++j) mark_read(in.in[j], e, end, in.lag(j));
   mark_write(in.out, e, end, end + tm.ready_ns, continues || join || in_place, cols);
   s_.totals.busy[e] += tm.busy_ns;
   finish(inst, e, start, end);
@@ -164,7 +165,7 @@ void Timeline::run_dma(int inst) {
   const InstTiming& tm = timing_[inst];
   double ready = std::max(t_.dma.dge_ns, s_.not_before);
   if (in.store) {
-    ready = std::max(ready, read_ready(in.in.front(), kDma));
+    ready = std::max(ready, read_ready(in.in.front(), kDma, in.lag(0)));
   } else {
     // A load into a window of a wider buffer (one tile of an imported kernel's on-chip array)
     // writes columns the previous window load did not: WAR only, no WAW wait between them. Each
@@ -183,7 +184,7 @@ void Timeline::run_dma(int inst) {
   ++s_.dma_count;
   auto [start, end] = s_.dma.reserve(ready, first, tm.dma_engines, tm.transfer_ns, ++s_.seq);
   if (in.store) {
-    mark_read(in.in.front(), kDma, end);
+    mark_read(in.in.front(), kDma, end, in.lag(0));
     Field& w = s_.hbm_written[tm.hbm_buffer];
     set(w, std::max(w.t, end));
     s_.totals.write_bytes += tm.hbm_bytes;

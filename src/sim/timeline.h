@@ -44,14 +44,15 @@ class Timeline {
   // Cost of a dependency from engine `from` (-1: none) to engine `to`, from a table: it is asked
   // for every operand of every simulated instruction.
   double link(int from, int to) const { return links_[from + 1][to]; }
-  // Earliest start on engine e allowed by reading / writing buffer b.
-  double read_ready(int b, int e) const;
+  // Earliest start on engine e allowed by reading / writing buffer b; a read `lag` versions
+  // before the latest (Inst::in_lag) waits on that version's writer.
+  double read_ready(int b, int e, int lag = 0) const;
   double write_ready(int b, int e, bool continues) const;
   double war_ready(int b,
                    int e) const;  // WAR alone: the reads of the slot the next version overwrites
   // An in-place update of b's current version: after its write (WAW) and every read of it (WAR).
   double read_war_ready(int b, int e) const;
-  void mark_read(int b, int e, double end);
+  void mark_read(int b, int e, double end, int lag = 0);
   void mark_write(int b, int e, double end, double ready, bool continues, Columns c);
   void set(Field& f, double t) { f = Field{t, ++s_.seq}; }
   void finish(int inst, int engine, double start, double end);

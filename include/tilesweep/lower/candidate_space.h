@@ -40,6 +40,8 @@ struct SpaceOptions {
   // In-place writes (GroupTiling::in_place) offered where they let a nest fit deeper; off only
   // to compare against.
   bool in_place = true;
+  // Software-pipelined twins (GroupTiling::pipeline) offered where a nest has a loop to pipeline.
+  bool pipeline = true;
 };
 
 // One variant of the kernel with its instruction choices.
@@ -133,6 +135,9 @@ class CandidateSpace {
   bool in_place_pays(const ir::Kernel& k, const ProgramPlan& plan, std::size_t g,
                      const GroupTiling& t, const Program& plain,
                      const std::function<int(GroupTiling)>& deepest) const;
+  // Whether tiling t of group g has a software-pipelined twin that fits (fits_pipelined).
+  bool fits_pipelined(const ir::Kernel& k, const ProgramPlan& plan, std::size_t g,
+                      const GroupTiling& t) const;
   InstructionPairs instruction_pairs(const SpaceSection& s, const KernelChoices& kc) const;
   Lowered<EngineAxes> engine_axes(const SpaceSection& s, const ir::Kernel& k,
                                   const ProgramPlan& plan) const;

@@ -77,6 +77,11 @@ struct GroupTiling {
   // a nest has such an op and the twin fits deeper than the tiling without it (the in-place
   // write waits for every other reader of the operand, so it may overlap less).
   bool in_place = false;
+  // Software pipelining (software_pipeline.h): the nest's loop around its first evacuation out
+  // of PSUM runs the next iteration's matmul stage before this iteration's element-wise stages
+  // (`A(0); for i < n - 1: { A(i + 1); B(i) }; B(n - 1)`), so the engines of the two overlap.
+  // Offered where such a loop exists, can be pipelined and the twin fits.
+  bool pipeline = false;
 };
 
 // The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the

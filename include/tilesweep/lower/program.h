@@ -37,6 +37,9 @@ struct Buffer {
   // On-chip: > 0 when `bufs` is the candidate's multi-buffering depth of its nest, capped at
   // this; 0 when fixed (constants, a strip-long value). What lower::rebind re-evaluates.
   int bufs_cap = 0;
+  // On-chip: the fewest copies the program needs whatever the candidate's depth (a software-
+  // pipelined loop's stage reads the copy an earlier iteration wrote: Inst::in_lag + 1).
+  int min_bufs = 1;
   int param = -1;   // HBM: the kernel parameter it holds
   int output = -1;  // HBM: the kernel output it holds
   int alias =
@@ -93,6 +96,11 @@ struct Inst {
   SmallVector<int, 3> in;            // on-chip operand buffers, in the instruction's operand order
   int out = -1;                      // the on-chip buffer written
   SmallVector<Window, 3> in_window;  // per `in` operand (empty = whole buffers)
+  // Per `in` operand (empty = all 0): the copy read, as versions before the buffer's latest. A
+  // software-pipelined loop (software_pipeline.h) runs the next iteration's first stage before
+  // this one's later stages, which then read the copy written one version earlier (lag 1).
+  SmallVector<int, 3> in_lag;
+  int lag(std::size_t operand) const { return operand < in_lag.size() ? in_lag[operand] : 0; }
   Window out_window;
   sem::AttrMap attrs;  // the instruction's attributes (func, op0, scale, ...)
   // An instruction over its tile's positions (affine_select on a mask's tile): the integer

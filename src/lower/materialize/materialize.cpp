@@ -11,6 +11,7 @@
 #include "extent_of.h"
 #include "tilesweep/lower/legal_engine.h"
 #include "tilesweep/lower/psum_copy.h"
+#include "tilesweep/lower/software_pipeline.h"
 
 namespace ts::lower {
 
@@ -36,6 +37,23 @@ std::optional<NoProgram> unplaced_node(const ir::Kernel& k, const Prefix& prefix
   return std::nullopt;
 }
 
+// GroupTiling::pipeline: the loop of the nest's top-level items [first, last) that
+// software_pipeline.h picks, pipelined; a nest with none has no such program.
+std::optional<NoProgram> pipeline_nest(Program& p, std::size_t first, std::size_t last) {
+  bool done = false;
+  for (std::size_t i = first; i < last; ++i) {
+    int nest = p.blocks[0].items[i].block;
+    if (nest < 0) continue;
+    std::optional<int> loop = loop_to_pipeline(p, nest);
+    if (!loop) continue;
+    if (auto no = pipeline_loop(p, *loop, *pipeline_split(p, *loop)))
+      throw InternalError("pipelining a loop it accepted: " + *no);
+    done = true;
+  }
+  if (!done) return NoProgram{"no loop of the nest can be software-pipelined"};
+  return std::nullopt;
+}
+
 }  // namespace
 
 Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
@@ -48,10 +66,17 @@ Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const
   const Prefix& prefix = plan.prefix ? *plan.prefix : **own;
   if (auto no = unplaced_node(k, prefix, plan)) return *no;
   Emission e(k, dims, t, plan, prefix, plan.prefix ? prefix.program : std::move((*own)->program));
-  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+  std::vector<std::pair<std::size_t, std::size_t>> nests;  // each group's items in blocks[0]
+  for (std::size_t g = 0; g < plan.groups.size(); ++g) {
+    std::size_t first = e.builder.program().blocks[0].items.size();
     if (auto no = emit_group(e, static_cast<int>(g))) return *no;
+    nests.emplace_back(first, e.builder.program().blocks[0].items.size());
+  }
   if (auto no = emit_output_copies(e)) return *no;
   Program& p = e.builder.program();
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    if (plan.tiling.at(g).pipeline)
+      if (auto no = pipeline_nest(p, nests[g].first, nests[g].second)) return *no;
   p.cores = plan.cores;
   // The candidate's engine picks, kept where the target's rules allow them (operands in a memory
   // the engine reaches, its ALU operators): after this every instruction keeps the rules on its
@@ -79,7 +104,8 @@ void rebind(Program& p, const ProgramPlan& plan) {
     }
   for (auto& b : p.buffers)
     if (b.bufs_cap > 0)
-      b.bufs = std::min(b.bufs_cap, plan.tiling.at(static_cast<std::size_t>(b.nest)).bufs);
+      b.bufs = std::max(
+          b.min_bufs, std::min(b.bufs_cap, plan.tiling.at(static_cast<std::size_t>(b.nest)).bufs));
 }
 
 Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims,
