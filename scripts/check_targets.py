@@ -646,6 +646,7 @@ def check_target(path: Path) -> dict:
                 "psum.bytes_per_partition", "psum.bank_bytes"):
         number(key, 1, 1 << 30, True)
     number("sbuf.access_init_cycles", 0, 10000, True)
+    number("sbuf.full_rate_stride_bytes", 1, 4096, True)
     number("psum.banks", 1, 64, True)
     sb = doc.get("sbuf", {})
     if isinstance(sb.get("usable_bytes_per_partition"), int) and isinstance(sb.get("bytes_per_partition"), int) \

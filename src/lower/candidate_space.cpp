@@ -10,6 +10,7 @@
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/lower/partition_fold.h"
 #include "tilesweep/lower/psum_copy.h"
+#include "tilesweep/lower/row_step_fold.h"
 #include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/target/instr_cost.h"
 
@@ -256,7 +257,7 @@ std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, const Group
     return h.pt == t.pt && h.block == t.block && h.free == t.free && h.spill == t.spill &&
            h.online == t.online && h.hoist >= t.hoist && h.resident >= t.resident &&
            h.store >= t.store && h.panel >= t.panel && h.in_place == t.in_place &&
-           h.pipeline == t.pipeline &&
+           h.pipeline == t.pipeline && h.onchip_steps == t.onchip_steps &&
            (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store ||
             h.panel != t.panel) &&
            (h.resident == t.resident || strips(t) >= 4) && (h.panel == t.panel || panels(t) >= 4);
@@ -324,6 +325,28 @@ void add_panel_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
     out.back().panel = true;
   }
   tilings = std::move(out);
+}
+
+// Whether an op of `group` reads a slice that steps along some axis (a candidate for reading it
+// on chip through a strided window, GroupTiling::onchip_steps).
+bool reads_stepped_slice(const ir::Kernel& k, const std::vector<int>& group,
+                         const sem::DimEnv& dims) {
+  for (int n : group)
+    for (int in : k.nodes[static_cast<std::size_t>(n)].inputs) {
+      const ir::Node& s = k.nodes[static_cast<std::size_t>(in)];
+      if (s.op != "slice") continue;
+      for (const auto& d : std::get<std::vector<sem::Dim>>(s.attrs.at("step")))
+        if (auto v = d.evaluate(dims); !v || *v != 1) return true;
+    }
+  return false;
+}
+
+// Whether a compute instruction of `p` reads or writes a strided window.
+bool reads_strided_window(const Program& p) {
+  return std::any_of(p.insts.begin(), p.insts.end(), [](const Inst& in) {
+    return !in.dma && std::any_of(in.in_window.begin(), in.in_window.end(),
+                                  [](const Window& w) { return !w.whole() && w.step > 1; });
+  });
 }
 
 // What the simulator's capacity check counts (sim/capacity.h).
@@ -541,6 +564,8 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
         ok.push_back(t);
         ok.back().pipeline = true;
       }
+      if (options_.onchip_steps && (fused || all.size() == 1))
+        if (auto twin = onchip_steps_twin(k, plan, g, t)) ok.push_back(*twin);
     }
     feasible.push_back(
         drop_dominated(std::move(ok), group_extent(k, plan.groups[g], dims_), deepest));
@@ -581,6 +606,19 @@ bool CandidateSpace::in_place_pays(const ir::Kernel& k, const ProgramPlan& plan,
     return false;  // nothing written in place
   int d = deepest(p.tiling[g]);
   return d >= 0 && d > deepest(t);
+}
+
+std::optional<GroupTiling> CandidateSpace::onchip_steps_twin(const ir::Kernel& k,
+                                                             const ProgramPlan& plan, std::size_t g,
+                                                             const GroupTiling& t) const {
+  if (t.spill || t.online > 0 || !reads_stepped_slice(k, plan.groups[g], dims_))
+    return std::nullopt;
+  ProgramPlan p = plan;
+  p.tiling[g] = t;
+  p.tiling[g].onchip_steps = true;
+  Lowered<Program> twin = lower::materialize(k, dims_, target_, p);
+  if (!twin || !reads_strided_window(*twin) || !fits(*twin, target_)) return std::nullopt;
+  return p.tiling[g];
 }
 
 // The alternate policy moves the ops' instructions and the copies around them (PSUM
@@ -690,11 +728,18 @@ CandidateSpace::CandidateSpace(std::vector<SpaceVariant> variants, const target:
     : variants_(std::move(variants)), target_(target), dims_(std::move(dims)), options_(options) {
   // Each variant whose values run on part of the partitions also in its folded layout
   // (partition_fold.h), with the same instruction choices, as one more variant after them all.
-  for (std::size_t v = 0, n = variants_.size(); v < n; ++v)
+  // Likewise each variant whose inputs are read through slices stepping along their rows, with
+  // those inputs viewed as row groups side by side (row_step_fold.h).
+  for (std::size_t v = 0, n = variants_.size(); v < n; ++v) {
     if (auto folded = fold_partitions(*variants_[v].kernel, dims_)) {
       folded_.push_back(std::make_unique<const ir::Kernel>(std::move(*folded)));
       variants_.push_back({folded_.back().get(), variants_[v].choices});
     }
+    if (auto folded = fold_row_steps(*variants_[v].kernel, dims_)) {
+      folded_.push_back(std::make_unique<const ir::Kernel>(std::move(*folded)));
+      variants_.push_back({folded_.back().get(), variants_[v].choices});
+    }
+  }
   counts_.variants = static_cast<std::int64_t>(variants_.size());
   for (std::size_t v = 0; v < variants_.size(); ++v) {
     std::optional<OpLowerings> ops = op_lowerings(static_cast<int>(v));
@@ -811,10 +856,10 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text += fmt::format(
-        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
+        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
         t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
         t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
-        t.in_place ? " inplace" : "", t.pipeline ? " pipe" : "",
+        t.in_place ? " inplace" : "", t.pipeline ? " pipe" : "", t.onchip_steps ? " steps" : "",
         streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "",
         t.online > 0 ? fmt::format(" online={}", t.online) : "",
         t.free > 0 && group_extent(*variants_[c.variant].kernel, s.form.groups[g], dims_).chunkable

@@ -411,7 +411,7 @@ std::string Emitter::slice(const Terms& terms, std::int64_t offset, std::int64_t
 std::string Emitter::tile_expr(int buf, const Window* w) const {
   if (!w || w->whole()) return buf_name_[buf];
   std::vector<std::string> index(p_.buffers[buf].shape.size() - 1, ":");
-  index.push_back(slice(w->terms, w->offset, w->width, 1));
+  index.push_back(slice(w->terms, w->offset, w->width, w->step));
   return fmt::format("{}[{}]", buf_name_[buf], fmt::join(index, ", "));
 }
 

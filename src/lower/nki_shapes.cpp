@@ -14,7 +14,7 @@ namespace ts::lower {
 namespace {
 
 bool same_window(const Window& a, const Window& b) {
-  return a.terms == b.terms && a.width == b.width && a.offset == b.offset;
+  return a.terms == b.terms && a.width == b.width && a.offset == b.offset && a.step == b.step;
 }
 
 bool same_access(const Access& a, const Access& b) {

@@ -199,6 +199,10 @@ void validate(const Program& p) {
       TS_CHECK(in.in_lag[j] >= 0 && in.in_lag[j] < p.buffers[in.in[j]].bufs,
                "instruction {} reads {} {} versions back, but it has {} copies", i,
                p.buffers[in.in[j]].name, in.in_lag[j], p.buffers[in.in[j]].bufs);
+    auto window_ok = [](const Window& w) { return w.step >= 1 && w.width >= 0; };
+    TS_CHECK(window_ok(in.out_window) &&
+                 std::all_of(in.in_window.begin(), in.in_window.end(), window_ok),
+             "instruction {} has a window of step < 1 or negative width", i);
     if (in.dma) {
       TS_CHECK(buffer_ok(in.hbm.buffer) && p.buffers[in.hbm.buffer].memory == sem::Memory::Hbm,
                "DMA {} has no HBM side", i);

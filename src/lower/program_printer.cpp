@@ -39,7 +39,10 @@ std::string hbm_text(const Access& a, const Program& p) {
 std::string tile_text(int buffer, const Window& w, const Program& p) {
   const std::string& name = p.buffers[buffer].name;
   if (w.whole()) return name;
-  return fmt::format("{}[:, {} +: {}]", name, terms_text(w.terms, w.offset, p), w.width);
+  if (w.step == 1)
+    return fmt::format("{}[:, {} +: {}]", name, terms_text(w.terms, w.offset, p), w.width);
+  return fmt::format("{}[:, {} +: {} step {}]", name, terms_text(w.terms, w.offset, p), w.width,
+                     w.step);
 }
 
 // (an attribute that moves with the loops, a mask's offset, as its affine expression)

@@ -36,6 +36,7 @@ class Runner {
   std::string what(int i) const;
   int root(int b) const { return p_.buffers[b].alias >= 0 ? root(p_.buffers[b].alias) : b; }
   ir::Tensor read(int buf, const lower::Window* w, int lag = 0) const;
+  std::int64_t window_start(int buf, const lower::Window& w) const;
   void write(int buf, const lower::Window* w, ir::Tensor v, bool add);
   void new_version(int buf, const lower::Window* w, bool add);
   void dma(int i);
@@ -91,22 +92,30 @@ Runner::Runner(const Program& p, const std::vector<ir::Tensor>& inputs)
   }
 }
 
-// The operand an instruction sees: the whole on-chip buffer, or a window of its last dim.
+// The operand an instruction sees: the whole on-chip buffer, or a window of its last dim
+// (`width` columns `step` apart); `lag` versions back (a software-pipelined read).
 ir::Tensor Runner::read(int buf, const lower::Window* w, int lag) const {
   TS_CHECK(lag <= static_cast<int>(past_[buf].size()), "{} read {} versions back, {} kept",
            p_.buffers[buf].name, lag, past_[buf].size());
   const ir::Tensor& t = lag == 0 ? bufs_[buf] : past_[buf][static_cast<std::size_t>(lag - 1)];
   if (!w || w->whole()) return t;
-  std::int64_t cols = t.shape.back(), start = w->start(iter_);
-  TS_CHECK(start >= 0 && start + w->width <= cols, "window [{}, {}) outside {} columns of {}",
-           start, start + w->width, cols, p_.buffers[buf].name);
+  std::int64_t cols = t.shape.back(), start = window_start(buf, *w);
   std::vector<std::int64_t> shape = t.shape;
   shape.back() = w->width;
   ir::Tensor v(shape);
   for (std::int64_t r = 0; r < t.size() / cols; ++r)
     for (std::int64_t c = 0; c < w->width; ++c)
-      v.data[r * w->width + c] = t.data[r * cols + start + c];
+      v.data[r * w->width + c] = t.data[r * cols + start + c * w->step];
   return v;
+}
+
+// The first column of window `w` of `buf` at this iteration, checked to lie inside the buffer.
+std::int64_t Runner::window_start(int buf, const lower::Window& w) const {
+  std::int64_t cols = bufs_[buf].shape.back(), start = w.start(iter_), end = w.end(iter_);
+  TS_CHECK(w.step >= 1 && start >= 0 && end <= cols,
+           "window [{}, {}) step {} outside {} columns of {}", start, end, w.step, cols,
+           p_.buffers[buf].name);
+  return start;
 }
 
 void Runner::write(int buf, const lower::Window* w, ir::Tensor v, bool add) {
@@ -120,10 +129,10 @@ void Runner::write(int buf, const lower::Window* w, ir::Tensor v, bool add) {
     for (std::size_t j = 0; j < v.data.size(); ++j) t.data[j] = round_f32(t.data[j] + v.data[j]);
     return;
   }
-  std::int64_t cols = t.shape.back(), start = w->start(iter_);
+  std::int64_t cols = t.shape.back(), start = window_start(buf, *w);
   for (std::int64_t r = 0; r < t.size() / cols; ++r)
     for (std::int64_t c = 0; c < w->width; ++c) {
-      double& dst = t.data[r * cols + start + c];
+      double& dst = t.data[r * cols + start + c * w->step];
       double x = v.data[r * w->width + c];
       dst = add ? round_f32(dst + x) : x;
     }

@@ -81,8 +81,22 @@ InstTiming dma_timing(const Program& p, const target::Target& t, const Inst& in,
   return r;
 }
 
+// 2 when an operand or the result is a strided window whose step exceeds the target's full-rate
+// stride in bytes (the SBUF/PSUM interface then runs at half its element rate, A1), else 1. A
+// stride within it (every other f32 column: 8 B) costs nothing: the same element rate.
+double stride_factor(const Program& p, const target::Target& t, const Inst& in) {
+  auto slow = [&](int buffer, const lower::Window& w) {
+    return !w.whole() && w.step > 1 &&
+           w.step * ir::dtype_bytes(p.buffers[buffer].dtype) > t.sbuf.full_rate_stride_bytes;
+  };
+  bool half = in.out >= 0 && slow(in.out, in.out_window);
+  for (std::size_t j = 0; j < in.in_window.size() && j < in.in.size(); ++j)
+    half = half || slow(in.in[j], in.in_window[j]);
+  return half ? 2.0 : 1.0;
+}
+
 // The formula with the variables the materializer computed when they are all there (no copy),
-// else with the defaults filled in.
+// else with the defaults filled in; x2 for an operand access strided past the full rate.
 InstTiming compute_timing(const Program& p, const target::Target& t, const Inst& in) {
   InstTiming r;
   r.engine = static_cast<int>(in.engine);
@@ -92,6 +106,7 @@ InstTiming compute_timing(const Program& p, const target::Target& t, const Inst&
   } catch (const UserError&) {
     cycles = formula_value(*in.spec, cost_vars(p, t, in));
   }
+  cycles *= stride_factor(p, t, in);
   r.busy_ns = cycles_to_ns(t, in.engine, compute_cycles(p, t, in, cycles)) * std::max(1, in.repeat);
   r.ready_ns = cycles_to_ns(t, in.engine, t.sbuf.access_init_cycles);
   return r;

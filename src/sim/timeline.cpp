@@ -29,7 +29,7 @@ void Timeline::execute(int inst, const std::vector<std::int64_t>& iter) {
   Columns cols;
   if (in.out >= 0 && !in.out_window.whole()) {
     cols.begin = in.out_window.start(iter);
-    cols.end = cols.begin + in.out_window.width;
+    cols.end = in.out_window.end(iter);  // a strided window: the columns it spans
   }
   if (timing_[inst].dma) return run_dma(inst);
   bool continues =

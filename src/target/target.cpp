@@ -151,6 +151,8 @@ Target load_target(const std::string& target_text, const std::string& target_fil
   t.sbuf.access_init_cycles =
       static_cast<int>(r.integer(sbuf, "sbuf", "access_init_cycles", 0, 100000));
   t.sbuf.min_align_bytes = static_cast<int>(r.integer(sbuf, "sbuf", "min_align_bytes", 1, 4096));
+  t.sbuf.full_rate_stride_bytes =
+      static_cast<int>(r.integer(sbuf, "sbuf", "full_rate_stride_bytes", 1, 4096));
 
   const toml::table& psum = r.section("psum");
   t.psum.partitions = static_cast<int>(r.integer(psum, "psum", "partitions", 1, 1024));

@@ -455,6 +455,79 @@ INSTANTIATE_TEST_SUITE_P(
         InPlaceCase{"nkibench/bmm_softmax.py", {{"B", 2}, {"M", 256}, {"K", 64}, {"N", 256}}}),
     [](const auto& info) { return std::filesystem::path(info.param.file).stem().string(); });
 
+// On-chip steps (GroupTiling::onchip_steps) on numbers: a slice stepping along the free axis
+// loaded contiguously and read through a strided window. Every candidate of the space (small
+// spaces) against the reference; the space offers the choice (some candidate's program reads a
+// strided window), and where a slice's region would leave its tensor (x[:, 5::2] of an even
+// width: the last region ends one column past it) the load falls back to the strided DMA.
+struct StepsCase {
+  const char* name;
+  const char* source;  // a kernel file, or the kernel's text
+  sem::DimEnv dims;
+  bool strided;  // some candidate reads a strided window
+};
+
+class OnChipSteps : public ::testing::TestWithParam<StepsCase> {};
+
+TEST_P(OnChipSteps, MatchTheReference) {
+  const StepsCase& c = GetParam();
+  const target::Target& t = target::builtin_target("trn1");
+  std::string text = c.source;
+  ir::Module m = text.ends_with(".py") ? suite_module(text)
+                                       : ir::parse_module(text, "t.py", sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  auto prepared = prepare(k, t, 2);
+  auto variants = prepared->pk.space_variants();
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(variants, t, c.dims, so);
+  ASSERT_GT(space.size(), 0);
+  auto inputs = sweep::check_inputs(k, c.dims, 7);
+  auto ref = ir::evaluate(k, c.dims, inputs, ir::Precision::F64);
+  int strided = 0, checked = 0;
+  for (std::int64_t i = 0; i < space.size(); i += std::max<std::int64_t>(1, space.size() / 60)) {
+    auto lowered = space.materialize(i);
+    if (!lowered) continue;
+    const lower::Program& p = *lowered;
+    bool steps = std::any_of(p.insts.begin(), p.insts.end(), [](const lower::Inst& in) {
+      return std::any_of(in.in_window.begin(), in.in_window.end(),
+                         [](const lower::Window& w) { return w.step > 1; });
+    });
+    strided += steps ? 1 : 0;
+    ++checked;
+    ASSERT_TRUE(matches(sim::execute(p, inputs), ref))
+        << "candidate " << i << " (" << space.describe(i) << ")";
+    if (steps) {
+      EXPECT_NE(space.describe(i).find(" steps"), std::string::npos) << space.describe(i);
+    }
+  }
+  EXPECT_GT(checked, 0);
+  if (c.strided)
+    EXPECT_GT(strided, 0) << "no candidate reads a strided window";
+  else
+    EXPECT_EQ(strided, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, OnChipSteps,
+    ::testing::Values(StepsCase{"maxpool", "axon/maxpool.py", {{"M", 512}, {"N", 1024}}, true},
+                      StepsCase{"step3",
+                                "def f(x: f32[256, 768]) -> f32[256, 256]:\n"
+                                "    return x[:, 2::3] * 2.0 + x[:, 0::3]\n",
+                                {},
+                                true},
+                      StepsCase{"rows_and_columns",
+                                "def f(x: f32[512, 512], y: f32[256, 256]) -> f32[256, 256]:\n"
+                                "    return x[1::2, 1::2] - y\n",
+                                {},
+                                true},
+                      StepsCase{"past_the_end",
+                                "def f(x: f32[256, 512]) -> f32[256, 170]:\n"
+                                "    return exp(x[:, 4::3])\n",
+                                {},
+                                false}),
+    [](const auto& info) { return std::string(info.param.name); });
+
 // Partition folding (partition_fold.h) on numbers: the folded variants' candidates (every value
 // [P, C] run as [P * f, C / f] on all 128 lanes, inputs read and outputs stored through
 // reshaped aliases of their tensors) against the reference, and their NKI declares the aliases

@@ -11,6 +11,7 @@
 #include "tilesweep/base/source.h"
 #include "tilesweep/lower/nki_shapes.h"
 #include "tilesweep/lower/program_builder.h"
+#include "tilesweep/lower/program_printer.h"
 #include "tilesweep/target/target.h"
 
 namespace ts::lower {
@@ -483,6 +484,10 @@ TEST(Nki, WindowsKeepTheirOffset) {
       {{{}, 1, 1}, "run[:, 1 : 2]"},
       {{{}, 2, 0}, "run[:, 0 : 2]"},
       {{{{1, 2}}, 1, 1}, "run[:, j * 2 + 1 : j * 2 + 1 + 1]"},
+      // A strided window (Window::step): a Python slice with a step.
+      {{{}, 2, 0, 2}, "run[:, 0 : 3 : 2]"},
+      {{{}, 2, 1, 2}, "run[:, 1 : 4 : 2]"},
+      {{{{1, 2}}, 2, 1, 3}, "run[:, j * 2 + 1 : j * 2 + 1 + 4 : 3]"},
   };
   for (const auto& c : cases) {
     Builder b("running max");
@@ -499,6 +504,30 @@ TEST(Nki, WindowsKeepTheirOffset) {
       std::string text = emit_nki(b.p, std::vector<std::string>{"x"}, api);
       EXPECT_NE(text.find(c.slice), std::string::npos) << c.slice << "\n" << text;
     }
+  }
+}
+
+// The program printer shows a window's step where it is not 1.
+TEST(ProgramPrinter, StridedWindowsShowTheirStep) {
+  struct Case {
+    Window w;
+    std::string text;
+  };
+  const std::vector<Case> cases = {
+      {{{}, 256, 0, 1}, "t[:, 0 +: 256])"},
+      {{{}, 256, 1, 2}, "t[:, 1 +: 256 step 2])"},
+      {{{{1, 512}}, 128, 3, 4}, "t[:, j*512 + 3 +: 128 step 4])"},
+  };
+  for (const auto& c : cases) {
+    Builder b("strided");
+    int x = b.buffer("x", sem::Memory::Hbm, {128, 1024}, 0);
+    int t = b.buffer("t", sem::Memory::Sbuf, {128, 512});
+    int y = b.buffer("y", sem::Memory::Sbuf, {128, 256});
+    int j = b.loop(0, "j", 2);
+    b.dma(j, false, x, t, {128, 512}, {{}, {{j, 512}}}, {0, 1});
+    b.inst(j, "tensor_copy", {t}, y).in_window = {c.w};
+    std::string text = print_program(b.p);
+    EXPECT_NE(text.find(c.text), std::string::npos) << c.text << "\n" << text;
   }
 }
 

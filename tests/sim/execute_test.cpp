@@ -1,5 +1,6 @@
 #include "tilesweep/sim/execute.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -208,6 +209,66 @@ TEST(Execute, ReductionAccumulatesAcrossFreeTiles) {
   }
   expect_close(got[0], sum);
   expect_close(got[1], max);
+}
+
+// Strided windows (Window::step): y[r, c] = max(x[r, a + c * s], x[r, b + c * t]) read from one
+// contiguously loaded tile, and written strided into a wider tile (every `u`-th column from `o`).
+TEST(Execute, StridedWindowsReadAndWriteEveryStepColumn) {
+  struct Case {
+    lower::Window left, right;
+    std::int64_t write_offset, write_step;
+  };
+  const std::int64_t cols = 64;
+  const std::vector<Case> cases = {
+      {{{}, 32, 0, 2}, {{}, 32, 1, 2}, 0, 1},   // maxpool's columns: offsets 0 and 1, step 2
+      {{{}, 16, 0, 4}, {{}, 16, 3, 4}, 1, 2},   // step 4, written to the odd columns
+      {{{}, 19, 5, 3}, {{}, 19, 40, 1}, 0, 3},  // a strided and a contiguous operand
+      {{{}, 64, 0, 1}, {{}, 64, 0, 1}, 0, 1},   // step 1: the plain window
+  };
+  for (const auto& c : cases) {
+    const std::int64_t w = c.left.width, wide = (w - 1) * c.write_step + 1 + c.write_offset;
+    Builder b("strided");
+    int x = b.buffer("x", sem::Memory::Hbm, {128, cols}, 0);
+    int y = b.buffer("y", sem::Memory::Hbm, {128, wide}, -1, 0);
+    int xt = b.buffer("xt", sem::Memory::Sbuf, {128, cols});
+    int yt = b.buffer("yt", sem::Memory::Sbuf, {128, wide});
+    b.dma(0, false, x, xt, {128, cols}, {{}, {}}, {0, 1});
+    b.inst(0, "memset", {}, yt, memset_attrs(0.0, 128, wide));
+    auto& mx = b.inst(0, "tensor_tensor", {xt, xt}, yt, {{"op", std::string("maximum")}});
+    mx.in_window = {c.left, c.right};
+    mx.out_window = lower::Window{{}, w, c.write_offset, c.write_step};
+    b.dma(0, true, y, yt, {128, wide}, {{}, {}}, {0, 1});
+    ir::Tensor in = random_tensor({128, cols}, 11);
+    auto got = execute(b.p, {in});
+    ir::Tensor ref({128, wide});
+    for (std::int64_t r = 0; r < 128; ++r)
+      for (std::int64_t k = 0; k < w; ++k)
+        ref.data[r * wide + c.write_offset + k * c.write_step] =
+            std::max(in.data[r * cols + c.left.offset + k * c.left.step],
+                     in.data[r * cols + c.right.offset + k * c.right.step]);
+    SCOPED_TRACE(fmt::format("step {} / {}", c.left.step, c.right.step));
+    expect_close(got[0], ref);
+  }
+}
+
+// A strided window reaching past its buffer's columns is an internal error naming it.
+TEST(Execute, StridedWindowPastTheBufferIsAnError) {
+  Builder b("strided");
+  int x = b.buffer("x", sem::Memory::Hbm, {128, 64}, 0);
+  int y = b.buffer("y", sem::Memory::Hbm, {128, 32}, -1, 0);
+  int xt = b.buffer("xt", sem::Memory::Sbuf, {128, 64});
+  int yt = b.buffer("yt", sem::Memory::Sbuf, {128, 32});
+  b.dma(0, false, x, xt, {128, 64}, {{}, {}}, {0, 1});
+  b.inst(0, "tensor_copy", {xt}, yt).in_window = {lower::Window{{}, 32, 2, 2}};
+  b.dma(0, true, y, yt, {128, 32}, {{}, {}}, {0, 1});
+  try {
+    execute(b.p, {random_tensor({128, 64}, 8)});
+    FAIL() << "expected an InternalError";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("window [2, 65) step 2 outside 64 columns of xt"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Execute, ShapeMismatchNamesTheInstruction) {

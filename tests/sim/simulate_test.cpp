@@ -89,6 +89,25 @@ TEST(Calibration, ElementwiseEngines) {
   }
 }
 
+// A strided operand (Window::step): the same element rate while the step stays within the
+// target's full-rate stride (16 B: f32 steps 1, 2, 4), half the rate past it (A1): tensor_tensor
+// over [128, 512] windows, 1024 formula cycles + 144 fixed, or 2 x 1024 + 144.
+TEST(Calibration, StridedOperandsPastTheFullRateStrideRunAtHalfRate) {
+  const std::pair<std::int64_t, double> cases[] = {
+      {1, 1024 + 144}, {2, 1024 + 144}, {4, 1024 + 144}, {8, 2048 + 144}};
+  for (const auto& [step, cycles] : cases) {
+    ProgramBuilder b(trn2());
+    int x = b.sbuf("x", ir::DType::F32, {128, 512 * 8});
+    int y = b.sbuf("y", ir::DType::F32, {128, 512});
+    int loop = b.loop(0, 8);
+    int op = b.op(loop, "tensor_tensor", Engine::Vector, {x, x}, y);
+    lower::Window w{{}, 512, 0, step};
+    b.p.insts[static_cast<std::size_t>(op)].in_window = {w, w};
+    SimResult r = run(b.p);
+    EXPECT_NEAR(r.busy(Engine::Vector), 8 * cycles / 0.96, 1e-6) << "step " << step;
+  }
+}
+
 TEST(Calibration, DependentChainPaysAccessInit) {
   // y = f(x); x = f(y); ...: each result is readable 60 cycles (SBUF access init) after its end.
   ProgramBuilder b(trn2());

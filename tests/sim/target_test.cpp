@@ -20,6 +20,7 @@ bytes_per_partition = 196608
 usable_bytes_per_partition = 180224
 access_init_cycles = 60
 min_align_bytes = 4
+full_rate_stride_bytes = 16
 [psum]
 partitions = 128
 bytes_per_partition = 16384
@@ -103,14 +104,14 @@ std::string error(const std::string& from, const std::string& to) {
 
 TEST(Target, MistakesNameFileLineAndKey) {
   EXPECT_EQ(error("clock_hz = 2.8e9", "clock_hz = 2.8e12"),
-            "target.toml:22:12: error: 'engine.tensor.clock_hz' must be between 100000000 and "
+            "target.toml:23:12: error: 'engine.tensor.clock_hz' must be between 100000000 and "
             "10000000000, got 2800000000000");
-  EXPECT_EQ(error("banks = 8\n", ""), "target.toml:16:1: error: missing key 'psum.banks'");
+  EXPECT_EQ(error("banks = 8\n", ""), "target.toml:17:1: error: missing key 'psum.banks'");
   EXPECT_EQ(error("topology = \"torus\"", "topology = \"tree\""),
-            "target.toml:57:12: error: 'mesh.topology' must be ring, torus or switch, got 'tree'");
+            "target.toml:58:12: error: 'mesh.topology' must be ring, torus or switch, got 'tree'");
   EXPECT_EQ(error("[roofline]", "[rooflin]"), "target.toml:1:1: error: missing table [roofline]");
   EXPECT_EQ(error("[4096, 0.9]", "[4096, 1.9]"),
-            "target.toml:50:51: error: a DMA efficiency must be in (0, 1], got 1.9");
+            "target.toml:51:51: error: a DMA efficiency must be in (0, 1], got 1.9");
 }
 
 // A key nothing reads is an error at the key, with the closest known key of its table (or the
@@ -124,23 +125,23 @@ TEST(Target, UnknownKeysNameTheClosestKnownOne) {
             "target.toml:16:1: error: unknown key 'min_align_byte' in [sbuf]; did you mean "
             "'min_align_bytes'?"},
            {"banks = 8\n", "banks = 8\nbank = 4\n",
-            "target.toml:20:1: error: unknown key 'bank' in [psum]; did you mean 'banks'?"},
+            "target.toml:21:1: error: unknown key 'bank' in [psum]; did you mean 'banks'?"},
            {"elements_per_cycle = 128\n[engine.vector]",
             "elements_per_cycle = 128\nclock = 1\n[engine.vector]",
-            "target.toml:24:1: error: unknown key 'clock' in [engine.tensor] (its keys: clock_hz, "
+            "target.toml:25:1: error: unknown key 'clock' in [engine.tensor] (its keys: clock_hz, "
             "elements_per_cycle)"},
            {"[engine.gpsimd]", "[engine.gpsimdd]\nx = 1\n[engine.gpsimd]",
-            "target.toml:30:9: error: unknown key 'gpsimdd' in [engine]; did you mean 'gpsimd'?"},
+            "target.toml:31:9: error: unknown key 'gpsimdd' in [engine]; did you mean 'gpsimd'?"},
            {"core = \"toy-core\"\n", "core = \"toy-core\"\ncores = 2\n",
             "target.toml:4:1: error: unknown key 'cores' in the target file; did you mean 'core'?"},
            {"lnc = [1]\n", "lnc = [1]\nlnx = [2]\n",
             "target.toml:9:1: error: unknown key 'lnx' in [chip]; did you mean 'lnc'?"},
            {"[roofline]\n", "[roofline]\nhbm_bytes = 1\n",
-            "target.toml:52:1: error: unknown key 'hbm_bytes' in [roofline] (its keys: "
+            "target.toml:53:1: error: unknown key 'hbm_bytes' in [roofline] (its keys: "
             "hbm_bytes_per_s, "
             "matmul_flops_bf16, matmul_flops_fp32, vector_flops)"},
            {"semaphore_ns = 100", "semaphor_ns = 100",
-            "target.toml:39:1: error: missing key 'overheads.semaphore_ns': is 'semaphor_ns' here "
+            "target.toml:40:1: error: missing key 'overheads.semaphore_ns': is 'semaphor_ns' here "
             "a misspelling of "
             "'semaphore_ns'?"},
            {"hbm_stacks = 2", "hbm_stacks = 3",

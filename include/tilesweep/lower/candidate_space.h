@@ -42,6 +42,9 @@ struct SpaceOptions {
   bool in_place = true;
   // Software-pipelined twins (GroupTiling::pipeline) offered where a nest has a loop to pipeline.
   bool pipeline = true;
+  // On-chip steps (GroupTiling::onchip_steps) offered where a nest reads a slice with a step;
+  // off only to compare against.
+  bool onchip_steps = true;
 };
 
 // One variant of the kernel with its instruction choices.
@@ -138,6 +141,10 @@ class CandidateSpace {
   // Whether tiling t of group g has a software-pipelined twin that fits (fits_pipelined).
   bool fits_pipelined(const ir::Kernel& k, const ProgramPlan& plan, std::size_t g,
                       const GroupTiling& t) const;
+  // Tiling `t` of group `g` with its stepped slices read on chip (GroupTiling::onchip_steps),
+  // where the nest reads one, the twin's program reads a strided window and fits; else nullopt.
+  std::optional<GroupTiling> onchip_steps_twin(const ir::Kernel& k, const ProgramPlan& plan,
+                                               std::size_t g, const GroupTiling& t) const;
   InstructionPairs instruction_pairs(const SpaceSection& s, const KernelChoices& kc) const;
   Lowered<EngineAxes> engine_axes(const SpaceSection& s, const ir::Kernel& k,
                                   const ProgramPlan& plan) const;

@@ -82,6 +82,11 @@ struct GroupTiling {
   // (`A(0); for i < n - 1: { A(i + 1); B(i) }; B(n - 1)`), so the engines of the two overlap.
   // Offered where such a loop exists, can be pipelined and the twin fits.
   bool pipeline = false;
+  // On-chip strides (strided_operands.h): an HBM operand that is a slice with a step along the
+  // free axis is loaded contiguously (the columns its elements span) and read through a window
+  // with that step, instead of by a strided DMA (runs of one element). Offered where a nest reads
+  // such a slice.
+  bool onchip_steps = false;
 };
 
 // The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the

@@ -73,17 +73,24 @@ struct Access {
   std::int64_t contiguous_bytes(const std::vector<std::int64_t>& hbm_shape, int dtype_bytes) const;
 };
 
-// A window of an on-chip buffer along its free (last) dim: columns [start, start + width), start =
-// offset + sum over (block b, step s) of iter(b) * s. width 0 = the whole buffer. Instructions read
-// and write windows of wider buffers (a row block's tile, one K slice of a row of x; an imported
-// NKI kernel's tile of a larger on-chip array, whose constant index is the offset).
+// A window of an on-chip buffer along its free (last) dim: `width` columns `step` apart from start
+// = offset + sum over (block b, step s) of iter(b) * s (columns start + c * step, c < width). width
+// 0 = the whole buffer. Instructions read and write windows of wider buffers (a row block's tile,
+// one K slice of a row of x; an imported NKI kernel's tile of a larger on-chip array, whose
+// constant index is the offset); a step > 1 is a strided operand access (every other column of a
+// contiguously loaded tile: a strided slice read on chip instead of by a strided DMA).
 struct Window {
   Terms terms;
   std::int64_t width = 0;
   std::int64_t offset = 0;
+  std::int64_t step = 1;  // columns between consecutive elements (>= 1)
 
   bool whole() const { return width == 0; }
   std::int64_t start(const std::vector<std::int64_t>& iter) const;
+  // One past the last column the window touches: start + (width - 1) * step + 1.
+  std::int64_t end(const std::vector<std::int64_t>& iter) const {
+    return start(iter) + (width - 1) * step + 1;
+  }
 };
 
 struct Inst {

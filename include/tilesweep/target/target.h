@@ -33,6 +33,9 @@ struct Target {
     std::int64_t bytes_per_partition = 0, usable_bytes_per_partition = 0;
     int access_init_cycles = 0;
     int min_align_bytes = 0;
+    // An engine reads or writes an SBUF/PSUM operand at half its element rate when the operand's
+    // most-minor stride exceeds this many bytes (A1: full rate below 16 B).
+    int full_rate_stride_bytes = 16;
   } sbuf;
   struct Psum {
     int partitions = 0;

@@ -17,6 +17,7 @@
 //   op_emission.cpp      one op's lowering program as instructions on tiles
 //   dma_transpose_fusion.cpp  a DMA instruction on a tile just loaded becomes that load
 //   spill.cpp            the HBM scratch tensor of a spilled value
+//   strided_operand.cpp  a slice stepping along the free axis loaded contiguously, read strided
 //   instructions.cpp, hbm_access.cpp  the building blocks: buffers, loops, loads, stores,
 //                        constants, DMA access patterns
 //
@@ -191,6 +192,18 @@ std::optional<NoProgram> load_into(Emission& e, int block, int value,
                                    const std::vector<Place>& places, const Tile& dest);
 Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& places,
                    const Shape& tile, Depth depth);
+// The same through `view` (a view of value's HBM tensor other than its own).
+Lowered<Tile> load_view(Emission& e, int block, int value, const HbmView& view,
+                        const std::vector<Place>& places, const Shape& tile, Depth depth);
+// ---- on-chip steps (strided_operand.cpp, GroupTiling::onchip_steps) ----
+// Value `value` at `places` as a [rows, cols] `tile` where its view steps along the HBM dim that
+// feeds the tile's columns: the contiguous columns its elements span, loaded (once per region:
+// `loads` maps each region loaded to its buffer) and read through a window with the view's step.
+// nullopt when the view takes no step there, or the region would leave its tensor.
+using StridedLoads = std::map<std::vector<std::int64_t>, int>;
+std::optional<Lowered<Tile>> load_steps_on_chip(Emission& e, int block, int value,
+                                                const std::vector<Place>& places, const Shape& tile,
+                                                Depth depth, StridedLoads& loads);
 std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value,
                                const std::vector<Place>& places);
 Lowered<int> constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt);

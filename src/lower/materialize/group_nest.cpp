@@ -157,6 +157,11 @@ Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
                   ? places(nest, Frame{rank, rank - 2, rank - 1}, shape, shape, row_tile, width)
                   : places(e, nest, source, shape, row_tile, width);
     if (all_rows) at[at.size() - 2] = Place{{}, all_rows, 0};
+    if (nest.tiling.onchip_steps)
+      if (auto strided = load_steps_on_chip(e, block, in, at, tile, nest.strip_depth(), regions)) {
+        if (!*strided) return strided->no_program();
+        return loaded.emplace(in, **strided).first->second;
+      }
     Lowered<Tile> tile_loaded = load(e, block, in, at, tile, nest.strip_depth());
     if (!tile_loaded) return tile_loaded.no_program();
     it = loaded.emplace(in, *tile_loaded).first;

@@ -24,7 +24,7 @@ namespace ts::lower {
 namespace {
 
 bool same_window(const Window& a, const Window& b) {
-  return a.terms == b.terms && a.width == b.width && a.offset == b.offset;
+  return a.terms == b.terms && a.width == b.width && a.offset == b.offset && a.step == b.step;
 }
 
 // The operand indices (into the op's operand tiles) the root instruction of `lowering` may

@@ -110,13 +110,18 @@ Lowered<Inst*> make_inst(Emission& e, const sem::InstrSpec* spec,
 
 Lowered<Tile> load(Emission& e, int block, int value, const std::vector<Place>& places,
                    const Shape& tile, Depth depth) {
+  return load_view(e, block, value, *hbm_view(e, value), places, tile, depth);
+}
+
+Lowered<Tile> load_view(Emission& e, int block, int value, const HbmView& view,
+                        const std::vector<Place>& places, const Shape& tile, Depth depth) {
   const ir::Node& n = e.kernel.nodes[value];
   int buf =
       add_buffer(e, n.label.empty() ? "in" : n.label, sem::Memory::Sbuf, n.dtype, tile, depth);
   Lowered<Inst*> made = make_inst(e, Common::DmaCopy, {tile}, tile, n.dtype, {});
   if (!made) return made.no_program();
   Inst& in = **made;
-  if (auto no = hbm_access(e, *hbm_view(e, value), places, in.hbm)) return *no;
+  if (auto no = hbm_access(e, view, places, in.hbm)) return *no;
   in.dma = true;
   in.out = buf;
   if (e.plan.notes) in.note = "load " + e.builder.buffer(in.hbm.buffer).name;

@@ -21,6 +21,7 @@ struct RowOps {
   int block = nest_loop(e, nest.body, "rt", nest.tiling.block);
   int row_tile = loop_var(block, nest.body);
   std::map<int, Tile> loaded;
+  StridedLoads regions;  // the contiguous regions loaded for strided windows (onchip_steps)
 
   // Columns of a value per row tile, in the group.
   std::int64_t cols_of(int node) const {
