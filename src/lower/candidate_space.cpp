@@ -560,7 +560,8 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
         ok.push_back(t);
         ok.back().in_place = true;
       }
-      if (options_.pipeline && !t.spill && fits_pipelined(k, plan, g, t)) {
+      if (options_.pipeline && (fused || all.size() == 1) && !t.spill &&
+          fits_pipelined(k, plan, g, t)) {
         ok.push_back(t);
         ok.back().pipeline = true;
       }
@@ -574,14 +575,18 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
 }
 
 // Software-pipelined twins (GroupTiling::pipeline): tiling t of group g also with its loop around
-// the first PSUM evacuation pipelined, where the nest has such a loop and the twin fits.
+// the first PSUM evacuation pipelined, where the nest has such a loop with the plan's lowerings
+// (it reads a copy one version back) and the twin fits.
 bool CandidateSpace::fits_pipelined(const ir::Kernel& k, const ProgramPlan& plan, std::size_t g,
                                     const GroupTiling& t) const {
   ProgramPlan p = plan;
   p.tiling[g] = t;
   p.tiling[g].pipeline = true;
   Lowered<Program> twin = lower::materialize(k, dims_, target_, p);
-  return twin && fits(*twin, target_);
+  return twin && fits(*twin, target_) &&
+         std::any_of(twin->insts.begin(), twin->insts.end(), [](const Inst& in) {
+           return std::any_of(in.in_lag.begin(), in.in_lag.end(), [](int l) { return l > 0; });
+         });
 }
 
 // In-place twins (GroupTiling::in_place): tiling t of group g (materialized: `plain`) also with
