@@ -11,6 +11,7 @@
 #include "tilesweep/lower/partition_fold.h"
 #include "tilesweep/lower/psum_copy.h"
 #include "tilesweep/lower/row_step_fold.h"
+#include "tilesweep/lower/software_pipeline.h"
 #include "tilesweep/lower/split_reduction.h"
 #include "tilesweep/target/instr_cost.h"
 
@@ -583,10 +584,7 @@ bool CandidateSpace::fits_pipelined(const ir::Kernel& k, const ProgramPlan& plan
   p.tiling[g] = t;
   p.tiling[g].pipeline = true;
   Lowered<Program> twin = lower::materialize(k, dims_, target_, p);
-  return twin && fits(*twin, target_) &&
-         std::any_of(twin->insts.begin(), twin->insts.end(), [](const Inst& in) {
-           return std::any_of(in.in_lag.begin(), in.in_lag.end(), [](int l) { return l > 0; });
-         });
+  return twin && fits(*twin, target_) && pipelined(*twin);
 }
 
 // In-place twins (GroupTiling::in_place): tiling t of group g (materialized: `plain`) also with

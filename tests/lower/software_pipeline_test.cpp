@@ -26,12 +26,6 @@
 namespace ts {
 namespace {
 
-bool pipelined(const lower::Program& p) {
-  return std::any_of(p.insts.begin(), p.insts.end(), [](const lower::Inst& in) {
-    return std::any_of(in.in_lag.begin(), in.in_lag.end(), [](int l) { return l > 0; });
-  });
-}
-
 struct PipeCase {
   const char* file;
   sem::DimEnv dims;
@@ -62,7 +56,7 @@ TEST_P(SoftwarePipeline, CandidatesMatchTheReference) {
       auto lowered = lower::materialize(*variants[space.decode(i).variant].kernel, c.dims, t, plan);
       ASSERT_TRUE(lowered) << space.describe(i) << ": " << lowered.no_program().reason;
       const lower::Program& p = *lowered;
-      if (!pipelined(p)) continue;  // no loop to pipeline: the program as it was
+      if (!lower::pipelined(p)) continue;  // no loop to pipeline: the program as it was
       ++pipes;
       ASSERT_TRUE(test::matches(sim::execute(p, inputs), ref))
           << "candidate " << i << " pipelined (" << space.describe(i) << ")\n"

@@ -42,4 +42,8 @@ std::optional<std::size_t> pipeline_split(const Program& p, int block);
 // accepts; nullopt when there is none.
 std::optional<int> loop_to_pipeline(const Program& p, int nest);
 
+// True when some instruction of `p` reads a copy written an iteration earlier (Inst::in_lag > 0):
+// a loop of `p` is software-pipelined.
+bool pipelined(const Program& p);
+
 }  // namespace ts::lower

@@ -295,4 +295,10 @@ std::optional<int> loop_to_pipeline(const Program& p, int nest) {
   return visit(nest);
 }
 
+bool pipelined(const Program& p) {
+  return std::any_of(p.insts.begin(), p.insts.end(), [](const Inst& in) {
+    return std::any_of(in.in_lag.begin(), in.in_lag.end(), [](int l) { return l > 0; });
+  });
+}
+
 }  // namespace ts::lower
