@@ -1,7 +1,9 @@
 #include "tilesweep/lower/nki.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -81,7 +83,7 @@ class Emitter {
   void place_buffers();
   void header(const std::string& name);
   void block(int b, int depth);
-  void zero(int buf, int depth);
+  void zero(int buf, int depth, const std::string& slot = "");
   void declare_alias(int b);
   void line(int depth, const std::string& text) {
     out_ += std::string(4 * depth, ' ') + text + "\n";
@@ -89,13 +91,16 @@ class Emitter {
   void lines(int depth, const std::string& text, const std::string& comment);
   std::string scratch(int depth, const std::vector<std::int64_t>& shape);
   void inst(int i, int depth);
-  bool special_dma(const Inst& in, int depth);
-  bool partial_dma(const Inst& in, int depth);
+  bool special_dma(int i, int depth);
+  bool partial_dma(int i, int depth);
   std::vector<std::string> arange_indices(int depth, const std::vector<std::int64_t>& shape);
   std::string affine(const Terms& terms, std::int64_t offset) const;
   std::string slice(const Terms& terms, std::int64_t offset, std::int64_t extent,
                     std::int64_t stride) const;
-  std::string tile_expr(int buf, const Window* w) const;
+  std::string tile_expr(int buf, const Window* w, const std::string& slot = "") const;
+  void find_rotated();
+  std::string slot(int inst, int buf, int lag) const;
+  std::string trips_text(int b) const;
   HbmView hbm_view(const Inst& in, const std::vector<std::int64_t>& tile) const;
   std::string attr(const Inst& in, const std::string& name) const;
   std::string buffer_dtype(int buf) const;
@@ -115,6 +120,15 @@ class Emitter {
   std::set<int> aliased_;                       // HBM aliases declared
   std::map<int, ir::DType> transposed_psum_;  // PSUM tiles a transpose writes -> its input's dtype
   std::vector<std::string> index_var_;        // legacy partial tiles: nl.arange index per tile dim
+  // A tile a software-pipelined loop hands to its next iteration (software_pipeline.h): one array
+  // of `copies` tiles along a dim after the partition dim, rotated by the loop's variable.
+  struct Rotated {
+    int loop = -1;   // the pipelined loop
+    int copies = 2;  // copies in flight (the buffer's bufs, at least lag + 1)
+    int first = 0;   // program-order position of the loop's first instruction
+  };
+  std::map<int, Rotated> rotated_;
+  std::vector<int> order_;  // instruction -> its position in program order
   std::string out_;
 };
 
@@ -154,6 +168,7 @@ Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi a
     for (const auto& item : p.blocks[b].items)
       if (item.inst >= 0) inst_block_[item.inst] = static_cast<int>(b);
   }
+  find_rotated();
   for (std::size_t b = 0; b < p.buffers.size(); ++b)
     buf_name_[b] =
         p.buffers[b].param >= 0 ? params_[p.buffers[b].param] : unique(p.buffers[b].name);
@@ -201,6 +216,93 @@ void Emitter::place_buffers() {
   for (std::size_t b = 0; b < p_.buffers.size(); ++b)
     if (p_.buffers[b].memory != sem::Memory::Hbm)
       declare_at_[std::max(at[b], 0)].push_back(static_cast<int>(b));
+}
+
+// The tiles software-pipelined loops hand over (Inst::in_lag > 0). pipeline_loop leaves
+// `A(0); for i < n - 1: { A(i + 1); B(i) }; B(n - 1)`: inside the loop A writes (and reads) the
+// copy of version i + 1 and B reads version i (lag 1); before the loop the prologue's A(0) holds
+// version 0, after it the epilogue's B(n - 1) reads version n - 1. The loop is found as the
+// deepest loop enclosing a lagged read and a write of the tile (the prologue's write sits
+// outside it).
+void Emitter::find_rotated() {
+  order_.assign(p_.insts.size(), 0);
+  int next = 0;
+  std::function<void(int)> walk = [&](int b) {
+    for (const auto& item : p_.blocks[b].items)
+      if (item.inst >= 0)
+        order_[item.inst] = next++;
+      else
+        walk(item.block);
+  };
+  walk(0);
+  auto meet = [&](int a, int b) {
+    while (depth_of_[a] > depth_of_[b]) a = p_.blocks[a].parent;
+    while (depth_of_[b] > depth_of_[a]) b = p_.blocks[b].parent;
+    while (a != b) a = p_.blocks[a].parent, b = p_.blocks[b].parent;
+    return a;
+  };
+  for (std::size_t r = 0; r < p_.insts.size(); ++r) {
+    const Inst& reader = p_.insts[r];
+    for (std::size_t j = 0; j < reader.in.size(); ++j) {
+      const int lag = reader.lag(j), x = reader.in[j];
+      if (lag <= 0) continue;
+      const Buffer& buf = p_.buffers[x];
+      if (lag > 1)
+        throw UserError(fmt::format(
+            "{} reads the copy of '{}' written {} iterations earlier; the NKI emitter prints "
+            "software-pipelined loops one stage deep (a lag of 1) only",
+            reader.spec->op.name, buf.name, lag));
+      TS_CHECK(buf.memory != sem::Memory::Hbm, "a lagged read of HBM tensor {}", buf.name);
+      int loop = -1;
+      for (std::size_t w = 0; w < p_.insts.size(); ++w)
+        if (p_.insts[w].out == x) {
+          int m = meet(inst_block_[r], inst_block_[w]);
+          if (loop < 0 || depth_of_[m] > depth_of_[loop]) loop = m;
+        }
+      TS_CHECK(loop > 0, "{} reads an earlier iteration's copy of {}, which no loop writes",
+               reader.spec->op.name, buf.name);
+      auto [it, fresh] = rotated_.try_emplace(x);
+      TS_CHECK(fresh || it->second.loop == loop, "{} is handed over by two pipelined loops",
+               buf.name);
+      it->second.loop = loop;
+      it->second.copies = std::max({buf.bufs, buf.min_bufs, lag + 1});
+    }
+  }
+  for (auto& [x, r] : rotated_) {
+    r.first = next;
+    for (std::size_t i = 0; i < p_.insts.size(); ++i) {
+      int b = inst_block_[i];
+      while (b > 0 && b != r.loop) b = p_.blocks[b].parent;
+      if (b == r.loop) r.first = std::min(r.first, order_[i]);
+    }
+  }
+}
+
+// The index of the copy instruction `inst` reads (at `lag`) or writes of a rotated tile (see
+// find_rotated); empty for any other tile.
+std::string Emitter::slot(int inst, int buf, int lag) const {
+  auto it = rotated_.find(buf);
+  if (it == rotated_.end()) return "";
+  const Rotated& r = it->second;
+  int b = inst_block_[inst];
+  while (b > 0 && b != r.loop) b = p_.blocks[b].parent;
+  if (b == r.loop)
+    return lag > 0 ? fmt::format("{} % {}", var_[r.loop], r.copies)
+                   : fmt::format("({} + 1) % {}", var_[r.loop], r.copies);
+  if (order_[inst] < r.first) return "0";
+  const std::string n = trips_text(r.loop);  // the epilogue: version n - 1, the loop's trips
+  bool constant = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+  return constant ? std::to_string(std::stoll(n) % r.copies)
+                  : fmt::format("({}) % {}", n, r.copies);
+}
+
+// Loop `b`'s trip count as printed: a generic expression, or the number.
+std::string Emitter::trips_text(int b) const {
+  if (shapes_)
+    if (auto t = shapes_->trips.find(b); t != shapes_->trips.end()) return t->second;
+  return std::to_string(p_.blocks[b].trips);
 }
 
 // Imports, the signature and the shape asserts.
@@ -316,9 +418,16 @@ void Emitter::block(int b, int depth) {
   if (auto it = declare_at_.find(b); it != declare_at_.end())
     for (int buf : it->second) {
       const Buffer& x = p_.buffers[buf];
+      std::vector<std::int64_t> shape = x.shape;
+      auto r = rotated_.find(buf);
+      if (r != rotated_.end()) shape.insert(shape.begin() + 1, r->second.copies);
       std::string s = fmt::format("{} = nl.ndarray({}, dtype={}, buffer={})", buf_name_[buf],
-                                  py_tuple(x.shape), buffer_dtype(buf), nki_memory(x.memory));
-      if (x.bufs > 1) s += fmt::format("  # {} buffers", x.bufs);
+                                  py_tuple(shape), buffer_dtype(buf), nki_memory(x.memory));
+      if (r != rotated_.end())
+        s += fmt::format("  # {} copies, one per iteration of '{}' in flight (pipelined)",
+                         r->second.copies, var_[r->second.loop]);
+      else if (x.bufs > 1)
+        s += fmt::format("  # {} buffers", x.bufs);
       line(depth, s);
     }
   for (const auto& item : p_.blocks[b].items) {
@@ -329,12 +438,13 @@ void Emitter::block(int b, int depth) {
     const Block& c = p_.blocks[item.block];
     if (auto it = zero_before_.find(item.block); it != zero_before_.end())
       for (int buf : it->second) zero(buf, depth);
-    const char* range = current()                        ? "range"
-                        : zero_before_.count(item.block) ? "nl.sequential_range"
-                                                         : "nl.affine_range";
-    std::string trips = std::to_string(c.trips);
-    if (shapes_)
-      if (auto t = shapes_->trips.find(item.block); t != shapes_->trips.end()) trips = t->second;
+    // Legacy: a loop that carries a dependency (an accumulation, a pipelined loop's hand-over)
+    // is a sequential_range.
+    bool carries = zero_before_.count(item.block) > 0 ||
+                   std::any_of(rotated_.begin(), rotated_.end(),
+                               [&](const auto& r) { return r.second.loop == item.block; });
+    const char* range = current() ? "range" : carries ? "nl.sequential_range" : "nl.affine_range";
+    std::string trips = trips_text(item.block);
     line(depth, fmt::format("for {} in {}({}):", var_[item.block], range, trips));
     if (!c.guard) {
       block(item.block, depth + 1);
@@ -351,14 +461,15 @@ void Emitter::block(int b, int depth) {
 
 // A tile zeroed (an accumulator before its loop, a zero-filled partial tile before its load):
 // nl.zeros (legacy), memset on the Vector Engine (current; GpSimd cannot reach PSUM).
-void Emitter::zero(int buf, int depth) {
+void Emitter::zero(int buf, int depth, const std::string& slot) {
   const Buffer& x = p_.buffers[buf];
+  std::string dst = tile_expr(buf, nullptr, slot);
   if (current())
-    line(depth,
-         fmt::format("nisa.memset(dst={}, value=0.0, engine=nisa.engine.vector)", buf_name_[buf]));
+    line(depth, fmt::format("nisa.memset(dst={}, value=0.0, engine=nisa.engine.vector)", dst));
   else
-    line(depth, fmt::format("{}[...] = nl.zeros({}, dtype={}, buffer={})", buf_name_[buf],
-                            py_tuple(x.shape), buffer_dtype(buf), nki_memory(x.memory)));
+    line(depth,
+         fmt::format("{}{} = nl.zeros({}, dtype={}, buffer={})", dst, slot.empty() ? "[...]" : "",
+                     py_tuple(x.shape), buffer_dtype(buf), nki_memory(x.memory)));
 }
 
 // `text` (one statement a line), the comment on its last line.
@@ -407,11 +518,13 @@ std::string Emitter::slice(const Terms& terms, std::int64_t offset, std::int64_t
 }
 
 // An on-chip operand: the buffer, or its window of columns (at its loop terms plus its offset:
-// a running reduction's tile partial sits at column 1 of its [rows, 2] buffer).
-std::string Emitter::tile_expr(int buf, const Window* w) const {
-  if (!w || w->whole()) return buf_name_[buf];
-  std::vector<std::string> index(p_.buffers[buf].shape.size() - 1, ":");
-  index.push_back(slice(w->terms, w->offset, w->width, w->step));
+// a running reduction's tile partial sits at column 1 of its [rows, 2] buffer); of a rotated
+// tile, the copy at `slot` (the index after the partition dim).
+std::string Emitter::tile_expr(int buf, const Window* w, const std::string& slot) const {
+  if ((!w || w->whole()) && slot.empty()) return buf_name_[buf];
+  std::vector<std::string> index(p_.buffers[buf].shape.size(), ":");
+  if (w && !w->whole()) index.back() = slice(w->terms, w->offset, w->width, w->step);
+  if (!slot.empty()) index.insert(index.begin() + 1, slot);
   return fmt::format("{}[{}]", buf_name_[buf], fmt::join(index, ", "));
 }
 
@@ -487,18 +600,20 @@ std::string Emitter::attr(const Inst& in, const std::string& name) const {
 // DMAs with a documented form other than their template: a scalar parameter's load is a memset
 // of the Python number; a load read transposed is dma_transpose (current) / load_transpose2d
 // (legacy); a dma_transpose whose access transposes back is a plain dma_copy. True when done.
-bool Emitter::special_dma(const Inst& in, int depth) {
+bool Emitter::special_dma(int i, int depth) {
+  const Inst& in = p_.insts[i];
   if (!in.dma) return false;
   const Buffer& hbm = p_.buffers[in.hbm.buffer];
   if (!in.store && hbm.param >= 0 && param_specs_[hbm.param].scalar) {
     const std::string& v = params_[hbm.param];
-    std::string dst = tile_expr(in.out, &in.out_window);
+    std::string at = slot(i, in.out, 0);
+    std::string dst = tile_expr(in.out, &in.out_window, at);
     const Buffer& t = p_.buffers[in.out];
     lines(depth,
           current() ? fmt::format("nisa.memset(dst={}, value={})", dst, v)
                     : fmt::format("{}{} = nisa.memset(shape={}, value={}, dtype={})", dst,
-                                  in.out_window.whole() ? "[...]" : "", py_tuple(t.shape), v,
-                                  buffer_dtype(in.out)),
+                                  in.out_window.whole() && at.empty() ? "[...]" : "",
+                                  py_tuple(t.shape), v, buffer_dtype(in.out)),
           in.note);
     return true;
   }
@@ -511,7 +626,8 @@ bool Emitter::special_dma(const Inst& in, int depth) {
   int tile = in.store ? in.in[0] : in.out;
   HbmView view = hbm_view(in, shape_of(tile, w));
   if (!view.transposed) return false;
-  std::string t = tile_expr(tile, w);
+  std::string at = slot(i, tile, in.store ? in.lag(0) : 0);
+  std::string t = tile_expr(tile, w, at);
   if (transposes(in.spec->op)) {  // both transpose: the data arrives as it is stored
     lines(depth,
           in.store ? fmt::format("nisa.dma_copy(dst={}, src={})", view.text, t)
@@ -527,7 +643,7 @@ bool Emitter::special_dma(const Inst& in, int depth) {
   lines(depth,
         current() ? fmt::format("nisa.dma_transpose(dst={}, src={})", t, view.text)
                   : fmt::format("{}{} = nl.load_transpose2d({})", t,
-                                w && !w->whole() ? "" : "[...]", view.text),
+                                (w && !w->whole()) || !at.empty() ? "" : "[...]", view.text),
         in.note);
   return true;
 }
@@ -554,7 +670,8 @@ std::vector<std::string> Emitter::arange_indices(int depth,
 // call (the programming model's masks). nki_partial_tiles.cpp made sure the access is a plain
 // tile (one tensor dim per tile dim, in order). A load along a zero-filled loop zeroes its
 // whole tile first (PartialLoop::zero_fill). True when done.
-bool Emitter::partial_dma(const Inst& in, int depth) {
+bool Emitter::partial_dma(int i, int depth) {
+  const Inst& in = p_.insts[i];
   if (!in.dma || !shapes_ || shapes_->partial.empty()) return false;
   const Access& a = in.hbm;
   std::vector<const PartialLoop*> cut(a.terms.size(), nullptr);
@@ -569,7 +686,8 @@ bool Emitter::partial_dma(const Inst& in, int depth) {
   const Window& w = !in.store ? in.out_window : in.in_window.empty() ? whole : in.in_window[0];
   // Its lanes past the end are summed over. A load into a window is never what a sum reads
   // (nki_partial_tiles.cpp), and zeroing its buffer would clear the other windows.
-  if (zero_fill && !in.store && w.whole()) zero(tile, depth);
+  std::string at = slot(i, tile, in.store ? in.lag(0) : 0);
+  if (zero_fill && !in.store && w.whole()) zero(tile, depth, at);
   std::vector<std::int64_t> shape = p_.buffers[tile].shape;
   if (!w.whole()) shape.back() = w.width;
   std::vector<std::string> vars =
@@ -603,6 +721,7 @@ bool Emitter::partial_dma(const Inst& in, int depth) {
       on_chip[t] = t + 1 == shape.size() && !w.whole()
                        ? fmt::format("{} + {}", affine(w.terms, w.offset), vars[t])
                        : vars[t];
+  if (!at.empty()) on_chip.insert(on_chip.begin() + 1, at);
   std::string view = fmt::format("{}[{}]", buf_name_[a.buffer], fmt::join(hbm, ", "));
   std::string t = fmt::format("{}[{}]", buf_name_[tile], fmt::join(on_chip, ", "));
   std::string call = in.store ? fmt::format("nisa.dma_copy(dst={}, src={}", view, t)
@@ -622,7 +741,7 @@ void Emitter::inst(int i, int depth) {
         "instruction '{}' has no `{}` template to emit it with (add `{} = \"...\"` to "
         "its [instr.{}] table in the target's isa.toml)",
         op.name, current() ? "nki_current" : "nki", current() ? "nki_current" : "nki", op.name));
-  if (special_dma(in, depth) || partial_dma(in, depth)) return;
+  if (special_dma(i, depth) || partial_dma(i, depth)) return;
   // What each operand and the output are in the kernel, and the pattern dims at these tiles
   // (windows included).
   auto window = [&](std::size_t j) { return j < in.in_window.size() ? &in.in_window[j] : nullptr; };
@@ -632,8 +751,10 @@ void Emitter::inst(int i, int depth) {
     return s;
   };
   std::vector<std::string> operand;
-  for (std::size_t j = 0; j < in.in.size(); ++j) operand.push_back(tile_expr(in.in[j], window(j)));
-  std::string out = in.out >= 0 ? tile_expr(in.out, &in.out_window) : "";
+  for (std::size_t j = 0; j < in.in.size(); ++j)
+    operand.push_back(tile_expr(in.in[j], window(j), slot(i, in.in[j], in.lag(j))));
+  std::string out_slot = in.out >= 0 ? slot(i, in.out, 0) : "";
+  std::string out = in.out >= 0 ? tile_expr(in.out, &in.out_window, out_slot) : "";
   if (in.dma && in.store) out = hbm_view(in, shape_of(in.in[0], window(0))).text;
   if (in.dma && !in.store) operand.push_back(hbm_view(in, shape_of(in.out, &in.out_window)).text);
   TS_CHECK(operand.size() == op.operands.size(), "instruction {} has {} operands, {} takes {}", i,
@@ -721,7 +842,7 @@ void Emitter::inst(int i, int depth) {
   std::string error;
   std::string call = sem::expand_nki(tmpl, value, &error);
   TS_CHECK(error.empty(), "{}: {}", op.name, error);
-  std::string target = in.out_window.whole() ? out + "[...]" : out;
+  std::string target = in.out_window.whole() && out_slot.empty() ? out + "[...]" : out;
   std::string text =
       statement ? call : fmt::format("{} {} {}", target, accumulates ? "+=" : "=", call);
   if (via_scratch)
@@ -770,33 +891,16 @@ void refuse_guards(const Program& p, NkiApi api) {
           b.var));
 }
 
-// A software-pipelined loop (software_pipeline.h): its later stage reads the copy of a tile the
-// previous iteration wrote (Inst::in_lag). NKI allocates a loop's tiles per iteration and has
-// no name for an earlier iteration's copy, so the emitter would need the copies as one array
-// indexed by the iteration; not printed yet, refused in both dialects.
-void refuse_pipelined(const Program& p) {
-  for (const auto& in : p.insts)
-    for (std::size_t j = 0; j < in.in.size(); ++j)
-      if (in.lag(j) > 0)
-        throw UserError(fmt::format(
-            "{} reads the copy of '{}' written one iteration earlier (a software-pipelined loop, "
-            "a `pipe` candidate), which the NKI emitter does not print yet; pick a candidate "
-            "without `pipe`",
-            in.spec->op.name, p.buffers[in.in[j]].name));
-}
-
 }  // namespace
 
 std::string emit_nki(const Program& p, const std::vector<NkiParam>& params, NkiApi api,
                      const NkiShapes* shapes) {
   refuse_guards(p, api);
-  refuse_pipelined(p);
   return Emitter(p, params, api, shapes).run();
 }
 
 std::string emit_nki(const Program& p, const std::vector<std::string>& param_names, NkiApi api) {
   refuse_guards(p, api);
-  refuse_pipelined(p);
   std::vector<NkiParam> params;
   for (const auto& n : param_names) params.push_back({n, false, std::nullopt});
   return Emitter(p, params, api, nullptr).run();

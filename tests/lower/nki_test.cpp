@@ -12,6 +12,7 @@
 #include "tilesweep/lower/nki_shapes.h"
 #include "tilesweep/lower/program_builder.h"
 #include "tilesweep/lower/program_printer.h"
+#include "tilesweep/lower/software_pipeline.h"
 #include "tilesweep/target/target.h"
 
 namespace ts::lower {
@@ -528,6 +529,79 @@ TEST(ProgramPrinter, StridedWindowsShowTheirStep) {
     b.inst(j, "tensor_copy", {t}, y).in_window = {c.w};
     std::string text = print_program(b.p);
     EXPECT_NE(text.find(c.text), std::string::npos) << c.text << "\n" << text;
+  }
+}
+
+// A software-pipelined loop (software_pipeline.h): x's tiles loaded one column tile ahead of the
+// exp that reads them. The handed-over tile is one array of copies along a dim after the
+// partition dim, written at `(j + 1) % copies` and read at `j % copies` (lag 1) in the loop, at
+// copy 0 by the prologue and at the last version's copy by the epilogue; the legacy dialect's
+// loop is a sequential_range (it carries the hand-over). `lines`: in this order in the source.
+TEST(Nki, PipelinedLoopRotatesTheHandedOverTile) {
+  struct Case {
+    std::int64_t trips;  // of the loop before pipelining
+    int bufs;            // of the handed-over tile
+    NkiApi api;
+    std::vector<std::string> lines;
+  };
+  const std::vector<Case> cases = {
+      {3,
+       1,
+       NkiApi::Current,
+       {"xt = nl.ndarray((128, 2, 512), dtype=nl.float32, buffer=nl.sbuf)  # 2 copies, one per "
+        "iteration of 'j' in flight (pipelined)",
+        "nisa.dma_copy(dst=xt[:, 0, :], src=x[i * 128 : i * 128 + 128, 0 : 512])",
+        "for j in range(2):",
+        "nisa.dma_copy(dst=xt[:, (j + 1) % 2, :], src=x[i * 128 : i * 128 + 128, j * 512 + 512 : "
+        "j * 512 + 512 + 512])",
+        "nisa.activation(dst=yt, op=nl.exp, data=xt[:, j % 2, :]",
+        "nisa.dma_copy(dst=y[i * 128 : i * 128 + 128, j * 512 : j * 512 + 512], src=yt)",
+        // the epilogue reads version 2, copy 0
+        "nisa.activation(dst=yt, op=nl.exp, data=xt[:, 0, :]",
+        "nisa.dma_copy(dst=y[i * 128 : i * 128 + 128, 1024 : 1536], src=yt)"}},
+      {2,
+       1,
+       NkiApi::Current,
+       {"for j in range(1):", "data=xt[:, j % 2, :]",
+        // the epilogue reads version 1, copy 1
+        "nisa.activation(dst=yt, op=nl.exp, data=xt[:, 1, :]"}},
+      // Three copies where the tile was triple-buffered: the epilogue's version 3 is copy 0.
+      {4,
+       3,
+       NkiApi::Current,
+       {"xt = nl.ndarray((128, 3, 512)", "dst=xt[:, 0, :]", "for j in range(3):",
+        "dst=xt[:, (j + 1) % 3, :]", "data=xt[:, j % 3, :]", "data=xt[:, 0, :]"}},
+      {3,
+       1,
+       NkiApi::Legacy,
+       {"xt = nl.ndarray((128, 2, 512), dtype=nl.float32, buffer=nl.sbuf)",
+        "nisa.dma_copy(dst=xt[:, 0, :], src=x[i * 128 : i * 128 + 128, 0 : 512])",
+        "for j in nl.sequential_range(2):", "nisa.dma_copy(dst=xt[:, (j + 1) % 2, :], src=",
+        "yt[...] = nisa.activation(op=nl.exp, data=xt[:, j % 2, :]",
+        "yt[...] = nisa.activation(op=nl.exp, data=xt[:, 0, :]"}},
+  };
+  for (const auto& c : cases) {
+    Builder b("pipelined exp");
+    int x = b.buffer("x", sem::Memory::Hbm, {256, 512 * c.trips}, 0);
+    int y = b.buffer("y", sem::Memory::Hbm, {256, 512 * c.trips}, -1, 0);
+    int zero = b.buffer("zero", sem::Memory::Sbuf, {128, 1});
+    int xt = b.buffer("xt", sem::Memory::Sbuf, {128, 512});
+    int yt = b.buffer("yt", sem::Memory::Sbuf, {128, 512});
+    b.p.buffers[xt].bufs = c.bufs;
+    b.inst(0, "memset", {}, zero, {{"value", 0.0}, {"P", sem::Dim(128)}, {"F", sem::Dim(1)}});
+    int i = b.loop(0, "i", 2), j = b.loop(i, "j", c.trips);
+    b.dma(j, false, x, xt, {128, 512}, {{{i, 128}}, {{j, 512}}}, {0, 1});
+    b.inst(j, "activation", {xt, zero}, yt, {{"func", std::string("exp")}});
+    b.dma(j, true, y, yt, {128, 512}, {{{i, 128}}, {{j, 512}}}, {0, 1});
+    ASSERT_EQ(pipeline_loop(b.p, j, 1), std::nullopt);
+    ASSERT_TRUE(pipelined(b.p));
+    std::string py = emit_nki(b.p, std::vector<std::string>{"x"}, c.api);
+    std::size_t at = 0;
+    for (const auto& l : c.lines) {
+      std::size_t found = py.find(l, at);
+      ASSERT_NE(found, std::string::npos) << "after offset " << at << ": " << l << "\n" << py;
+      at = found + l.size();
+    }
   }
 }
 
