@@ -68,17 +68,18 @@ struct HbmLayout {
     return alias(whole, shape(id));
   }
 
-  // An output that is a reshape of a concat of computed values (a folded kernel's output,
-  // partition_fold.h) that nothing else reads: the concat is placed in a reshaped alias of the
+  // An output that is a reshape (a folded kernel's output, partition_fold.h) or a transpose (halves
+  // computed per head as [H, T, D], the output [T, H, D]) of a concat of computed values that
+  // nothing else reads: the concat is placed in a reshaped alias or the transposed view of the
   // output's tensor (concat_in_place then writes its parts into it), no copy.
-  void reshape_of_concat_in_place(int id) {
+  void layout_of_concat_in_place(int id) {
     const ir::Node& n = kernel.nodes[id];
     int in = n.inputs[0];
     if (kernel.nodes[in].op != "concat" || !parts_in_place(in) || output_index(in) >= 0 ||
         read_elsewhere(in, n) || view(in) || output_index(id) < 0)
       return;
     view(id) = output_tensor(id);
-    view(in) = alias(*view(id), shape(in));
+    view(in) = n.op == "reshape" ? alias(*view(id), shape(in)) : transposed(n, *view(id));
   }
 
   // Whether the operands of concat `id` are computed values nothing else reads.
@@ -133,13 +134,17 @@ struct HbmLayout {
     const ir::Node& n = kernel.nodes[id];
     int in = n.inputs[0];
     if (!only_stored_through(id, in)) return;
+    view(id) = output_tensor(id);
+    view(in) = transposed(n, *view(id));
+  }
+
+  // The view of transpose `n`'s operand inside `out`, the view of its result.
+  static HbmView transposed(const ir::Node& n, const HbmView& out) {
     const auto& axes = std::get<std::vector<sem::Dim>>(n.attrs.at("axes"));
-    HbmView out = output_tensor(id);
-    HbmView transposed = out;
+    HbmView v = out;
     for (std::size_t d = 0; d < axes.size(); ++d)
-      transposed.dims[static_cast<std::size_t>(axes[d].value())] = out.dims[d];
-    view(id) = out;
-    view(in) = transposed;
+      v.dims[static_cast<std::size_t>(axes[d].value())] = out.dims[d];
+    return v;
   }
 
   // A reshaped computed value that is only a kernel output (heads [T, H * D] viewed as
@@ -212,7 +217,8 @@ struct HbmLayout {
   std::optional<NoProgram> place_values() {
     std::size_t n = kernel.nodes.size();
     for (int o : kernel.outputs)
-      if (kernel.nodes[o].op == "reshape") reshape_of_concat_in_place(o);
+      if (kernel.nodes[o].op == "reshape" || kernel.nodes[o].op == "transpose")
+        layout_of_concat_in_place(o);
     for (std::size_t i = 0; i < n; ++i)
       if (kernel.nodes[i].op == "concat")
         concat_in_place(static_cast<int>(i));

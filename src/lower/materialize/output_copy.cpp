@@ -39,8 +39,9 @@ std::optional<NoProgram> copy_dma(Emission& e, int block, const HbmView& v,
   return std::nullopt;
 }
 
-// The loops of one copy: a loop per leading dim, then row tiles (partitions) and column tiles of
-// the last two; the places of each dim at the innermost.
+// The loops of one copy: a loop per dim, column tiles of the last, row tiles (partitions) of the
+// leading dim whose tile fills the most partitions (the last such dim: [T, H, D] with H = 4
+// copies T = 256 rows over the partitions, not H); the places of each dim at the innermost.
 std::optional<NoProgram> emit_copy(Emission& e, const CopiedOutput& c) {
   const std::vector<std::int64_t>& shape = c.shape;
   if (shape.empty())
@@ -48,15 +49,19 @@ std::optional<NoProgram> emit_copy(Emission& e, const CopiedOutput& c) {
         fmt::format("output '{}' is a scalar view: nothing copies it yet", e.describe(c.node))};
   std::size_t rank = shape.size();
   std::size_t cols = rank - 1;
-  std::optional<std::size_t> rows;
-  if (rank >= 2) rows = rank - 2;
   // A tile along a repeated dim stays inside one repeated element (hbm_access.cpp): its extent
   // divides the repeat count.
   auto extent = [&](std::size_t d, std::int64_t limit) {
     std::int64_t r = c.from.dims[d].repeat;
     return largest_divisor(r > 1 ? std::gcd(shape[d], r) : shape[d], limit);
   };
-  std::int64_t pt = rows ? extent(*rows, e.target.sbuf.partitions) : 1;
+  std::optional<std::size_t> rows;
+  std::int64_t pt = 1;
+  for (std::size_t d = 0; d + 1 < rank; ++d)
+    if (std::int64_t t = extent(d, e.target.sbuf.partitions); !rows || t >= pt) {
+      rows = d;
+      pt = t;
+    }
   std::int64_t ft = extent(cols, kCopyCols);
   std::vector<Place> at(rank);
   int block = 0;
