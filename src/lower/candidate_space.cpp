@@ -328,13 +328,14 @@ void add_panel_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
   tilings = std::move(out);
 }
 
-// Whether an op of `group` reads a slice that steps along some axis (a candidate for reading it
-// on chip through a strided window, GroupTiling::onchip_steps).
+// Whether an op of `group` reads a slice that steps along some axis, or a repeat (a candidate for
+// reading it on chip through a strided or repeating window, GroupTiling::onchip_steps).
 bool reads_stepped_slice(const ir::Kernel& k, const std::vector<int>& group,
                          const sem::DimEnv& dims) {
   for (int n : group)
     for (int in : k.nodes[static_cast<std::size_t>(n)].inputs) {
       const ir::Node& s = k.nodes[static_cast<std::size_t>(in)];
+      if (s.op == "repeat") return true;
       if (s.op != "slice") continue;
       for (const auto& d : std::get<std::vector<sem::Dim>>(s.attrs.at("step")))
         if (auto v = d.evaluate(dims); !v || *v != 1) return true;
@@ -342,11 +343,12 @@ bool reads_stepped_slice(const ir::Kernel& k, const std::vector<int>& group,
   return false;
 }
 
-// Whether a compute instruction of `p` reads or writes a strided window.
+// Whether a compute instruction of `p` reads or writes a strided (or repeating) window.
 bool reads_strided_window(const Program& p) {
   return std::any_of(p.insts.begin(), p.insts.end(), [](const Inst& in) {
-    return !in.dma && std::any_of(in.in_window.begin(), in.in_window.end(),
-                                  [](const Window& w) { return !w.whole() && w.step > 1; });
+    return !in.dma && std::any_of(in.in_window.begin(), in.in_window.end(), [](const Window& w) {
+      return !w.whole() && (w.step > 1 || w.repeat > 1);
+    });
   });
 }
 

@@ -93,6 +93,7 @@ class Emitter {
   void inst(int i, int depth);
   bool special_dma(int i, int depth);
   bool partial_dma(int i, int depth);
+  void refuse_repeats(const Inst& in) const;
   std::vector<std::string> arange_indices(int depth, const std::vector<std::int64_t>& shape);
   std::string affine(const Terms& terms, std::int64_t offset) const;
   std::string slice(const Terms& terms, std::int64_t offset, std::int64_t extent,
@@ -731,6 +732,22 @@ bool Emitter::partial_dma(int i, int depth) {
   return true;
 }
 
+// A stride-0 access dim (np.repeat: Access::repeat, Window::repeat) has no form in this emitter
+// yet (the current API's NkiTensor.expand_dim / broadcast / flatten_dims or .ap() could express
+// the aligned cases): the candidate is refused, naming the instruction and the tensor.
+void Emitter::refuse_repeats(const Inst& in) const {
+  auto refuse = [&](const std::string& what) {
+    throw UserError(fmt::format(
+        "{} ({}) reads {} with a repeated (stride-0) access dim, which the NKI emitter has no "
+        "form for yet; this candidate cannot be emitted (its tile spans several elements of a "
+        "'repeat'; tiles of at most the repeat count have a form)",
+        in.note.empty() ? in.spec->op.name : in.note, in.spec->op.name, what));
+  };
+  if (in.dma && in.hbm.repeats_any()) refuse(p_.buffers[in.hbm.buffer].name);
+  for (std::size_t j = 0; j < in.in_window.size() && j < in.in.size(); ++j)
+    if (in.in_window[j].repeat > 1) refuse(p_.buffers[in.in[j]].name);
+}
+
 void Emitter::inst(int i, int depth) {
   const Inst& in = p_.insts[i];
   const sem::InstrSpec& spec = *in.spec;
@@ -741,6 +758,7 @@ void Emitter::inst(int i, int depth) {
         "instruction '{}' has no `{}` template to emit it with (add `{} = \"...\"` to "
         "its [instr.{}] table in the target's isa.toml)",
         op.name, current() ? "nki_current" : "nki", current() ? "nki_current" : "nki", op.name));
+  refuse_repeats(in);
   if (special_dma(i, depth) || partial_dma(i, depth)) return;
   // What each operand and the output are in the kernel, and the pattern dims at these tiles
   // (windows included).

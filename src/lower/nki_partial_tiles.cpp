@@ -37,7 +37,7 @@ bool plain_tile_access(const Program& p, const Inst& in, int b, const PartialLoo
                        const std::map<int, std::vector<std::string>>& hbm_shape) {
   const Access& a = in.hbm;
   int d = dim_moved_by(a, b);
-  if (d < 0 || in.spec->op.name != "dma_copy") return false;
+  if (d < 0 || in.spec->op.name != "dma_copy" || a.repeats_any()) return false;
   auto size = hbm_shape.find(a.buffer);
   if (size == hbm_shape.end() || size->second[d] != loop.dim) return false;
   std::int64_t step = 0;

@@ -14,12 +14,14 @@ namespace ts::lower {
 namespace {
 
 bool same_window(const Window& a, const Window& b) {
-  return a.terms == b.terms && a.width == b.width && a.offset == b.offset && a.step == b.step;
+  return a.terms == b.terms && a.width == b.width && a.offset == b.offset && a.step == b.step &&
+         a.repeat == b.repeat;
 }
 
 bool same_access(const Access& a, const Access& b) {
   return a.buffer == b.buffer && a.extent == b.extent && a.terms == b.terms &&
-         a.tile_dim == b.tile_dim && a.offset == b.offset && a.stride == b.stride;
+         a.tile_dim == b.tile_dim && a.offset == b.offset && a.stride == b.stride &&
+         a.repeat == b.repeat && a.base == b.base;
 }
 
 bool same_inst(const Inst& a, const Inst& b) {

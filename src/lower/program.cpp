@@ -38,12 +38,31 @@ std::int64_t Access::start(std::size_t dim, const std::vector<std::int64_t>& ite
   return s;
 }
 
+bool Access::repeats_any() const {
+  return std::any_of(repeat.begin(), repeat.end(), [](std::int64_t r) { return r > 1; });
+}
+
+std::int64_t Access::index(std::size_t dim, const std::vector<std::int64_t>& iter,
+                           std::int64_t j) const {
+  std::int64_t s = start(dim, iter);
+  std::int64_t r = repeats(dim);
+  if (r == 1) return s + j * step(dim);
+  std::int64_t v = s + j;
+  std::int64_t group = v >= 0 ? v / r : -((-v + r - 1) / r);  // floor
+  return base[dim] + group * step(dim);
+}
+
 // The longest run of consecutive HBM bytes one DMA row reads: the innermost dims the access
-// covers whole, times the first partial one.
+// covers whole, times the first partial one. A repeated dim (a stride-0 access dim) ends the run;
+// repeated innermost, it reads element by element.
 std::int64_t Access::contiguous_bytes(const std::vector<std::int64_t>& hbm_shape,
                                       int dtype_bytes) const {
   std::int64_t run = 1;
   for (std::size_t d = hbm_shape.size(); d-- > 0;) {
+    if (repeats(d) > 1) {
+      if (run == 1 && extent[d] > 1) return dtype_bytes;
+      break;
+    }
     if (step(d) != 1) return dtype_bytes;  // a strided innermost dim reads element by element
     run *= extent[d];
     if (extent[d] != hbm_shape[d]) break;
@@ -199,10 +218,15 @@ void validate(const Program& p) {
       TS_CHECK(in.in_lag[j] >= 0 && in.in_lag[j] < p.buffers[in.in[j]].bufs,
                "instruction {} reads {} {} versions back, but it has {} copies", i,
                p.buffers[in.in[j]].name, in.in_lag[j], p.buffers[in.in[j]].bufs);
-    auto window_ok = [](const Window& w) { return w.step >= 1 && w.width >= 0; };
+    auto window_ok = [](const Window& w) {
+      return w.step >= 1 && w.width >= 0 && w.repeat >= 1 && (w.repeat == 1 || !w.whole());
+    };
     TS_CHECK(window_ok(in.out_window) &&
                  std::all_of(in.in_window.begin(), in.in_window.end(), window_ok),
-             "instruction {} has a window of step < 1 or negative width", i);
+             "instruction {} has a window of step < 1, repeat < 1 or negative width", i);
+    TS_CHECK(in.out_window.repeat == 1, "instruction {} writes through a repeating window", i);
+    TS_CHECK(!in.dma || in.in_window.empty() || in.in_window[0].repeat == 1,
+             "DMA {} reads a repeating window (its HBM access repeats instead)", i);
     if (in.dma) {
       TS_CHECK(buffer_ok(in.hbm.buffer) && p.buffers[in.hbm.buffer].memory == sem::Memory::Hbm,
                "DMA {} has no HBM side", i);
@@ -210,6 +234,13 @@ void validate(const Program& p) {
       TS_CHECK(in.hbm.extent.size() == t.shape.size() && in.hbm.terms.size() == t.shape.size() &&
                    in.hbm.tile_dim.size() == t.shape.size(),
                "DMA {} access rank differs from {}", i, t.name);
+      TS_CHECK((in.hbm.repeat.empty() && in.hbm.base.empty()) ||
+                   (in.hbm.repeat.size() == t.shape.size() && in.hbm.base.size() == t.shape.size()),
+               "DMA {} repeat rank differs from {}", i, t.name);
+      for (std::size_t d = 0; d < in.hbm.repeat.size(); ++d)
+        TS_CHECK(in.hbm.repeat[d] >= 1 && (in.hbm.repeat[d] == 1 || !in.store),
+                 "DMA {} repeats dim {} of {} {} times{}", i, d, t.name, in.hbm.repeat[d],
+                 in.store ? " in a store (a write needs one element per position)" : "");
       TS_CHECK(
           in.store ? (in.in.size() == 1 && in.out == -1) : (in.in.empty() && buffer_ok(in.out)),
           "DMA {} operands", i);

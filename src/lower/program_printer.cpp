@@ -21,6 +21,11 @@ std::string hbm_text(const Access& a, const Program& p) {
   for (std::size_t d = 0; d < a.extent.size(); ++d) {
     if (d) s += ", ";
     std::string start = terms_text(a.terms[d], a.offset.empty() ? 0 : a.offset[d], p);
+    if (a.repeats(d) > 1) {  // position j reads base + stride * ((start + j) // repeat)
+      s += fmt::format("{} + ({} +: {}) // {}{}", a.base[d], start, a.extent[d], a.repeats(d),
+                       a.step(d) != 1 ? fmt::format(" * {}", a.step(d)) : "");
+      continue;
+    }
     s += a.extent[d] == 1 ? start
                           : fmt::format("{} +: {}{}", start, a.extent[d],
                                         a.step(d) != 1 ? fmt::format(" step {}", a.step(d)) : "");
@@ -39,10 +44,11 @@ std::string hbm_text(const Access& a, const Program& p) {
 std::string tile_text(int buffer, const Window& w, const Program& p) {
   const std::string& name = p.buffers[buffer].name;
   if (w.whole()) return name;
+  std::string rep = w.repeat > 1 ? fmt::format(" repeat {}", w.repeat) : "";
   if (w.step == 1)
-    return fmt::format("{}[:, {} +: {}]", name, terms_text(w.terms, w.offset, p), w.width);
-  return fmt::format("{}[:, {} +: {} step {}]", name, terms_text(w.terms, w.offset, p), w.width,
-                     w.step);
+    return fmt::format("{}[:, {} +: {}{}]", name, terms_text(w.terms, w.offset, p), w.width, rep);
+  return fmt::format("{}[:, {} +: {} step {}{}]", name, terms_text(w.terms, w.offset, p), w.width,
+                     w.step, rep);
 }
 
 // (an attribute that moves with the loops, a mask's offset, as its affine expression)

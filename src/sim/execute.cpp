@@ -93,7 +93,8 @@ Runner::Runner(const Program& p, const std::vector<ir::Tensor>& inputs)
 }
 
 // The operand an instruction sees: the whole on-chip buffer, or a window of its last dim
-// (`width` columns `step` apart); `lag` versions back (a software-pipelined read).
+// (`width` columns `step` apart, each read `repeat` times); `lag` versions back (a software-
+// pipelined read).
 ir::Tensor Runner::read(int buf, const lower::Window* w, int lag) const {
   TS_CHECK(lag <= static_cast<int>(past_[buf].size()), "{} read {} versions back, {} kept",
            p_.buffers[buf].name, lag, past_[buf].size());
@@ -105,7 +106,7 @@ ir::Tensor Runner::read(int buf, const lower::Window* w, int lag) const {
   ir::Tensor v(shape);
   for (std::int64_t r = 0; r < t.size() / cols; ++r)
     for (std::int64_t c = 0; c < w->width; ++c)
-      v.data[r * w->width + c] = t.data[r * cols + start + c * w->step];
+      v.data[r * w->width + c] = t.data[r * cols + w->column(start, c)];
   return v;
 }
 
@@ -213,7 +214,8 @@ void Runner::run_cores() {
 }
 
 // Copies between the affine HBM region and the tile (the on-chip window): along each buffer dim d
-// the region takes `extent[d]` elements `stride[d]` apart from start(d); the buffer dims feeding
+// the region takes `extent[d]` elements `stride[d]` apart from start(d) (a repeated dim: each
+// element `repeat[d]` times, Access::index); the buffer dims feeding
 // one tile dim split its index row-major (outer dim first); tile dims no buffer dim feeds repeat
 // the data. An alias reads its root's storage row-major in its own shape.
 void Runner::dma(int i) {
@@ -234,15 +236,15 @@ void Runner::dma(int i) {
     start[d] = a.start(d, iter_);
     int td = a.tile_dim[d];
     if (td >= 0 && td < static_cast<int>(ts.size())) fed[td] *= a.extent[d], feeds[td] = true;
-    std::int64_t last = start[d] + (a.extent[d] - 1) * a.step(d);
+    std::int64_t first = a.index(d, iter_, 0), last = a.index(d, iter_, a.extent[d] - 1);
     if (td < 0 ? a.extent[d] != 1 : (td >= static_cast<int>(ts.size()) || fed[td] > ts[td]))
       throw InternalError(fmt::format(
           "{}: the access to {} (dim {}, extent {}, tile dim {}) does not fit the tile {}", what(i),
           p_.buffers[a.buffer].name, d, a.extent[d], td, shape_str(ts)));
-    if (std::min(start[d], last) < 0 || std::max(start[d], last) >= hshape[d])
+    if (std::min(first, last) < 0 || std::max(first, last) >= hshape[d])
       throw InternalError(
           fmt::format("{}: the access to {} dim {} reaches [{}, {}], outside its size {}", what(i),
-                      p_.buffers[a.buffer].name, d, start[d], last, hshape[d]));
+                      p_.buffers[a.buffer].name, d, first, last, hshape[d]));
   }
   std::vector<std::int64_t> t(ts.size(), 0), rest(ts.size());
   for (std::int64_t flat = 0; flat < tile.size(); ++flat) {
@@ -256,7 +258,7 @@ void Runner::dma(int i) {
         off = rest[td] % a.extent[d];
         rest[td] /= a.extent[d];
       }
-      h += (start[d] + off * a.step(d)) * stride[d];
+      h += (a.repeats(d) > 1 ? a.index(d, iter_, off) : start[d] + off * a.step(d)) * stride[d];
     }
     for (std::size_t k = 0; k < ts.size(); ++k) inside = inside && (!feeds[k] || rest[k] == 0);
     if (inside) {

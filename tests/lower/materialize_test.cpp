@@ -40,9 +40,9 @@ TEST(Materialize, ReasonsAreValues) {
   const Case cases[] = {
       {"def f(x: f32[M, N]) -> f32[N, M]:\n    return exp(reshape(transpose(x), (N, M)))\n",
        "reshape of a strided or transposed view"},
-      {"def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(repeat(x, 2, axis=0)[0:M, :])\n",
-       "'repeat' by 2 along a tiled (row or free) dim whose tile of 128 spans several repeated "
-       "elements has no DMA access pattern yet (a tile of at most 2 aligned to them has)"},
+      {"def f(x: f32[M, N]) -> f32[M, N]:\n    return exp(repeat(x, 3, axis=0)[: 2 * M : 2, :])\n",
+       "a slice stepping 2 along a dim repeated 3 times has no DMA access pattern (the step must "
+       "be 1 or a multiple of the repeat count)"},
       // an output copied through its view needs one: a reshape of a strided slice that another
       // op reads has none
       {"def f(x: f32[M, N]):\n    r = reshape(exp(x)[:, : N // 2], (M, 2, N // 4))\n"

@@ -61,15 +61,23 @@ struct Buffer {
 // 1 that the tile does not carry. A tile dim that no buffer dim feeds is a broadcast (the DMA
 // repeats the data). Two buffer dims feeding one tile dim merge (outer first), as a contiguous
 // reshape does. Empty `offset` / `stride` mean 0 / 1. `iter` is indexed by block id.
+// A repeated dim (np.repeat, `repeat[d]` = r > 1): start(d) counts repeated elements, and tile
+// position j reads buffer element base[d] + stride[d] * floor((start(d) + j) / r) — a stride-0
+// access dim inside the tile dim (each element read r times; a tile may start inside a group).
 struct Access {
   int buffer = -1;
   SmallVector<std::int64_t, 4> extent;          // per buffer dim
   SmallVector<Terms, 4> terms;                  // per buffer dim
   SmallVector<int, 4> tile_dim;                 // per buffer dim
   SmallVector<std::int64_t, 4> offset, stride;  // per buffer dim
+  SmallVector<std::int64_t, 4> repeat, base;    // per buffer dim; empty: 1 / 0 (no repeat)
 
   std::int64_t start(std::size_t dim, const std::vector<std::int64_t>& iter) const;
   std::int64_t step(std::size_t dim) const { return stride.empty() ? 1 : stride[dim]; }
+  std::int64_t repeats(std::size_t dim) const { return repeat.empty() ? 1 : repeat[dim]; }
+  bool repeats_any() const;
+  // The buffer element that tile position `j` along dim `dim` reads.
+  std::int64_t index(std::size_t dim, const std::vector<std::int64_t>& iter, std::int64_t j) const;
   std::int64_t contiguous_bytes(const std::vector<std::int64_t>& hbm_shape, int dtype_bytes) const;
 };
 
@@ -78,18 +86,25 @@ struct Access {
 // 0 = the whole buffer. Instructions read and write windows of wider buffers (a row block's tile,
 // one K slice of a row of x; an imported NKI kernel's tile of a larger on-chip array, whose
 // constant index is the offset); a step > 1 is a strided operand access (every other column of a
-// contiguously loaded tile: a strided slice read on chip instead of by a strided DMA).
+// contiguously loaded tile: a strided slice read on chip instead of by a strided DMA). A read
+// window with `repeat` r > 1 reads each column r times (column c of the window is start +
+// (c / r) * step: a stride-0 access dim, np.repeat along the free axis read on chip).
 struct Window {
   Terms terms;
   std::int64_t width = 0;
   std::int64_t offset = 0;
-  std::int64_t step = 1;  // columns between consecutive elements (>= 1)
+  std::int64_t step = 1;    // columns between consecutive elements (>= 1)
+  std::int64_t repeat = 1;  // consecutive window columns reading the same column (>= 1)
 
   bool whole() const { return width == 0; }
   std::int64_t start(const std::vector<std::int64_t>& iter) const;
-  // One past the last column the window touches: start + (width - 1) * step + 1.
+  // The buffer column window column `c` reads or writes.
+  std::int64_t column(std::int64_t start, std::int64_t c) const {
+    return start + c / repeat * step;
+  }
+  // One past the last column the window touches.
   std::int64_t end(const std::vector<std::int64_t>& iter) const {
-    return start(iter) + (width - 1) * step + 1;
+    return column(start(iter), width - 1) + 1;
   }
 };
 

@@ -26,9 +26,9 @@ int loop_rank(const Emission& e, int m) {
 }
 
 // The repeat count of batch dim `d` (extent `n`) among the HBM operands of a group's nodes: 1
-// when none repeats it.
-Lowered<std::int64_t> batch_repeat(const Emission& e, const std::vector<int>& nodes, int d,
-                                   std::int64_t n) {
+// when none repeats it, or the repeats do not divide it (a sliced repeated dim: its operands'
+// accesses then repeat on their own, Access::repeat).
+std::int64_t batch_repeat(const Emission& e, const std::vector<int>& nodes, int d, std::int64_t n) {
   std::int64_t repeat = 1;
   for (int m : nodes)
     for (int in : e.kernel.nodes[m].inputs) {
@@ -39,8 +39,7 @@ Lowered<std::int64_t> batch_repeat(const Emission& e, const std::vector<int>& no
       if (od >= 0 && od < static_cast<int>(view->dims.size()))
         repeat = std::lcm(repeat, view->dims[od].repeat);
     }
-  if (n % repeat) return NoProgram{fmt::format("a batch dim of {} repeated {} times", n, repeat)};
-  return repeat;
+  return n % repeat ? 1 : repeat;
 }
 
 // The batch dims the group's loops iterate (a shape, its batch dims first, and their count):
@@ -67,9 +66,7 @@ std::pair<std::vector<std::int64_t>, int> batch_dims_of(const Emission& e,
 Lowered<int> batch_loop(Emission& e, Nest& nest, int body, int d, std::int64_t extent) {
   // A batch dim some operand repeats runs as two loops, the inner one over the repeats, so
   // that the repeated operand's index is the outer loop's alone.
-  Lowered<std::int64_t> repeated = batch_repeat(e, e.plan.groups[nest.group], d, extent);
-  if (!repeated) return repeated.no_program();
-  std::int64_t repeat = *repeated;
+  std::int64_t repeat = batch_repeat(e, e.plan.groups[nest.group], d, extent);
   int outer = nest_loop(e, body, "b" + std::to_string(d), extent / repeat);
   int inner = nest_loop(e, outer, "b" + std::to_string(d) + "i", repeat);
   nest.batch.push_back({{loop_var(outer, body), repeat}, {loop_var(inner, outer), 1}});

@@ -8,28 +8,42 @@ namespace ts::lower {
 
 namespace {
 
-// The terms of a repeated dim: element i of the value is element i // repeat of the operand. Loop
-// terms whose step is a multiple of `repeat` keep step / repeat; the others, with the tile's own
-// extent along the dim, must stay inside one repeated element: a batch loop split at its repeat
-// count (group_nest.cpp), or a row or column tile of at most `repeat` elements aligned to it,
-// which then reads one element of the operand broadcast along the tile dim.
-std::optional<NoProgram> repeated_terms(const Program& p, const HbmDim& x, const Place& place,
-                                        Terms& out) {
+// The terms of a repeated dim where the tile stays inside one repeated element: element i of the
+// value is element i // repeat of the operand. Loop terms whose step is a multiple of `repeat`
+// keep step / repeat; the others, with the tile's own extent along the dim, must stay inside one
+// repeated element (a batch loop split at its repeat count, group_nest.cpp, or a tile of at most
+// `repeat` elements aligned to it), which then reads one element broadcast along the tile dim.
+// False where the tile spans several repeated elements (repeated_access then).
+bool inside_one_element(const Program& p, const HbmDim& x, const Place& place, Terms& out) {
+  if (x.phase != 0) return false;
   std::int64_t inner = place.extent - 1;
+  Terms terms;
   for (const auto& [block, step] : place.terms) {
     if (block < 0) continue;
     if (step % x.repeat == 0)
-      out.push_back({block, step / x.repeat * x.stride});
+      terms.push_back({block, step / x.repeat * x.stride});
     else
       inner += step * (p.blocks[block].trips - 1);
   }
-  if (inner < x.repeat) return std::nullopt;
-  if (place.extent > 1)
-    return NoProgram{fmt::format(
-        "'repeat' by {} along a tiled (row or free) dim whose tile of {} spans several repeated "
-        "elements has no DMA access pattern yet (a tile of at most {} aligned to them has)",
-        x.repeat, place.extent, x.repeat)};
-  throw InternalError("a repeated dim's loop is not split at its repeat count");
+  if (inner >= x.repeat) return false;
+  out = std::move(terms);
+  return true;
+}
+
+// A tile spanning several repeated elements: a stride-0 access dim (Access::repeat) — the start
+// in the value's (repeated) coordinates, tile position j reading operand element
+// offset + stride * ((phase + start + j) // repeat).
+void repeated_access(const HbmDim& x, const Place& place, std::size_t rank, Access& a) {
+  if (a.repeat.empty()) {
+    a.repeat.assign(rank, 1);
+    a.base.assign(rank, 0);
+  }
+  auto d = static_cast<std::size_t>(x.base);
+  a.repeat[d] = x.repeat;
+  a.base[d] = x.offset;
+  a.offset[d] = x.phase;
+  for (const auto& [block, step] : place.terms)
+    if (block >= 0) a.terms[d].push_back({block, step});
 }
 
 }  // namespace
@@ -53,6 +67,8 @@ std::optional<NoProgram> hbm_access(const Emission& e, const HbmView& v,
   a.tile_dim.assign(rank, -1);
   a.offset = v.base_offset;
   a.stride.assign(rank, 1);
+  a.repeat.clear();
+  a.base.clear();
   for (std::size_t d = 0; d < v.dims.size(); ++d) {
     const HbmDim& x = v.dims[d];
     if (x.base < 0 || x.broadcast) continue;
@@ -62,9 +78,12 @@ std::optional<NoProgram> hbm_access(const Emission& e, const HbmView& v,
     a.extent[x.base] = place.extent;
     a.tile_dim[x.base] = place.tile_dim;
     if (x.repeat > 1) {
-      if (auto no = repeated_terms(p, x, place, a.terms[x.base])) return no;
-      a.extent[x.base] = 1;  // one element, broadcast along a tile dim (no buffer dim feeds it)
-      a.tile_dim[x.base] = -1;
+      if (inside_one_element(p, x, place, a.terms[x.base])) {
+        a.extent[x.base] = 1;  // one element, broadcast along a tile dim (no buffer dim feeds it)
+        a.tile_dim[x.base] = -1;
+      } else {
+        repeated_access(x, place, rank, a);
+      }
       continue;
     }
     for (const auto& [block, step] : place.terms)

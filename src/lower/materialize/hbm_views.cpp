@@ -305,8 +305,11 @@ std::optional<NoProgram> HbmLayout::layout_view(int id) {
   } else if (n.op == "reshape") {
     result = reshape_view(id, v);
   } else if (n.op == "repeat") {
+    // (floor((phase + floor(i / r2)) / r) = floor((phase * r2 + i) / (r * r2)))
     auto axis = static_cast<std::size_t>(std::get<std::int64_t>(n.attrs.at("axis")));
-    result->dims[axis].repeat *= std::get<sem::Dim>(n.attrs.at("repeats")).evaluate(dims).value();
+    std::int64_t r2 = std::get<sem::Dim>(n.attrs.at("repeats")).evaluate(dims).value();
+    result->dims[axis].repeat *= r2;
+    result->dims[axis].phase *= r2;
   } else {
     return NoProgram{fmt::format("'{}' has no DMA access pattern yet", n.op)};
   }
@@ -320,10 +323,29 @@ Lowered<HbmView> HbmLayout::slice_view(const ir::Node& n, HbmView v) const {
     return std::get<std::vector<sem::Dim>>(n.attrs.at(name))[d].evaluate(dims).value();
   };
   for (std::size_t d = 0; d < v.dims.size(); ++d) {
-    if (v.dims[d].repeat > 1 && (bound("begin", d) != 0 || bound("step", d) != 1))
-      return NoProgram{"a slice of a repeated dim has no DMA access pattern yet"};
-    v.dims[d].offset += v.dims[d].stride * bound("begin", d);
-    v.dims[d].stride *= bound("step", d);
+    HbmDim& x = v.dims[d];
+    std::int64_t begin = bound("begin", d), step = bound("step", d);
+    if (x.repeat > 1) {
+      // Element i: offset + stride * ((phase + begin + i * step) // repeat).
+      std::int64_t at = x.phase + begin;
+      if (step == 1) {  // the same groups, from inside one: a phase
+        x.offset += x.stride * (at / x.repeat);
+        x.phase = at % x.repeat;
+      } else if (step % x.repeat == 0) {  // one element per group: a plain strided dim
+        x.offset += x.stride * (at / x.repeat);
+        x.stride *= step / x.repeat;
+        x.repeat = 1;
+        x.phase = 0;
+      } else {
+        return NoProgram{fmt::format(
+            "a slice stepping {} along a dim repeated {} times has no DMA access pattern (the "
+            "step must be 1 or a multiple of the repeat count)",
+            step, x.repeat)};
+      }
+      continue;
+    }
+    x.offset += x.stride * begin;
+    x.stride *= step;
   }
   return v;
 }

@@ -49,12 +49,8 @@ std::optional<NoProgram> emit_copy(Emission& e, const CopiedOutput& c) {
         fmt::format("output '{}' is a scalar view: nothing copies it yet", e.describe(c.node))};
   std::size_t rank = shape.size();
   std::size_t cols = rank - 1;
-  // A tile along a repeated dim stays inside one repeated element (hbm_access.cpp): its extent
-  // divides the repeat count.
-  auto extent = [&](std::size_t d, std::int64_t limit) {
-    std::int64_t r = c.from.dims[d].repeat;
-    return largest_divisor(r > 1 ? std::gcd(shape[d], r) : shape[d], limit);
-  };
+  // (a tile along a repeated dim reads it through a repeated access dim, hbm_access.cpp)
+  auto extent = [&](std::size_t d, std::int64_t limit) { return largest_divisor(shape[d], limit); };
   std::optional<std::size_t> rows;
   std::int64_t pt = 1;
   for (std::size_t d = 0; d + 1 < rank; ++d)

@@ -13,12 +13,13 @@
 namespace ts::lower {
 
 // A value dim as a view of an HBM buffer dim: element i of the value is element
-// offset + stride * (i // repeat) of base dim `base`; `broadcast` repeats one element.
+// offset + stride * ((phase + i) // repeat) of base dim `base`; `broadcast` repeats one element.
 struct HbmDim {
   int base = -1;
   std::int64_t offset = 0, stride = 1;
   bool broadcast = false;
-  std::int64_t repeat = 1;  // np.repeat along this dim (only batch dims: their loop is split)
+  std::int64_t repeat = 1;  // np.repeat along this dim
+  std::int64_t phase = 0;   // 0 <= phase < repeat: a slice starting inside a repeated group
 };
 struct HbmView {
   int buffer = -1;

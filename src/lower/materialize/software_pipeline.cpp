@@ -120,7 +120,8 @@ struct Shift {
   void apply(Window& w) const { apply(w.terms, w.offset); }
   void apply(Access& a) const {
     if (a.offset.empty()) a.offset.assign(a.terms.size(), 0);
-    for (std::size_t d = 0; d < a.terms.size(); ++d) apply(a.terms[d], a.offset[d]);
+    for (std::size_t d = 0; d < a.terms.size(); ++d)
+      apply(a.terms[d], a.offset[d]);  // (a repeated dim's too: its start counts repeated elements)
   }
   void apply(Inst& in) const {
     apply(in.out_window);
