@@ -328,14 +328,18 @@ void add_panel_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
   tilings = std::move(out);
 }
 
-// Whether an op of `group` reads a slice that steps along some axis, or a repeat (a candidate for
-// reading it on chip through a strided or repeating window, GroupTiling::onchip_steps).
+// Whether an op of `group` reads a slice that steps along some axis, or a repeat along the free
+// axis (a candidate for reading it on chip through a strided or repeating window,
+// GroupTiling::onchip_steps).
 bool reads_stepped_slice(const ir::Kernel& k, const std::vector<int>& group,
                          const sem::DimEnv& dims) {
   for (int n : group)
     for (int in : k.nodes[static_cast<std::size_t>(n)].inputs) {
       const ir::Node& s = k.nodes[static_cast<std::size_t>(in)];
-      if (s.op == "repeat") return true;
+      if (s.op == "repeat" &&  // along the free (last) axis
+          std::get<std::int64_t>(s.attrs.at("axis")) + 1 ==
+              static_cast<std::int64_t>(s.shape.size()))
+        return true;
       if (s.op != "slice") continue;
       for (const auto& d : std::get<std::vector<sem::Dim>>(s.attrs.at("step")))
         if (auto v = d.evaluate(dims); !v || *v != 1) return true;
