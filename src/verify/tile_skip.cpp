@@ -130,7 +130,152 @@ std::string proved_identity(Contribution into, double fill, unsigned timeout_ms)
   return "";
 }
 
+std::string proved_window_masked(const WindowSkipRule& r, unsigned timeout_ms) {
+  z3::context c;
+  z3::solver s(c);
+  s.set("timeout", timeout_ms);
+  z3::expr o = c.int_const("offset"), P = c.int_const("P"), c0 = c.int_const("c0"),
+           w = c.int_const("w"), p = c.int_const("p"), f = c.int_const("f");
+  auto k = [&](std::int64_t v) { return c.int_val(static_cast<int64_t>(v)); };
+  s.add(P >= 1 && c0 >= 0 && w >= 1 && p >= 0 && p < P && f >= c0 && f < c0 + w);
+  s.add(o + k(std::max<std::int64_t>(0, r.channel_multiplier)) * (P - 1) + k(r.step) * c0 +
+            k(std::max<std::int64_t>(0, r.step)) * (w - 1) <
+        0);  // the guard fails
+  z3::expr kept = o + k(r.channel_multiplier) * p + k(r.step) * f + k(r.cross) * p * f >= 0;
+  std::string why;
+  if (!holds(s, !kept, why)) return "a window the guard skips keeps an element: " + why;
+  return "";
+}
+
+// An extended real or NaN: kind 2.
+XReal ite(const z3::expr& cond, const XReal& a, const XReal& b) {
+  return {z3::ite(cond, a.kind, b.kind), z3::ite(cond, a.val, b.val)};
+}
+
+std::string proved_window_use(const WindowSkipRule& r, unsigned timeout_ms) {
+  z3::context c;
+  z3::solver s(c);
+  s.set("timeout", timeout_ms);
+  XReal fill = constant(c, r.fill);
+  if (r.use == WindowUse::Overwritten) {
+    // select(pred, x, fill) where pred fails: the same for any two operands x1, x2.
+    z3::expr pred = c.bool_const("pred");
+    XReal x1{c.int_const("k1"), c.real_const("x1")}, x2{c.int_const("k2"), c.real_const("x2")};
+    s.add(!pred && x1.kind >= -1 && x1.kind <= 2 && x2.kind >= -1 && x2.kind <= 2);
+    std::string why;
+    if (!holds(s, same(ite(pred, x1, fill), ite(pred, x2, fill)) && same(ite(pred, x1, fill), fill),
+               why))
+      return "the select's output reads its operand where the mask fails: " + why;
+    return "";
+  }
+  z3::func_decl e = c.function("exp", c.real_sort(), c.real_sort());
+  z3::func_decl round = c.function("round", c.real_sort(), c.real_sort());
+  s.add(round(c.real_val(0)) == 0);
+  XReal x = fill;
+  auto nan = c.int_val(2);
+  int n = 0;
+  for (ChainOp op : r.chain) {
+    z3::expr row = c.real_const(fmt::format("row{}", n++).c_str());  // a finite per-row operand
+    switch (op) {
+      case ChainOp::SubRow:
+        x = {x.kind, x.val - row};
+        break;
+      case ChainOp::AddRow:
+        x = {x.kind, x.val + row};
+        break;
+      case ChainOp::MulRow:  // inf * 0 is NaN
+        x = {z3::ite(x.kind == 0 || x.kind == 2, x.kind,
+                     z3::ite(row > 0, x.kind, z3::ite(row < 0, -x.kind, nan))),
+             x.val * row};
+        break;
+      case ChainOp::DivRow:
+        s.add(row != 0);
+        x = {z3::ite(x.kind == 0 || x.kind == 2 || row > 0, x.kind, -x.kind), x.val / row};
+        break;
+      case ChainOp::Exp: {
+        XReal y = exp(x, e, s);
+        x = {z3::ite(x.kind == 2, nan, y.kind), y.val};
+        break;
+      }
+      case ChainOp::Cast:
+        x = {x.kind, round(x.val)};
+        break;
+    }
+  }
+  z3::expr acc = c.real_const("acc"), v = c.real_const("v");
+  std::string why;
+  if (!holds(s, x.kind == 0 && x.val == 0 && same(add_scaled(acc, x, v), finite(acc)), why))
+    return fmt::format(
+        "the chain does not turn a window of {} values into zeros (the identity of the matmul "
+        "accumulation): {}",
+        r.fill, why);
+  return "";
+}
+
 }  // namespace
+
+std::int64_t WindowSkipProof::slack(std::int64_t rows, std::int64_t width) const {
+  return std::max<std::int64_t>(0, channel_multiplier) * (rows - 1) +
+         std::max<std::int64_t>(0, step) * (width - 1);
+}
+
+const char* chain_op_name(ChainOp op) {
+  switch (op) {
+    case ChainOp::SubRow:
+      return "sub";
+    case ChainOp::AddRow:
+      return "add";
+    case ChainOp::MulRow:
+      return "mul";
+    case ChainOp::DivRow:
+      return "div";
+    case ChainOp::Exp:
+      return "exp";
+    case ChainOp::Cast:
+      return "astype";
+  }
+  return "?";
+}
+
+WindowSkipProof prove_window_skip(const WindowSkipRule& rule, unsigned timeout_ms) {
+  WindowSkipProof out;
+  out.channel_multiplier = rule.channel_multiplier;
+  out.step = rule.step;
+  if (std::isnan(rule.fill)) {
+    out.why = "the fill is NaN";
+    return out;
+  }
+  if (rule.cross != 0) {
+    out.why = "the mask is not affine in the tile's positions (a p * f term)";
+    return out;
+  }
+  if (rule.step == 0) {
+    out.why = "the mask does not depend on the column (no window is masked as a whole)";
+    return out;
+  }
+  out.why = proved_window_masked(rule, timeout_ms);
+  if (out.why.empty()) out.why = proved_window_use(rule, timeout_ms);
+  out.proved = out.why.empty();
+  return out;
+}
+
+WindowSkipProof prove_window_skip_once(const WindowSkipRule& rule) {
+  if (std::isnan(rule.fill)) return prove_window_skip(rule);
+  using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, double, int, std::vector<int>>;
+  static std::mutex mutex;
+  static std::map<Key, WindowSkipProof> proved;
+  std::vector<int> chain;
+  for (ChainOp op : rule.chain) chain.push_back(static_cast<int>(op));
+  Key key{rule.channel_multiplier,    rule.step, rule.cross, rule.fill,
+          static_cast<int>(rule.use), chain};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = proved.find(key); it != proved.end()) return it->second;
+  }
+  WindowSkipProof p = prove_window_skip(rule);
+  std::lock_guard<std::mutex> lock(mutex);
+  return proved.emplace(key, std::move(p)).first->second;
+}
 
 std::int64_t TileSkipProof::corner(std::int64_t rows, std::int64_t cols) const {
   return std::max<std::int64_t>(0, mask.channel_multiplier) * (rows - 1) +

@@ -259,5 +259,83 @@ INSTANTIATE_TEST_SUITE_P(
                      true}),
     [](const auto& info) { return info.param.name; });
 
+// Whole-row nests of a causal attention (no online tiling: the masked row on chip whole, one
+// select over it, the score matmul and the P.V matmul over key tiles): candidates of the
+// kernel's variants (the division before and after the P.V matmul among them) run by the
+// functional interpreter against the reference. Where the lowering guarded loops over fully
+// masked key tiles (materialize/masked_tiles.cpp), the guarded instructions run fewer times than
+// the loops' trips, the skipped score windows leave stale data the select overwrites, and the
+// outputs still agree.
+struct WholeRowKernel {
+  std::string name, file, source;
+  sem::DimEnv dims;
+};
+
+void PrintTo(const WholeRowKernel& c, std::ostream* os) { *os << c.name; }
+
+class WholeRowCandidates : public ::testing::TestWithParam<WholeRowKernel> {};
+
+TEST_P(WholeRowCandidates, MatchTheReferenceWithMaskedTilesSkipped) {
+  const WholeRowKernel& wk = GetParam();
+  ir::Module m = wk.file.empty()
+                     ? parse(wk.source)
+                     : ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + wk.file,
+                                       sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  const target::Target& t = target::builtin_target("trn2");
+  Prepared p(k, t, 8);
+  lower::CandidateSpace space(p.pk.space_variants(), t, wk.dims);
+  auto inputs = sweep::check_inputs(k, wk.dims, 7);
+  auto ref = ir::evaluate(k, wk.dims, inputs, ir::Precision::F64);
+  std::mt19937_64 rng(11);
+  int guarded = 0, plain = 0;
+  for (int tries = 0; tries < 4000 && (guarded < 4 || plain < 1); ++tries) {
+    auto i = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(space.size()));
+    lower::Candidate c = space.decode(i);
+    if (online(space, c)) continue;
+    lower::Lowered<lower::Program> program = space.materialize(c);
+    if (!program) continue;
+    bool has_guard = guarded_block(*program) >= 0;
+    if (has_guard ? guarded >= 4 : plain >= 1) continue;
+    auto out = sim::execute(*program, inputs);
+    ASSERT_TRUE(test::matches(out, ref)) << space.describe(i);
+    (has_guard ? guarded : plain)++;
+    if (!has_guard) continue;
+    // The guarded loops' instructions run no more than the loops around them trip, and some
+    // fewer (a pipelined loop's last copy may hold only strips that keep every key tile).
+    std::vector<std::int64_t> executions = program->executions();
+    bool fewer = false;
+    for (std::size_t b = 0; b < program->blocks.size(); ++b) {
+      if (!program->blocks[b].guard) continue;
+      std::int64_t trips = 1;
+      for (int a = static_cast<int>(b); a >= 0;
+           a = program->blocks[static_cast<std::size_t>(a)].parent)
+        trips *= program->blocks[static_cast<std::size_t>(a)].trips;
+      for (const auto& item : program->blocks[b].items)
+        if (item.inst >= 0) {
+          std::int64_t runs = executions[static_cast<std::size_t>(item.inst)];
+          EXPECT_LE(runs, trips) << space.describe(i);
+          fewer = fewer || runs < trips;
+        }
+    }
+    EXPECT_TRUE(fewer) << space.describe(i);
+  }
+  EXPECT_GT(guarded, 0) << "no whole-row candidate of " << wk.name << " skips a masked tile";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, WholeRowCandidates,
+    ::testing::Values(
+        WholeRowKernel{"causal_attention",
+                       "",
+                       "def f(q: f32[M, D], k: f32[M, D], v: f32[M, E]) -> f32[M, E]:\n"
+                       "    s = matmul(q, transpose(k, axes=(1, 0))) * 0.125\n"
+                       "    masked = where(iota(M, axis=1) <= iota(M, axis=0), s, -inf)\n"
+                       "    e = exp(masked - max(masked, axis=1, keepdims=True))\n"
+                       "    return matmul(e / sum(e, axis=1, keepdims=True), v)\n",
+                       {{"M", 512}, {"D", 64}, {"E", 64}}},
+        WholeRowKernel{"causal_gqa", "examples/causal_gqa.py", "", {{"S", 256}, {"D", 64}}}),
+    [](const auto& info) { return info.param.name; });
+
 }  // namespace
 }  // namespace ts

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <vector>
 
 namespace ts::verify {
 namespace {
@@ -87,6 +88,111 @@ TEST(TileSkip, GuardIsTheDiagonal) {
           EXPECT_EQ(!runs, j * W >= (i + 1) * P) << P << " " << W << " " << i << " " << j;
           bool anti_runs = -P * i + W * j + anti.corner(P, W) >= 0;
           EXPECT_EQ(!anti_runs, (j + 1) * W <= i * P) << P << " " << W << " " << i << " " << j;
+        }
+}
+
+// The whole-row rule (the masked row whole on chip, windows of its columns skipped): the window
+// masked part over the select's per-element coefficients, then the select overwriting the
+// window, or the chain from the select's output to a matmul's operand turning the fill into the
+// accumulation's identity (0).
+struct WindowCase {
+  const char* name;
+  std::int64_t channel_multiplier, step, cross;
+  double fill;
+  WindowUse use;
+  std::vector<ChainOp> chain;
+  const char* refused;  // nullptr: proved; else a substring of the reason
+};
+
+using enum ChainOp;
+
+const WindowCase kWindowCases[] = {
+    {"causal overwritten", 1, -1, 0, -kInf, WindowUse::Overwritten, {}, nullptr},
+    {"anti-causal overwritten", -1, 1, 0, -kInf, WindowUse::Overwritten, {}, nullptr},
+    {"finite fill overwritten", 1, -1, 0, -1e30, WindowUse::Overwritten, {}, nullptr},
+    {"causal exp(x - m) into P.V", 1, -1, 0, -kInf, WindowUse::ZeroFactor, {SubRow, Exp}, nullptr},
+    {"causal exp(x - m) / l into P.V",
+     1,
+     -1,
+     0,
+     -kInf,
+     WindowUse::ZeroFactor,
+     {SubRow, Exp, DivRow},
+     nullptr},
+    {"causal bf16 probabilities into P.V",
+     1,
+     -1,
+     0,
+     -kInf,
+     WindowUse::ZeroFactor,
+     {SubRow, Exp, DivRow, Cast},
+     nullptr},
+    {"scaled scores exp(x * c - m)",
+     1,
+     -1,
+     0,
+     -kInf,
+     WindowUse::ZeroFactor,
+     {MulRow, SubRow, Exp},
+     "does not turn"},
+    {"no exp: x - m", 1, -1, 0, -kInf, WindowUse::ZeroFactor, {SubRow}, "does not turn"},
+    {"zero fill exp(x - m)", 1, -1, 0, 0.0, WindowUse::ZeroFactor, {SubRow, Exp}, "does not turn"},
+    {"+inf fill exp(x - m)", 1, -1, 0, kInf, WindowUse::ZeroFactor, {SubRow, Exp}, "does not turn"},
+    {"exp(x - m) + c",
+     1,
+     -1,
+     0,
+     -kInf,
+     WindowUse::ZeroFactor,
+     {SubRow, Exp, AddRow},
+     "does not turn"},
+    {"not affine", 1, -1, 1, -kInf, WindowUse::Overwritten, {}, "not affine"},
+    {"no column in the mask",
+     1,
+     0,
+     0,
+     -kInf,
+     WindowUse::Overwritten,
+     {},
+     "does not depend on the column"},
+    {"NaN fill",
+     1,
+     -1,
+     0,
+     std::numeric_limits<double>::quiet_NaN(),
+     WindowUse::Overwritten,
+     {},
+     "NaN"},
+};
+
+TEST(TileSkip, WholeRowRuleTable) {
+  for (const WindowCase& c : kWindowCases) {
+    WindowSkipRule rule{c.channel_multiplier, c.step, c.cross, c.fill, c.use, c.chain};
+    WindowSkipProof p = prove_window_skip(rule);
+    EXPECT_EQ(prove_window_skip_once(rule).proved, p.proved) << c.name;
+    if (!c.refused) {
+      EXPECT_TRUE(p.proved) << c.name << ": " << p.why;
+      continue;
+    }
+    EXPECT_FALSE(p.proved) << c.name;
+    EXPECT_NE(p.why.find(c.refused), std::string::npos) << c.name << ": " << p.why;
+  }
+}
+
+// The causal window guard offset + step * c0 + slack(P, w) >= 0 fails exactly where every
+// element of the window is masked: numerically over row tiles and windows.
+TEST(TileSkip, WholeRowGuardIsExact) {
+  WindowSkipProof causal = prove_window_skip({1, -1, 0, -kInf, WindowUse::Overwritten, {}});
+  ASSERT_TRUE(causal.proved) << causal.why;
+  for (std::int64_t P : {1, 64, 128})
+    for (std::int64_t w : {1, 128, 512})
+      for (std::int64_t offset = 0; offset < 8 * P; offset += P)
+        for (std::int64_t c0 = 0; c0 < 8 * w; c0 += w) {
+          bool runs = offset - c0 + causal.slack(P, w) >= 0;
+          bool kept = false;
+          for (std::int64_t p = 0; p < P && !kept; ++p)
+            kept = offset + p - c0 >= 0;  // the smallest column of the window, f = c0
+          EXPECT_EQ(runs, kept) << P << " " << w << " " << offset << " " << c0;
         }
 }
 

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ts::verify {
 
@@ -80,5 +81,44 @@ TileSkipProof prove_tile_skip(const TileSkipRule& rule, unsigned timeout_ms = 10
 TileSkipProof prove_tile_skip_once(const TileSkipRule& rule);
 
 const char* contribution_name(Contribution c);
+
+// The whole-row case: the masked row's tile [P, row] on chip whole, one select over it, and the
+// loops over its column windows (the score matmul's N tiles, the probabilities' key tiles of the
+// P.V matmul) outside the select. A window of w columns from column c0 of the select's tile is
+// masked entirely where
+//   offset + max(0, channel_multiplier) (P - 1) + step * c0 + max(0, step) (w - 1) < 0
+// (offset the select's, at the tile: the largest value of the predicate over the window), proved
+// for all integers offset, P >= 1, c0 >= 0, w >= 1 and every element p < P, c0 <= f < c0 + w.
+// Then either:
+//  - Overwritten: the window of the select's operand is not read: select(false, x, fill) is the
+//    fill whatever x (its producers may leave stale data there);
+//  - ZeroFactor: the value the select's window turns into through `chain` (element-wise ops of
+//    the select's output, each with a finite per-row operand; a divisor nonzero) is exactly 0, and
+//    a zero tile is the identity of the matmul accumulation it is the left operand of: acc +
+//    chain(fill) * v = acc for finite acc and v (exp(-inf - m) = 0, 0 / l = 0, a cast of 0).
+// Each over the extended reals as above; a fill or chain that gives anything else is refused.
+enum class ChainOp { SubRow, AddRow, MulRow, DivRow, Exp, Cast };
+enum class WindowUse { Overwritten, ZeroFactor };
+
+struct WindowSkipRule {
+  std::int64_t channel_multiplier = 0, step = 0;
+  std::int64_t cross = 0;  // coefficient of p * f (nonzero: not affine)
+  double fill = 0;
+  WindowUse use = WindowUse::Overwritten;
+  std::vector<ChainOp> chain;  // ZeroFactor: from the select's output to the matmul's operand
+};
+
+struct WindowSkipProof {
+  bool proved = false;
+  std::string why;
+  // The guard's constant part past the select's offset and step * c0: a window runs where
+  // offset + step * c0 + slack(P, w) >= 0.
+  std::int64_t slack(std::int64_t rows, std::int64_t width) const;
+  std::int64_t channel_multiplier = 0, step = 0;
+};
+
+WindowSkipProof prove_window_skip(const WindowSkipRule& rule, unsigned timeout_ms = 10000);
+WindowSkipProof prove_window_skip_once(const WindowSkipRule& rule);  // memoized, thread-safe
+const char* chain_op_name(ChainOp op);
 
 }  // namespace ts::verify

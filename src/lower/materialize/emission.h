@@ -146,6 +146,13 @@ struct Emission {
   std::deque<std::pair<const ir::Kernel*, PreparedLowering>>
       local_lowerings;             // those the prefix lacks
   std::map<int, HbmView> spilled;  // node -> its spill tensor's view
+  // Each op's lowering as emitted (emit_lowering): the instructions [first, last) and the buffer
+  // of its result (masked_tiles.cpp reads a value's writers and readers off it).
+  struct Emitted {
+    int node = -1, buffer = -1;
+    std::size_t first = 0, last = 0;
+  };
+  std::vector<Emitted> emitted;
 
   const Frame& frame(int node) const { return prefix.frame(node); }
   const std::vector<std::int64_t>& shape(int node) const {
@@ -240,6 +247,9 @@ std::optional<NoProgram> emit_streamed(Emission& e, Nest& nest);
 // A nest with an online tiling (GroupTiling::online): its matmul's row streamed key tile by key
 // tile with the running statistic's corrections (online_nest.cpp).
 std::optional<NoProgram> emit_online(Emission& e, Nest& nest);
+// After a whole-row nest (the masked row on chip whole, one masked select over it): the loops of
+// the windows of fully masked key tiles guarded where that is proved exact (masked_tiles.cpp).
+void skip_masked_tiles(Emission& e, const Nest& nest);
 std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node);
 Lowered<Tile> lhs_tile(Emission& e, const Nest& nest, int node, int block, int row_tile, int k_var,
                        std::int64_t k_tile);

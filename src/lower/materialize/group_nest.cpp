@@ -278,7 +278,9 @@ std::optional<NoProgram> emit_group(Emission& e, int group) {
     }
     i = j;
   }
-  if (!pending.empty()) return emit_transposed(e, nest, pending);
+  if (!pending.empty())
+    if (auto no = emit_transposed(e, nest, pending)) return no;
+  skip_masked_tiles(e, nest);
   return std::nullopt;
 }
 

@@ -220,13 +220,15 @@ Lowered<Tile> emit_lowering(Emission& e, int block, int node, const std::vector<
     return NoProgram{fmt::format("'{}' has no instruction lowering", e.kernel.nodes[node].op)};
   const ir::Kernel& lowering = program ? *program : *pick.lowering;
   OpEmission op{e, block, node, operands, dest, accumulate, depth, lowering, prepared(e, lowering)};
+  std::size_t first = e.builder.program().insts.size();
   for (std::size_t m = 0; m < lowering.nodes.size(); ++m)
     if (auto no = op.emit_step(m)) return *no;
   Tile result = *op.tiles[static_cast<std::size_t>(op.root)];
   if (dest && result.buffer != dest->buffer) {
     if (auto no = copy_tile(e, block, node, result, *dest, "copy")) return *no;
-    return *dest;
+    result = *dest;
   }
+  e.emitted.push_back({node, result.buffer, first, e.builder.program().insts.size()});
   return result;
 }
 
