@@ -105,11 +105,13 @@ struct Skipper {
   }
 
   // The renaming of `a`'s loops (instruction ia) to `b`'s (instruction ib) under which window a of
-  // buffer `buf` is window b: equal offsets, widths and steps, the terms paired by step and trips
-  // (the same loop, or a loop of each side the other is not in).
+  // buffer `buf` is window b: equal offsets and widths, unit steps and no repeated columns
+  // (Window::repeat), the terms paired by step and trips (the same loop, or a loop of each side
+  // the other is not in).
   std::optional<std::map<int, int>> match(const Window& a, int ia, const Window& b, int ib,
                                           int buf) const {
-    if (a.offset != b.offset || width(a, buf) != width(b, buf) || a.step != 1 || b.step != 1)
+    if (a.offset != b.offset || width(a, buf) != width(b, buf) || a.step != 1 || b.step != 1 ||
+        a.repeat != 1 || b.repeat != 1)
       return std::nullopt;
     std::map<int, int> to;
     Guard ga = normal({a.terms, 0}), gb = normal({b.terms, 0});
