@@ -146,33 +146,51 @@ TEST(Functional, StoredThroughALayoutOp) {
   }
 }
 
+// A kernel parsed from `src`, the candidate space of its original variant at `dims` on trn2, and
+// seeded inputs with their f64 reference: what the view-output tests below check candidates on.
+struct SourceSpace {
+  SourceSpace(const char* src, sem::DimEnv d)
+      : module(ir::parse_module(src, "t.py", sem::OpTable::builtin())),
+        dims(std::move(d)),
+        prepared(prepare(kernel(), target::builtin_target("trn2"), 1)),
+        space(prepared->pk.space_variants(), target::builtin_target("trn2"), dims, options()),
+        inputs(sweep::check_inputs(kernel(), dims, 5)),
+        ref(ir::evaluate(kernel(), dims, inputs, ir::Precision::F64)) {}
+  const ir::Kernel& kernel() const { return module.kernels.front(); }
+  static lower::SpaceOptions options() {
+    lower::SpaceOptions so;
+    so.max_block = 2;
+    return so;
+  }
+  ir::Module module;
+  sem::DimEnv dims;
+  std::unique_ptr<Prepared> prepared;
+  lower::CandidateSpace space;
+  std::vector<ir::Tensor> inputs, ref;
+};
+
+bool stores_a_copy(const lower::Program& p) {
+  return std::any_of(p.insts.begin(), p.insts.end(), [&](const lower::Inst& in) {
+    return in.dma && in.store && p.buffers[in.in[0]].name.starts_with("copy");
+  });
+}
+
 // Rope's halves computed per head ([H, T, D], tokens on the partitions) and concatenated, the
 // output the tokens' layout [T, H, D]: the concat is placed in the transposed view of the output
 // (no copy after the nests, which held H = 4 rows per tile and made the llama layer's rope 385 us
 // of DMA latency), and the candidates compute the reference.
 TEST(Functional, TransposedConcatIsStoredWithoutACopy) {
-  const char* src =
+  SourceSpace s(
       "def r(x: f32[H, T, D], c: f32[H, T, D]) -> f32[T, H, 2 * D]:\n"
-      "    return transpose(concat((x * c, x - c), axis=2), axes=(1, 0, 2))\n";
-  ir::Module m = ir::parse_module(src, "t.py", sem::OpTable::builtin());
-  const ir::Kernel& k = m.kernels.front();
-  const target::Target& t = target::builtin_target("trn2");
-  sem::DimEnv dims = {{"H", 4}, {"T", 256}, {"D", 64}};
-  auto prepared = prepare(k, t, 1);
-  lower::SpaceOptions so;
-  so.max_block = 2;
-  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
-  ASSERT_GT(space.size(), 0);
-  auto inputs = sweep::check_inputs(k, dims, 5);
-  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+      "    return transpose(concat((x * c, x - c), axis=2), axes=(1, 0, 2))\n",
+      {{"H", 4}, {"T", 256}, {"D", 64}});
+  ASSERT_GT(s.space.size(), 0);
   int checked = 0;
-  for (std::int64_t i = 0; i < space.size(); ++i) {
-    lower::Lowered<lower::Program> p = space.materialize(i);
+  for (std::int64_t i = 0; i < s.space.size(); ++i) {
+    lower::Lowered<lower::Program> p = s.space.materialize(i);
     if (!p) continue;
-    for (const lower::Inst& in : p->insts)
-      EXPECT_FALSE(in.dma && in.store && p->buffers[in.in[0]].name.starts_with("copy"))
-          << "candidate " << i << " copies its output";
-    ASSERT_TRUE(matches(sim::execute(*p, inputs), ref)) << space.describe(i);
+    EXPECT_FALSE(stores_a_copy(*p)) << "candidate " << i << " copies its output";
+    ASSERT_TRUE(matches(sim::execute(*p, s.inputs), s.ref)) << s.space.describe(i);
     ++checked;
   }
   EXPECT_GT(checked, 0);
@@ -181,22 +199,13 @@ TEST(Functional, TransposedConcatIsStoredWithoutACopy) {
 // A copied output's tiles fill the partitions from whichever leading dim can ([M, H, D] with
 // H = 2 copies M's rows over the partitions, not H's two).
 TEST(Functional, CopyTilesFillThePartitions) {
-  const char* src =
+  SourceSpace s(
       "def a(x: f32[M, H, D]):\n"
       "    y = exp(x)\n"
-      "    return y, y[:, :, : D // 2]\n";
-  ir::Module m = ir::parse_module(src, "t.py", sem::OpTable::builtin());
-  const ir::Kernel& k = m.kernels.front();
-  const target::Target& t = target::builtin_target("trn2");
-  sem::DimEnv dims = {{"M", 256}, {"H", 2}, {"D", 64}};
-  auto prepared = prepare(k, t, 1);
-  lower::SpaceOptions so;
-  so.max_block = 2;
-  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
-  ASSERT_GT(space.size(), 0);
-  auto inputs = sweep::check_inputs(k, dims, 5);
-  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
-  lower::Lowered<lower::Program> p = space.materialize(0);
+      "    return y, y[:, :, : D // 2]\n",
+      {{"M", 256}, {"H", 2}, {"D", 64}});
+  ASSERT_GT(s.space.size(), 0);
+  lower::Lowered<lower::Program> p = s.space.materialize(0);
   ASSERT_TRUE(p) << p.no_program().reason;
   int copies = 0;
   for (const lower::Buffer& b : p->buffers)
@@ -205,7 +214,7 @@ TEST(Functional, CopyTilesFillThePartitions) {
       ++copies;
     }
   EXPECT_EQ(copies, 1);
-  EXPECT_TRUE(matches(sim::execute(*p, inputs), ref));
+  EXPECT_TRUE(matches(sim::execute(*p, s.inputs), s.ref));
 }
 
 // An output that is a view no in-place placement stores (issue 22: a slice of a value other ops
@@ -232,29 +241,17 @@ TEST(Functional, CopiedOutputsMatchTheReference) {
       "    y = exp(x)\n"
       "    return transpose(y), sum(y, axis=1, keepdims=True), x[:, : N // 2]\n",
   };
-  const target::Target& t = target::builtin_target("trn2");
   for (const char* src : sources) {
-    ir::Module m = ir::parse_module(src, "t.py", sem::OpTable::builtin());
-    const ir::Kernel& k = m.kernels.front();
-    sem::DimEnv dims = {{"M", 256}, {"N", 128}, {"D", 64}};
-    auto prepared = prepare(k, t, 1);
-    lower::SpaceOptions so;
-    so.max_block = 2;
-    lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
-    ASSERT_GT(space.size(), 0) << src;
-    auto inputs = sweep::check_inputs(k, dims, 5);
-    auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+    SourceSpace s(src, {{"M", 256}, {"N", 128}, {"D", 64}});
+    ASSERT_GT(s.space.size(), 0) << src;
     int checked = 0;
-    std::int64_t step = std::max<std::int64_t>(1, space.size() / 8);
-    for (std::int64_t i = 0; i < space.size(); i += step) {
-      lower::Lowered<lower::Program> p = space.materialize(i);
+    std::int64_t step = std::max<std::int64_t>(1, s.space.size() / 8);
+    for (std::int64_t i = 0; i < s.space.size(); i += step) {
+      lower::Lowered<lower::Program> p = s.space.materialize(i);
       if (!p) continue;
-      bool copies = std::any_of(p->insts.begin(), p->insts.end(), [&](const lower::Inst& in) {
-        return in.dma && in.store && p->buffers[in.in[0]].name.starts_with("copy");
-      });
-      EXPECT_TRUE(copies) << src << "candidate " << i << " copies no output";
-      ASSERT_TRUE(matches(sim::execute(*p, inputs), ref))
-          << src << "candidate " << i << " (" << space.describe(i) << ")";
+      EXPECT_TRUE(stores_a_copy(*p)) << src << "candidate " << i << " copies no output";
+      ASSERT_TRUE(matches(sim::execute(*p, s.inputs), s.ref))
+          << src << "candidate " << i << " (" << s.space.describe(i) << ")";
       ++checked;
     }
     EXPECT_GT(checked, 0) << src;
