@@ -314,8 +314,8 @@ VerbRun add_score(CLI::App& app) {
     // collectives (alpha-beta on the target's topology). The first best wins ties.
     std::optional<Outcome> best;
     std::int64_t scored = 0, infeasible = 0, pruned = 0;
-    for (sweep::MeshSetting& setting :
-         sweep::mesh_settings(k, dims, t, shape, std::nullopt, o->kernel.cores)) {
+    for (sweep::MeshSetting& setting : sweep::mesh_settings(
+             k, dims, t, shape, std::nullopt, o->kernel.cores, pk.variant_kernels())) {
       Outcome r = search(pk, t, std::move(setting), *o, k);
       scored += r.range.scored, infeasible += r.range.infeasible, pruned += r.range.pruned;
       if (!best || r.best_ns < best->best_ns) best = std::move(r);

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "tilesweep/target/instr_cost.h"
@@ -144,7 +145,43 @@ double elements_per_cycle(const target::Target& t, const sem::InstrSpec& in) {
   return best;
 }
 
+void add_max(ScarceOps& into, const ScarceOps& from) {
+  for (const auto& [name, n] : from) into[name] = std::max(into[name], n);
+}
+
+void count_scarce(const sem::Expr& e,
+                  const std::function<std::vector<const sem::OpSpec*>(const std::string&)>& applied,
+                  ScarceOps& out) {
+  static const std::set<std::string> functions{"tanh", "sin", "cos", "sqrt"};
+  std::size_t first = 0;
+  if (e.kind == sem::Expr::Call && e.name == "apply" && !e.args.empty() &&
+      e.args[0]->kind == sem::Expr::Name) {
+    ScarceOps most;
+    for (const sem::OpSpec* op : applied(e.args[0]->name))
+      if (op && op->expr) add_max(most, scarce_operations(*op->expr, applied));
+    for (const auto& [name, n] : most) out[name] += n;
+    first = 1;
+  } else if (e.kind == sem::Expr::Call && functions.count(e.name)) {
+    ++out[e.name];
+  } else if (e.kind == sem::Expr::Reduce && e.reducer == sem::Reducer::Prod && e.bound) {
+    ++out["range product"];
+  }
+  for (std::size_t i = first; i < e.args.size(); ++i) count_scarce(*e.args[i], applied, out);
+  if (e.bound) count_scarce(*e.bound, applied, out);
+}
+
 }  // namespace
+
+ScarceOps scarce_operations(
+    const sem::Expr& e,
+    const std::function<std::vector<const sem::OpSpec*>(const std::string&)>& applied) {
+  ScarceOps out;
+  count_scarce(e, applied, out);
+  // A scan's closed form may write its product more than once (scan_from: the start's and each
+  // term's); what it computes is one element of one recurrence.
+  if (out.count("range product")) out["range product"] = 1;
+  return out;
+}
 
 AttainablePeaks compute_attainable_peaks(const target::Target& t) {
   AttainablePeaks p;
@@ -158,6 +195,20 @@ AttainablePeaks compute_attainable_peaks(const target::Target& t) {
   for (const auto& name : t.isa.names()) {
     const sem::InstrSpec& in = *t.isa.find(name);
     if (on(in, sem::Engine::Dma) || in.op.operands.empty()) continue;
+    // The scarce operations it computes, each choice of an applied function counted.
+    ScarceOps scarce = scarce_operations(*in.op.expr, [&](const std::string& attr) {
+      std::vector<const sem::OpSpec*> ops;
+      if (const sem::AttrSpec* a = in.op.attr(attr))
+        for (const auto& name : a->choices) ops.push_back(sem::OpTable::builtin().find(name));
+      return ops;
+    });
+    for (const auto& [name, n] : scarce) {
+      double rate = elements_per_cycle(t, in) * n;
+      for (sem::Engine e : in.engines) {
+        double& best = p.scarce_per_s[name][e];
+        best = std::max(best, rate * t.engines.at(e).clock_hz);
+      }
+    }
     if (on(in, sem::Engine::Tensor)) {
       if (in.op.contract.empty()) continue;  // transposes move data, they compute nothing
       p.matmul_flops_fp32 = std::max(p.matmul_flops_fp32, matmul_peak(t, in, ir::DType::F32));

@@ -1,6 +1,8 @@
 #include "tilesweep/sim/roofline.h"
 
 #include <algorithm>
+#include <bit>
+#include <map>
 #include <set>
 
 #include "tilesweep/sim/attainable.h"
@@ -81,11 +83,78 @@ std::pair<double, int> contraction(const ir::Kernel& k, const ir::Node& n,
   return {extent, static_cast<int>(carriers.size())};
 }
 
+bool has_select(const sem::Expr& e) {
+  if (e.kind == sem::Expr::Call && e.name == "select") return true;
+  for (const auto& a : e.args)
+    if (has_select(*a)) return true;
+  return e.bound && has_select(*e.bound);
+}
+
 bool no_flops(const ir::Node& n) {
   static const std::set<std::string> layout{"input",   "const",        "dim",    "transpose",
                                             "reshape", "broadcast_to", "concat", "repeat",
                                             "slice",   "copy"};
   return n.spec == nullptr || layout.count(n.op) > 0;
+}
+
+// The element engines' time for the scarce operations of `k` (attainable.h), one core: each
+// element of a compute node that depends on an input and applies scarce operation c needs that
+// many results of c, which only the engines whose instructions compute c give, each at most at
+// its best rate. For every set S of those engines, the operations only S computes take at least
+// their results over S's best rate, shared by |S| engines: the largest such time over the sets.
+// 0 where the kernel masks (a `select` in a compute op: masked tiles are skipped,
+// lower/materialize/masked_tiles.cpp) or slices (a slice may read part of what it slices).
+double scarce_ns(const ir::Kernel& k, const sem::DimEnv& dims, const AttainablePeaks& peaks) {
+  std::map<std::string, double> needed;
+  std::vector<bool> live(k.nodes.size(), false);
+  for (std::size_t i = 0; i < k.nodes.size(); ++i) {
+    const ir::Node& n = k.nodes[i];
+    if (n.op == "input") live[i] = true;
+    for (int in : n.inputs) live[i] = live[i] || live[in];
+    if (n.op == "slice") return 0;
+    if (no_flops(n) || !n.spec->expr) continue;
+    ScarceOps ops = scarce_operations(*n.spec->expr, [&](const std::string& attr) {
+      std::vector<const sem::OpSpec*> applied;
+      auto it = n.attrs.find(attr);
+      if (it != n.attrs.end())
+        if (const auto* name = std::get_if<std::string>(&it->second))
+          applied.push_back(sem::OpTable::builtin().find(*name));
+      return applied;
+    });
+    if (has_select(*n.spec->expr)) return 0;
+    if (!live[i]) continue;
+    double out = elements(n.shape, dims, k.name);
+    for (const auto& [name, count] : ops) needed[name] += out * count;
+  }
+  std::vector<sem::Engine> engines;
+  for (const auto& [name, count] : needed) {
+    auto rates = peaks.scarce_per_s.find(name);
+    if (rates == peaks.scarce_per_s.end()) continue;
+    for (const auto& [e, rate] : rates->second)
+      if (rate > 0 && std::find(engines.begin(), engines.end(), e) == engines.end())
+        engines.push_back(e);
+  }
+  double best = 0;
+  for (unsigned set = 1; set < (1u << engines.size()); ++set) {
+    double seconds = 0;
+    for (const auto& [name, count] : needed) {
+      auto rates = peaks.scarce_per_s.find(name);
+      if (rates == peaks.scarce_per_s.end()) continue;
+      bool inside = true;
+      double rate = 0;
+      for (std::size_t e = 0; e < engines.size(); ++e) {
+        auto r = rates->second.find(engines[e]);
+        if (r == rates->second.end() || r->second <= 0) continue;
+        if (set & (1u << e))
+          rate = std::max(rate, r->second);
+        else
+          inside = false;
+      }
+      if (inside && rate > 0) seconds += count / rate;
+    }
+    best = std::max(best, seconds / std::popcount(set));
+  }
+  return best * 1e9;
 }
 
 }  // namespace
@@ -96,8 +165,8 @@ void Roofline::spread_over(double d) {
     *x /= d;
 }
 
-Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
-                  int cores) {
+Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t, int cores,
+                  const std::vector<const ir::Kernel*>& variants) {
   const AttainablePeaks& peaks = attainable_peaks(t);
   const double c = std::max(1, cores);
   Roofline r;
@@ -136,6 +205,12 @@ Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const target::Ta
   r.bound_ns = std::max({r.memory_ns, r.matmul_ns, r.other_ns});
   r.attainable_memory_ns = r.traffic_bytes / std::min(c * peaks.dma_bytes_per_s, hbm) * 1e9;
   r.attainable_other_ns = r.other_flops / (c * peaks.element_ops_per_s) * 1e9;
+  // The scarce operations' term: the least over the kernel and its variants (a candidate of any
+  // of them is bounded by its own), over the cores.
+  double scarce = scarce_ns(k, dims, peaks);
+  for (const ir::Kernel* v : variants) scarce = std::min(scarce, scarce_ns(*v, dims, peaks));
+  r.attainable_scarce_ns = scarce / c;
+  r.attainable_other_ns = std::max(r.attainable_other_ns, r.attainable_scarce_ns);
   r.attainable_ns =
       std::max({r.attainable_memory_ns, r.attainable_matmul_ns, r.attainable_other_ns});
   return r;

@@ -12,8 +12,9 @@ double MeshSetting::latency(double compute_ns) const {
 
 std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global,
                                        const target::Target& target, const mesh::MeshShape& mesh,
-                                       std::optional<mesh::TopologyKind> topology, int cores) {
-  sim::Roofline roof = sim::roofline(kernel, global, target, cores);
+                                       std::optional<mesh::TopologyKind> topology, int cores,
+                                       const std::vector<const ir::Kernel*>& variants) {
+  sim::Roofline roof = sim::roofline(kernel, global, target, cores, variants);
   const int devices = mesh.devices();
   if (devices == 1) return {MeshSetting{mesh.str(), "", global, {}, 0, roof}};
   // On a mesh the bound is the whole kernel's work and traffic spread evenly over the devices.

@@ -83,7 +83,7 @@ Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdi
         for (int m = 0; m < static_cast<int>(meshes_.size()); ++m, ++keys_) {
           for (MeshSetting& setting :
                mesh_settings(pk.variants.variants[0].kernel, shape_env(jk.shapes[s]), machine,
-                             meshes_[m], topology, job.search.cores)) {
+                             meshes_[m], topology, job.search.cores, pk.variant_kernels())) {
             SpaceEntry e;
             e.kernel = k, e.target = t, e.shape = s, e.mesh = m, e.key = keys_;
             e.label = jk.label, e.target_name = job.targets[t],

@@ -19,6 +19,12 @@ std::vector<lower::SpaceVariant> PreparedKernel::space_variants() const {
   return out;
 }
 
+std::vector<const ir::Kernel*> PreparedKernel::variant_kernels() const {
+  std::vector<const ir::Kernel*> out;
+  for (const auto& v : variants.variants) out.push_back(&v.kernel);
+  return out;
+}
+
 PreparedKernel prepare_choices(mutate::VariantSet variants, const sem::InstrTable& isa,
                                lower::SynthesisCache& cache, const PrepareOptions& options,
                                verify::VerdictCache* verdicts) {

@@ -10,6 +10,8 @@
 //    over the cores used. No simulated candidate is faster than it.
 #pragma once
 
+#include <vector>
+
 #include "tilesweep/ir/graph.h"
 #include "tilesweep/semantics/dim.h"
 #include "tilesweep/target/target.h"
@@ -25,6 +27,9 @@ struct Roofline {
   // The same terms at the target's own peaks, and their largest.
   double attainable_memory_ns = 0, attainable_matmul_ns = 0, attainable_other_ns = 0;
   double attainable_ns = 0;
+  // The part of attainable_other_ns the scarce operations force (attainable.h; 0 when none):
+  // attainable_other_ns is the larger of it and the fused-operations term.
+  double attainable_scarce_ns = 0;
 
   // Hardware FLOP utilisation of the Tensor engine at this latency: matmul time at peak over it.
   double hfu(double latency_ns) const { return latency_ns > 0 ? matmul_ns / latency_ns : 0; }
@@ -51,7 +56,13 @@ struct Roofline {
 // `cores` NeuronCores: the peaks times the cores, the traffic over their DMA capped by the HBM
 // stacks they touch (cores.h; one core: AccelOpt's constant as published). UserError when a dim
 // of `dims` is missing.
+// The attainable element term is the larger of two lower bounds: every data operation at the
+// most one instruction fuses per element on all element engines at once (counted on `k` as
+// written), and the scarce operations (attainable.h: tanh, sin, cos, sqrt, scans) on the engines
+// whose instructions compute them, at those instructions' best rates; the second is the least
+// over `k` and `variants` (the rewritten kernels whose candidates the search builds), and 0
+// where `k` masks or slices.
 Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
-                  int cores = 1);
+                  int cores = 1, const std::vector<const ir::Kernel*>& variants = {});
 
 }  // namespace ts::sim

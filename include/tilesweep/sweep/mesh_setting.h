@@ -37,10 +37,12 @@ struct MeshSetting {
 // The settings of `kernel` at `global` on `mesh`: on one device one setting (no sharding, the
 // plain roofline); otherwise one per mesh::sharding_choices(kernel, mesh, global), in that order
 // ("replicate" first, so never empty). `topology` overrides the target's own (a job's [mesh]).
-// The roofline is for a device's kernel on up to `cores` NeuronCores (sim::roofline).
+// The roofline is for a device's kernel on up to `cores` NeuronCores (sim::roofline), its
+// scarce-operations term the least over `kernel` and `variants` (the search's rewritten kernels).
 std::vector<MeshSetting> mesh_settings(const ir::Kernel& kernel, const sem::DimEnv& global,
                                        const target::Target& target, const mesh::MeshShape& mesh,
                                        std::optional<mesh::TopologyKind> topology = std::nullopt,
-                                       int cores = 1);
+                                       int cores = 1,
+                                       const std::vector<const ir::Kernel*>& variants = {});
 
 }  // namespace ts::sweep

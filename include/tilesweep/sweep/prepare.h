@@ -23,6 +23,8 @@ struct PreparedKernel {
 
   // The candidate space's view; valid while this object and the cache live and do not move.
   std::vector<lower::SpaceVariant> space_variants() const;
+  // Every variant's kernel (the attainable bound's scarce term is the least over them).
+  std::vector<const ir::Kernel*> variant_kernels() const;
 };
 
 // `cache` and `verdicts` are shared across kernels and targets' calls (thread-safe); the
