@@ -109,16 +109,30 @@ Plan::Plan(const Job& job, const PlanInputs& in) : job_(job), verdicts_(in.verdi
     PruneOptions po;
     po.keep = job.search.keep_top;
     po.ablations = job.search.ablations;
-    std::int64_t seeds = 0;
-    for (SpaceEntry& e : spaces_) {
-      PruneBounds b = prune_bounds(*e.space, e.sample, *e.machine, po);
-      seeds += b.seeds;
-      if (e.setting.collectives.empty())
-        e.pruner = Pruner(b, {});
-      else
-        e.pruner = Pruner(b, [setting = e.setting](double ns) { return setting.latency(ns); });
+    // Each rank simulates the seeds of its share of the spaces; the bounds are exchanged (they
+    // depend only on the space, so every rank ends with the same pruners).
+    std::vector<PruneBounds> bounds(spaces_.size());
+    std::string mine;
+    for (std::size_t i = 0; i < spaces_.size(); ++i) {
+      if (share.ranks > 1 && static_cast<int>(i % share.ranks) != share.rank) continue;
+      const SpaceEntry& e = spaces_[i];
+      bounds[i] = prune_bounds(*e.space, e.sample, *e.machine, po);
+      seeds_simulated_ += bounds[i].seeds;
+      mine += bounds_line(static_cast<std::int64_t>(i), bounds[i]);
     }
-    tell(fmt::format("pruning bounds: {} seeds simulated", seeds));
+    if (share.ranks > 1) read_bounds_lines(share.exchange(mine), bounds);
+    std::int64_t seeds = 0;
+    for (std::size_t i = 0; i < spaces_.size(); ++i) {
+      SpaceEntry& e = spaces_[i];
+      seeds += bounds[i].seeds;
+      if (e.setting.collectives.empty())
+        e.pruner = Pruner(bounds[i], {});
+      else
+        e.pruner =
+            Pruner(bounds[i], [setting = e.setting](double ns) { return setting.latency(ns); });
+    }
+    tell(fmt::format("pruning bounds: {} seeds simulated{}", seeds,
+                     share.ranks > 1 ? fmt::format(", {} on this rank", seeds_simulated_) : ""));
   }
   units_ = cut_units(sizes, job.search.unit_size);
   tell(fmt::format("{} spaces, {} candidates to score in {} units", spaces_.size(), candidates(),

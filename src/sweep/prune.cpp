@@ -1,11 +1,15 @@
 #include "tilesweep/sweep/prune.h"
 
+#include <fmt/format.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
+#include <sstream>
 #include <vector>
 
+#include "tilesweep/base/error.h"
 #include "tilesweep/sweep/score.h"
 
 namespace ts::sweep {
@@ -69,6 +73,29 @@ PruneBounds prune_bounds(const lower::CandidateSpace& space, const SpaceSample& 
     b.keep_ns = feasible[static_cast<std::size_t>(o.keep - 1)];
   }
   return b;
+}
+
+std::string bounds_line(std::int64_t space, const PruneBounds& b) {
+  return fmt::format("{} {:a} {:a} {:a} {}\n", space, b.keep_ns, b.variant0_ns, b.unfused_ns,
+                     b.seeds);
+}
+
+void read_bounds_lines(const std::string& text, std::vector<PruneBounds>& out) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::int64_t space = -1;
+    std::string keep, variant0, unfused;
+    PruneBounds b;
+    if (!(fields >> space >> keep >> variant0 >> unfused >> b.seeds) || space < 0 ||
+        space >= static_cast<std::int64_t>(out.size()))
+      throw InternalError(fmt::format("malformed pruning bounds line '{}'", line));
+    b.keep_ns = std::strtod(keep.c_str(), nullptr);
+    b.variant0_ns = std::strtod(variant0.c_str(), nullptr);
+    b.unfused_ns = std::strtod(unfused.c_str(), nullptr);
+    out[static_cast<std::size_t>(space)] = b;
+  }
 }
 
 Pruner::Pruner(PruneBounds b, std::function<double(double)> mesh_latency)

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "tilesweep/mesh/mesh_cost.h"
 #include "tilesweep/mesh/sharding.h"
@@ -214,7 +215,16 @@ TEST(Plan, ProofShareSplitsProofsAndSearches) {
   };
   EXPECT_EQ(halves[0]->synthesis_searches() + halves[1]->synthesis_searches(),
             all.synthesis_searches());
+  EXPECT_EQ(halves[0]->seeds_simulated() + halves[1]->seeds_simulated(), all.seeds_simulated());
   for (const auto& half : halves) {
+    EXPECT_GT(half->seeds_simulated(), 0);
+    for (std::size_t i = 0; i < all.spaces().size(); ++i) {  // the same pruners, bit for bit
+      const PruneBounds &a = all.spaces()[i].pruner.bounds(),
+                        &h = half->spaces()[i].pruner.bounds();
+      EXPECT_EQ(std::tie(h.keep_ns, h.variant0_ns, h.unfused_ns, h.seeds),
+                std::tie(a.keep_ns, a.variant0_ns, a.unfused_ns, a.seeds))
+          << i;
+    }
     EXPECT_GT(half->synthesis_searches(), 0u);
     EXPECT_GT(half->solver_queries(), 0u);
     EXPECT_LT(half->solver_queries(), all.solver_queries());

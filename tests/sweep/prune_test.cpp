@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
+#include <tuple>
 
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/lower/candidate_space.h"
@@ -112,6 +114,29 @@ TEST(Prune, KeepAllPrunesNothing) {
   s.fused = false;
   EXPECT_FALSE(q.prunes(25, s));
   EXPECT_EQ(q.stop_after(s), 30);
+}
+
+// The ranks share the bounds as text (Plan): every value comes back bit for bit, infinities too.
+TEST(Prune, BoundsLinesRoundTripExactly) {
+  const PruneBounds cases[] = {
+      {},
+      {1.0 / 3.0, PruneBounds::kNone, 12345.678901234567, 7},
+      {5e-324, 1e300, 0.1, 0},
+      {2283171.123456789, 2283171.123456789, PruneBounds::kNone, 1 << 20},
+  };
+  std::string text;
+  for (std::size_t i = 0; i < std::size(cases); ++i)
+    text += bounds_line(static_cast<std::int64_t>(std::size(cases) - 1 - i), cases[i]);
+  std::vector<PruneBounds> out(std::size(cases));
+  read_bounds_lines(text, out);
+  for (std::size_t i = 0; i < std::size(cases); ++i) {
+    const PruneBounds &a = cases[i], &b = out[std::size(cases) - 1 - i];
+    EXPECT_EQ(std::tie(a.keep_ns, a.variant0_ns, a.unfused_ns, a.seeds),
+              std::tie(b.keep_ns, b.variant0_ns, b.unfused_ns, b.seeds))
+        << i;
+  }
+  for (const char* bad : {"4 0x1p+0 inf inf 3\n", "x 0x1p+0 inf inf 3\n", "0 0x1p+0 inf\n"})
+    EXPECT_THROW(read_bounds_lines(bad, out), InternalError) << bad;
 }
 
 }  // namespace

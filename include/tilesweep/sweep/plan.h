@@ -62,7 +62,8 @@ struct SpaceEntry {
 // synthesis queries; after each round `exchange` hands its share_text() — its verdicts and
 // synthesized lowerings — to the others and returns all ranks' share texts concatenated. The
 // rest is then prepared from those: no solver call, no synthesis search, only rebuilding the
-// recorded lowerings.
+// recorded lowerings. A third exchange shares the pruning bounds: rank r simulates the seeds of
+// every ranks-th space from the r-th and sends their bounds_line()s.
 struct ProofShare {
   int rank = 0, ranks = 1;
   std::function<std::string(const std::string&)> exchange;  // needed when ranks > 1
@@ -97,6 +98,8 @@ class Plan {
   std::int64_t candidates() const;        // scored, over all spaces (the samples' sizes)
   std::int64_t space_candidates() const;  // in all spaces, sampled or not
   double prepare_seconds() const { return prepare_seconds_; }
+  // Pruning seeds simulated on this rank (its share of the spaces when the ranks share).
+  std::int64_t seeds_simulated() const { return seeds_simulated_; }
   void save_verdicts() const { verdicts_.save(); }
   std::string verdicts_text() const { return verdicts_.text(); }
   std::string share_text() const;  // verdicts and synthesized lowerings, for ProofShare::exchange
@@ -128,6 +131,7 @@ class Plan {
   int keys_ = 0;
   std::vector<WorkUnit> units_;
   double prepare_seconds_ = 0;
+  std::int64_t seeds_simulated_ = 0;
 };
 
 }  // namespace ts::sweep

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "tilesweep/lower/candidate_space.h"
 #include "tilesweep/sweep/sample.h"
@@ -48,6 +50,13 @@ struct PruneOptions {
 // Simulates the seeds of `sample` (all cores, TBB) and returns the thresholds.
 PruneBounds prune_bounds(const lower::CandidateSpace& space, const SpaceSample& sample,
                          const target::Target& t, const PruneOptions& o);
+
+// The bounds of space `space` as one text line, exact (hexadecimal floats), for the ranks to
+// share: each simulates the seeds of its share of the spaces (Plan).
+std::string bounds_line(std::int64_t space, const PruneBounds& b);
+// Sets out[space] from every line of `text`; throws InternalError on a malformed line or a space
+// out of range.
+void read_bounds_lines(const std::string& text, std::vector<PruneBounds>& out);
 
 // Decides per candidate from a space's bounds. `mesh_latency` maps a simulated local latency to
 // the latency the rows compare (monotone non-decreasing; empty: the same).
