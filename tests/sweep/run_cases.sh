@@ -213,6 +213,8 @@ dry_run)
 pids)
   # `<archive>.pids` names this run's ranks (2 under mpiexec): signalling them interrupts this
   # run (a partial archive, --resume completes it) and leaves another run on the node alone.
+  # (A job whose search lasts seconds: small.toml's ended before the pids could be signalled.)
+  job=$data/pids.toml
   a=$tmp/p.h5
   "$ts" run "$job" --quiet --archive "$tmp/other.h5" > "$tmp/other.out" 2>&1 &
   other=$!
