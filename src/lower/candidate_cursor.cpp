@@ -1,5 +1,6 @@
 #include "tilesweep/lower/candidate_cursor.h"
 
+#include "tilesweep/lower/core_reduction.h"
 #include "tilesweep/lower/core_split.h"
 
 namespace ts::lower {
@@ -33,8 +34,15 @@ const Lowered<Program>& CandidateCursor::at(std::int64_t index) {
     rebind(*program_, plan_);
     program_->cores = plan_.cores;
     if (plan_.cores > 1) {
-      if (!conflict_) conflict_ = core_split_conflict(*program_);
+      if (!conflict_) {
+        conflict_ = core_split_conflict(*program_);
+        reduces_ = *conflict_ && !core_reduced(*program_).empty();
+      }
       if (*conflict_) {  // last_ keeps naming the program built
+        if (reduces_) {  // a cross-core reduction: the program rebuilt around its core loop
+          refused_ = with_core_reduction(*program_, plan_.cores, space_.target());
+          return refused_;
+        }
         refused_ = NoProgram{"not split over cores: " + **conflict_};
         return refused_;
       }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "tilesweep/ir/interpreter.h"
+#include "tilesweep/lower/core_reduction.h"
 #include "tilesweep/lower/core_split.h"
 #include "tilesweep/lower/fusion.h"
 #include "tilesweep/lower/partition_fold.h"
@@ -926,7 +927,10 @@ Lowered<Program> CandidateSpace::materialize(const Candidate& c, const ProgramPl
   Lowered<Program> p = lower::materialize(*variants_.at(static_cast<std::size_t>(c.variant)).kernel,
                                           dims_, target_, plan);
   if (p && p->cores > 1)
-    if (auto why = core_split_conflict(*p)) return NoProgram{"not split over cores: " + *why};
+    if (auto why = core_split_conflict(*p)) {
+      if (core_reduced(*p).empty()) return NoProgram{"not split over cores: " + *why};
+      return with_core_reduction(*p, p->cores, target_);
+    }
   return p;
 }
 

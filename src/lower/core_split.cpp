@@ -38,23 +38,25 @@ int root(const Program& p, int b) {
 // across the iterations of its accumulate_block (iteration 0 overwrites): checked on its own.
 std::vector<int> reads_of(const Inst& in) { return {in.in.begin(), in.in.end()}; }
 
-// Why top-level loop `b` cannot be split, given the on-chip buffers each top-level loop writes.
+// Why top-level loop `b` cannot be split, given the on-chip buffers each top-level loop writes
+// and those a cross-core reduction combines (`reduced`: carried across the iterations).
 std::optional<std::string> loop_conflict(const Program& p, int b,
-                                         const std::vector<std::set<int>>& written_by) {
+                                         const std::vector<std::set<int>>& written_by,
+                                         const std::set<int>& reduced) {
   std::vector<int> insts;
   instructions_of(p, b, insts);
   const std::set<int>& mine = written_by[static_cast<std::size_t>(b)];
   std::set<int> written, stored;
   for (int i : insts) {
     const Inst& in = p.insts[static_cast<std::size_t>(i)];
-    if (in.accumulate_block == b)
+    if (in.accumulate_block == b && !reduced.count(in.out))
       return fmt::format("its loop '{}' accumulates across iterations", p.blocks[b].var);
     if (in.dma && in.store) stored.insert(root(p, in.hbm.buffer));
     if (in.dma && !in.store && stored.count(root(p, in.hbm.buffer)))
       return fmt::format("its loop '{}' reads back HBM it writes ({})", p.blocks[b].var,
                          p.buffers[in.hbm.buffer].name);
     for (int r : in.dma && !in.store ? std::vector<int>{} : reads_of(in)) {
-      if (written.count(r)) continue;
+      if (written.count(r) || reduced.count(r)) continue;
       if (mine.count(r))
         return fmt::format("its loop '{}' carries {} from one iteration to the next",
                            p.blocks[b].var, p.buffers[r].name);
@@ -81,6 +83,10 @@ int core_choice(int max_cores, int d) {
 }
 
 std::optional<std::string> core_split_conflict(const Program& p) {
+  return core_split_conflict(p, {});
+}
+
+std::optional<std::string> core_split_conflict(const Program& p, const std::set<int>& reduced) {
   const auto& top = p.blocks.at(0).items;
   std::vector<std::set<int>> written_by(p.blocks.size());  // per top-level loop
   for (const Item& item : top) {
@@ -93,14 +99,15 @@ std::optional<std::string> core_split_conflict(const Program& p) {
   }
   for (const Item& item : top) {
     if (item.block >= 0) {
-      if (auto why = loop_conflict(p, item.block, written_by)) return why;
+      if (auto why = loop_conflict(p, item.block, written_by, reduced)) return why;
       continue;
     }
     for (int r : reads_of(p.insts[static_cast<std::size_t>(item.inst)]))
       for (const auto& w : written_by)
-        if (w.count(r))
-          return fmt::format("a top-level instruction reads {}, which a split loop computes",
-                             p.buffers[r].name);
+        if (!reduced.count(r))
+          if (w.count(r))
+            return fmt::format("a top-level instruction reads {}, which a split loop computes",
+                               p.buffers[r].name);
   }
   return std::nullopt;
 }

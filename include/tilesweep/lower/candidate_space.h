@@ -82,6 +82,7 @@ class CandidateSpace {
 
   std::int64_t size() const { return size_; }
   const SpaceCounts& counts() const { return counts_; }
+  const target::Target& target() const { return target_; }
   Candidate decode(std::int64_t index) const;
   void decode(std::int64_t index, Candidate& into) const;  // reusing `into`'s storage
   std::string describe(std::int64_t index) const;          // the candidate's configuration in words

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include "tilesweep/lower/program.h"
@@ -16,6 +17,10 @@ namespace ts::lower {
 
 // nullopt when `p` may run on several cores; otherwise why not, in words.
 std::optional<std::string> core_split_conflict(const Program& p);
+// The same, but the on-chip buffers in `reduced` are combined over the cores after the loop (a
+// cross-core reduction, core_reduction.h): carried across the loop's iterations, accumulated
+// over them, and read by the top-level instructions after it.
+std::optional<std::string> core_split_conflict(const Program& p, const std::set<int>& reduced);
 
 // The core counts a search tries when up to `max_cores` may be used: 1, 2, 4, ... below it and
 // max_cores itself; choice d of core_choice_count(max_cores).

@@ -136,6 +136,11 @@ struct Inst {
   Access hbm;
   // PSUM accumulation across the iterations of this block: iteration 0 writes, later ones add.
   int accumulate_block = -1;
+  // Part of a streamed reduction's fold (split_reduction.h): running <- op([running, partial]),
+  // the reduction's own lowering over the running value and the tile's partial beside it, proved
+  // to combine the reductions of two consecutive column ranges; what a cross-core reduction
+  // (core_reduction.h) runs once more per core's partial.
+  bool fold = false;
   // The formula variables of the instruction at this tile size (pattern dims, P, N, fp32,
   // bytes), computed at materialization; `repeat` copies are issued when a tile exceeds the
   // instruction's limits (each copy at the limit size, the variables are per copy).

@@ -178,8 +178,11 @@ std::optional<NoProgram> Streamer::fold(RowOps& run, int reduction, const Tile& 
                                  e.kernel.nodes[reduction].op),
                      reduction};
   Tile both{running.buffer, window({}, 2), {pt, 2}};
+  const std::size_t first = e.builder.program().insts.size();
   Lowered<Tile> folded = emit_lowering(e, run.block, reduction, {both}, &running, -1, depth, own);
   if (!folded) return folded.no_program();
+  for (std::size_t i = first; i < e.builder.program().insts.size(); ++i)
+    e.builder.program().insts[i].fold = true;
   return std::nullopt;
 }
 
