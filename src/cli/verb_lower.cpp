@@ -192,7 +192,13 @@ VerbRun add_lower(CLI::App& app) {
     if (!o->nki_dir.empty() && o->nki_shapes == "generic" && !pick.empty())
       probe_spaces = lower::probe_spaces(pk.space_variants(), t, dims, sopts);
     for (auto i : pick) {
-      lower::Program p = space.materialize(i).value();
+      lower::Lowered<lower::Program> lowered = space.materialize(i);
+      if (!lowered) {  // e.g. a split over cores refused for this candidate's loops
+        std::cout << fmt::format("\ncandidate {}: no program: {}\n  config: {}\n", i,
+                                 lowered.no_program().reason, space.describe(i));
+        continue;
+      }
+      lower::Program p = std::move(*lowered);
       p.config = space.describe(i);
       std::cout << fmt::format("\ncandidate {}:\n", i) << lower::print_program(p);
       if (o->nki_dir.empty()) continue;
