@@ -30,13 +30,14 @@ struct PipeCase {
   const char* file;
   sem::DimEnv dims;
   bool expect_pipelined;  // some candidate has a loop to pipeline (one with 2 trips or more)
+  const char* target = "trn2";
 };
 
 class SoftwarePipeline : public ::testing::TestWithParam<PipeCase> {};
 
 TEST_P(SoftwarePipeline, CandidatesMatchTheReference) {
   const PipeCase& c = GetParam();
-  const target::Target& t = target::builtin_target("trn2");
+  const target::Target& t = target::builtin_target(c.target);
   ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/" + c.file,
                                  sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
@@ -85,9 +86,13 @@ INSTANTIATE_TEST_SUITE_P(
         // Two query tiles (strips of block 1 and 2: 2 trips or 1), several (M = 512).
         PipeCase{"nkibench/gqa.py", {{"B", 1}, {"N", 256}}, true},
         PipeCase{"nkibench/bmm_softmax.py", {{"B", 2}, {"M", 512}, {"K", 64}, {"N", 256}}, true},
-        PipeCase{"axon/gqa.py", {{"M", 256}, {"N", 256}}, true}),
+        PipeCase{"axon/gqa.py", {{"M", 256}, {"N", 256}}, true},
+        // trn1 (no DMA transpose): q^T on the PE, whose copy out of PSUM is the loop's first
+        // evacuation; the split after the score matmuls, with the output tile's own buffer.
+        PipeCase{"nkibench/gqa.py", {{"B", 1}, {"N", 256}}, true, "trn1"}),
     [](const auto& info) {
       std::string name = std::filesystem::path(info.param.file).stem().string();
+      if (std::string(info.param.target) != "trn2") name += std::string("_") + info.param.target;
       for (const auto& [d, v] : info.param.dims) name += "_" + d + std::to_string(v);
       return name;
     });
@@ -118,6 +123,45 @@ TEST(SoftwarePipeline, OfferedTwinsHavePrograms_bmm_softmax) {
     auto program = space.materialize(pipes[j]);
     EXPECT_TRUE(program) << space.describe(pipes[j]) << ": " << program.no_program().reason;
   }
+}
+
+// Where the loop splits (pipeline_split): on trn1, which has no DMA transpose, gqa's hoisted
+// tilings transpose q on the PE once per query tile, and that copy out of PSUM is the loop's first
+// evacuation. The split after it hands over only q^T, which the score matmuls read on the Tensor
+// engine: nothing overlaps (regression: that split was taken, or refused where buffer reuse gave
+// the scaled q's tile and the output tile one buffer, and trn1's best was never pipelined). The
+// split is after the score matmuls: a handed-over tile is read off the Tensor engine (the
+// softmax), and the program matches the reference.
+TEST(SoftwarePipelineSplit, Trn1HoistedGqaHandsTheScoresOver) {
+  const target::Target& t = target::builtin_target("trn1");
+  ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/nkibench/gqa.py",
+                                 sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  const sem::DimEnv dims{{"B", 1}, {"N", 256}};
+  test::Prepared prepared(k, t, 1);
+  auto variants = prepared.pk.space_variants();
+  lower::SpaceOptions so;
+  so.max_block = 1;
+  lower::CandidateSpace space(variants, t, dims, so);
+  auto inputs = sweep::check_inputs(k, dims, 7);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  int hoisted = 0;
+  for (std::int64_t i = 0; i < space.size() && hoisted < 4; ++i) {
+    std::string what = space.describe(i);
+    if (what.find(" hoist") == std::string::npos || what.find(" pipe") == std::string::npos ||
+        what.find("nc_transpose_pe") == std::string::npos)
+      continue;
+    lower::Program p = space.materialize(i).value();
+    if (!lower::pipelined(p)) continue;
+    ++hoisted;
+    bool off_tensor = std::any_of(p.insts.begin(), p.insts.end(), [](const lower::Inst& in) {
+      return in.engine != sem::Engine::Tensor &&
+             std::any_of(in.in_lag.begin(), in.in_lag.end(), [](int l) { return l > 0; });
+    });
+    EXPECT_TRUE(off_tensor) << what << "\n" << lower::print_program(p);
+    EXPECT_TRUE(test::matches(sim::execute(p, inputs), ref)) << what;
+  }
+  EXPECT_GT(hoisted, 0) << "no hoisted tiling with q^T on the PE is pipelined";
 }
 
 // The instructions of items [begin, end) of block b, nested loops included.

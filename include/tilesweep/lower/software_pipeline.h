@@ -28,13 +28,16 @@ namespace ts::lower {
 // no accumulation across its iterations; B must not write what A reads or writes (on chip or in
 // HBM); A must not store to a tensor B loads; every on-chip value A writes and B reads must be
 // written once per iteration by one instruction of A (the whole tile, or one window per trip of
-// the loops inside A, covering the tile once), not accumulated, not read by its own writer.
+// the loops inside A, covering the tile once), not accumulated, not read by its own writer. A
+// buffer both stages use that B first writes whole at its top level and nothing outside the loop
+// touches (one that buffer reuse gave a value of each stage) gets a copy of its own for B.
 // Returns why not (and leaves `p` unchanged), or nullopt when `p` was rewritten.
 std::optional<std::string> pipeline_loop(Program& p, int block, std::size_t split);
 
 // Where the candidate space splits a loop: after the first item that evacuates a matmul result
 // out of PSUM (the copy reading a PSUM tile, at the loop's top level or in a loop inside it)
-// when items follow it; nullopt when the loop has no such item.
+// where items that compute follow it, pipeline_loop accepts the split and the later stage reads
+// a handed-over tile off the Tensor engine; nullopt when the loop has no such item.
 std::optional<std::size_t> pipeline_split(const Program& p, int block);
 
 // The loop of top-level nest `nest` (a block in blocks[0]'s items) the candidate space

@@ -170,14 +170,49 @@ void shift_in_place(Program& p, const Item& item, const Shift& shift) {
   for (const Item& inner : items) shift_in_place(p, inner, shift);
 }
 
+// The buffers the later stage may take a copy of its own (B writes them and A reads or writes
+// them): B's first touch of the buffer writes it whole at B's top level (not accumulated, not in
+// place), so B reads only its own value; and nothing outside the loop touches it. A buffer that
+// buffer_reuse.cpp gave to one value of each stage (gqa's scaled q in A, the output tile in B)
+// is such a buffer: with a copy for B the stages no longer share it.
+std::set<int> own_in_later(const Program& p, const Stage& a, const Stage& b) {
+  std::set<int> own;
+  for (int x : b.writes) {
+    if (!a.writes.count(x) && !a.reads.count(x)) continue;
+    for (int i : b.insts) {
+      const Inst& in = p.insts[i];
+      bool reads = std::find(in.in.begin(), in.in.end(), x) != in.in.end();
+      if (!reads && in.out != x) continue;
+      if (!reads && in.out == x && in.out_window.whole() && in.accumulate_block < 0 &&
+          b.loops_of.at(i).empty())
+        own.insert(x);
+      break;
+    }
+  }
+  if (own.empty()) return own;
+  std::set<int> body(a.insts.begin(), a.insts.end());
+  body.insert(b.insts.begin(), b.insts.end());
+  for (std::size_t i = 0; i < p.insts.size(); ++i) {
+    if (body.count(static_cast<int>(i))) continue;
+    const Inst& in = p.insts[i];
+    own.erase(in.out);
+    for (int x : in.in) own.erase(x);
+  }
+  return own;
+}
+
 std::optional<std::string> refusal(const Program& p, int block, std::size_t split, const Stage& a,
-                                   const Stage& b, std::set<int>& handoff) {
+                                   Stage b, std::set<int>& handoff) {
+  for (int x : own_in_later(p, a, b)) {  // (B's copy: not shared with A)
+    b.writes.erase(x);
+    b.reads.erase(x);
+  }
   const Block& loop = p.blocks[block];
   if (block <= 0 || loop.parent <= 0) return "not a loop inside another loop";
   if (loop.trips < 2) return fmt::format("{} trip", loop.trips);
   if (loop.guard) return "the loop is guarded";
   if (split == 0 || split >= loop.items.size()) return "a stage is empty";
-  for (const Stage* s : {&a, &b})
+  for (const Stage* s : {&a, static_cast<const Stage*>(&b)})
     for (int i : s->insts) {
       int acc = p.insts[i].accumulate_block;
       if (acc >= 0 && s->blocks.count(acc) == 0) return "an accumulation across iterations";
@@ -211,11 +246,20 @@ void set_lags(Program& p, const Stage& b, const std::set<int>& handoff) {
   }
 }
 
-bool pipelinable(const Program& p, int block, std::size_t split) {
+// Whether pipeline_loop accepts the split and it overlaps engines: some tile A hands over is read
+// in B off the Tensor engine (the softmax of the scores A's matmuls computed). A split whose
+// hand-over only feeds B's matmuls (trn1's gqa: q^T transposed on the PE and copied out of PSUM
+// ahead of the score matmuls) moves Tensor work ahead of Tensor work and overlaps nothing.
+bool overlapping_split(const Program& p, int block, std::size_t split) {
   const std::size_t items = p.blocks[block].items.size();
   Stage a = stage(p, block, 0, std::min(split, items)), b = stage(p, block, split, items);
   std::set<int> handoff;
-  return !refusal(p, block, split, a, b, handoff);
+  if (refusal(p, block, split, a, b, handoff)) return false;
+  return std::any_of(b.insts.begin(), b.insts.end(), [&](int i) {
+    const Inst& in = p.insts[i];
+    return in.engine != sem::Engine::Tensor &&
+           std::any_of(in.in.begin(), in.in.end(), [&](int x) { return handoff.count(x) > 0; });
+  });
 }
 
 }  // namespace
@@ -226,6 +270,18 @@ std::optional<std::string> pipeline_loop(Program& p, int block, std::size_t spli
   Stage a = stage(p, block, 0, std::min(split, items)), b = stage(p, block, split, items);
   std::set<int> handoff;
   if (auto no = refusal(p, block, split, a, b, handoff)) return no;
+  for (int x : own_in_later(p, a, b)) {
+    Buffer copy = p.buffers[x];
+    copy.name += "b";
+    p.buffers.push_back(std::move(copy));
+    const int y = static_cast<int>(p.buffers.size()) - 1;
+    for (int i : b.insts) {
+      Inst& in = p.insts[i];
+      if (in.out == x) in.out = y;
+      std::replace(in.in.begin(), in.in.end(), x, y);
+    }
+  }
+  b = stage(p, block, split, items);
   const std::int64_t n = p.blocks[block].trips;
   const int parent = p.blocks[block].parent;
   const std::vector<Item> body = p.blocks[block].items;
@@ -278,7 +334,9 @@ std::optional<std::size_t> pipeline_split(const Program& p, int block) {
       bool computes =
           std::any_of(rest.insts.begin(), rest.insts.end(), [&](int j) { return !p.insts[j].dma; });
       if (!computes) return std::nullopt;
-      return i + 1;
+      // The first evacuation the pipeliner accepts whose hand-over B reads off the Tensor engine
+      // (trn1's gqa transposes q on the PE: that copy out of PSUM comes before the scores').
+      if (overlapping_split(p, block, i + 1)) return i + 1;
     }
   return std::nullopt;
 }
@@ -289,8 +347,7 @@ std::optional<int> loop_to_pipeline(const Program& p, int nest) {
     for (const Item& item : p.blocks[b].items)
       if (item.block >= 0)
         if (auto inner = visit(item.block)) return inner;
-    std::optional<std::size_t> split = pipeline_split(p, b);
-    if (split && pipelinable(p, b, *split)) return b;
+    if (pipeline_split(p, b)) return b;
     return std::nullopt;
   };
   return visit(nest);
