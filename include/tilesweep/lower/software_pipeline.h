@@ -36,8 +36,9 @@ std::optional<std::string> pipeline_loop(Program& p, int block, std::size_t spli
 
 // Where the candidate space splits a loop: after the first item that evacuates a matmul result
 // out of PSUM (the copy reading a PSUM tile, at the loop's top level or in a loop inside it)
-// where items that compute follow it, pipeline_loop accepts the split and the later stage reads
-// a handed-over tile off the Tensor engine; nullopt when the loop has no such item.
+// where items that compute follow it and pipeline_loop accepts the split, the first whose later
+// stage reads a handed-over tile off the Tensor engine where there is one; nullopt when the loop
+// has no such item.
 std::optional<std::size_t> pipeline_split(const Program& p, int block);
 
 // The loop of top-level nest `nest` (a block in blocks[0]'s items) the candidate space

@@ -246,15 +246,15 @@ void set_lags(Program& p, const Stage& b, const std::set<int>& handoff) {
   }
 }
 
-// Whether pipeline_loop accepts the split and it overlaps engines: some tile A hands over is read
-// in B off the Tensor engine (the softmax of the scores A's matmuls computed). A split whose
-// hand-over only feeds B's matmuls (trn1's gqa: q^T transposed on the PE and copied out of PSUM
-// ahead of the score matmuls) moves Tensor work ahead of Tensor work and overlaps nothing.
-bool overlapping_split(const Program& p, int block, std::size_t split) {
+// Whether pipeline_loop accepts the split (nullopt: it refuses), and whether some tile A hands
+// over is read in B off the Tensor engine (the softmax of the scores A's matmuls computed). A
+// split whose hand-over only feeds B's matmuls (trn1's gqa: q^T transposed on the PE and copied
+// out of PSUM ahead of the score matmuls) overlaps only that copy with the matmuls.
+std::optional<bool> off_tensor_split(const Program& p, int block, std::size_t split) {
   const std::size_t items = p.blocks[block].items.size();
   Stage a = stage(p, block, 0, std::min(split, items)), b = stage(p, block, split, items);
   std::set<int> handoff;
-  if (refusal(p, block, split, a, b, handoff)) return false;
+  if (refusal(p, block, split, a, b, handoff)) return std::nullopt;
   return std::any_of(b.insts.begin(), b.insts.end(), [&](int i) {
     const Inst& in = p.insts[i];
     return in.engine != sem::Engine::Tensor &&
@@ -327,18 +327,22 @@ std::optional<std::size_t> pipeline_split(const Program& p, int block) {
     }
     return false;
   };
+  // The first evacuation the pipeliner accepts whose hand-over B reads off the Tensor engine
+  // (trn1's gqa transposes q on the PE: that copy out of PSUM comes before the scores'), else
+  // the first it accepts.
+  std::optional<std::size_t> accepted;
   for (std::size_t i = 0; i + 1 < items.size(); ++i)
     if (evacuates(items[i])) {
       // The later stage must compute (an element-wise stage), not only store.
       Stage rest = stage(p, block, i + 1, items.size());
       bool computes =
           std::any_of(rest.insts.begin(), rest.insts.end(), [&](int j) { return !p.insts[j].dma; });
-      if (!computes) return std::nullopt;
-      // The first evacuation the pipeliner accepts whose hand-over B reads off the Tensor engine
-      // (trn1's gqa transposes q on the PE: that copy out of PSUM comes before the scores').
-      if (overlapping_split(p, block, i + 1)) return i + 1;
+      if (!computes) break;
+      std::optional<bool> off_tensor = off_tensor_split(p, block, i + 1);
+      if (off_tensor && *off_tensor) return i + 1;
+      if (off_tensor && !accepted) accepted = i + 1;
     }
-  return std::nullopt;
+  return accepted;
 }
 
 std::optional<int> loop_to_pipeline(const Program& p, int nest) {
