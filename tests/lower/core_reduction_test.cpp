@@ -7,9 +7,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <limits>
 
+#include "reference_check.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/candidate_cursor.h"
@@ -88,18 +88,12 @@ TEST_P(CrossCoreReductions, EveryCoresShareMatchesTheReference) {
     if (!p || !reduces(*p)) continue;
     ASSERT_EQ(p->cores, c.cores);
     ASSERT_EQ(p->blocks[1].trips, c.cores);
-    auto out = sim::execute(*p, inputs);
-    ASSERT_EQ(out.size(), ref.size());
-    for (std::size_t o = 0; o < out.size(); ++o)
-      for (std::int64_t e = 0; e < ref[o].size(); ++e)
-        ASSERT_LE(std::abs(out[o].data[e] - ref[o].data[e]), 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-            << s->space->describe(i) << " output " << o << " element " << e;
+    ASSERT_TRUE(test::matches(sim::execute(*p, inputs), ref)) << s->space->describe(i);
     // Sequentially (one core running the core loop in order: the NKI emitter's reading) too.
     lower::Program one = *p;
     one.cores = 1;
-    auto seq = sim::execute(one, inputs);
-    for (std::int64_t e = 0; e < ref[0].size(); ++e)
-      ASSERT_LE(std::abs(seq[0].data[e] - ref[0].data[e]), 1e-4 + 1e-4 * std::abs(ref[0].data[e]));
+    ASSERT_TRUE(test::matches(sim::execute(one, inputs), ref))
+        << s->space->describe(i) << ", on one core";
     // materialize builds the same program as the cursor.
     auto built = s->space->materialize(i);
     ASSERT_TRUE(built) << built.no_program().reason;
@@ -188,9 +182,7 @@ TEST(CrossCoreReductionRefusals, AnUnevenSplitHasNoProgram) {
     ASSERT_TRUE(three) << three.no_program().reason;
     auto inputs = sweep::check_inputs(s->kernel(), c.dims, 7);
     auto ref = ir::evaluate(s->kernel(), c.dims, inputs, ir::Precision::F64);
-    auto out = sim::execute(*three, inputs);
-    for (std::int64_t e = 0; e < ref[0].size(); ++e)
-      ASSERT_LE(std::abs(out[0].data[e] - ref[0].data[e]), 1e-4 + 1e-4 * std::abs(ref[0].data[e]));
+    EXPECT_TRUE(test::matches(sim::execute(*three, inputs), ref));
   }
 }
 

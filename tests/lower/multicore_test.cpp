@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "reference_check.h"
 #include "tilesweep/ir/frontend.h"
 #include "tilesweep/ir/interpreter.h"
 #include "tilesweep/lower/candidate_cursor.h"
@@ -74,12 +75,7 @@ TEST_P(MultiCoreCandidates, EveryCoresShareMatchesTheReference) {
     if (cand.cores < 2) continue;
     auto p = s->space->materialize(i);
     if (!p) continue;
-    auto out = sim::execute(*p, inputs);
-    ASSERT_EQ(out.size(), ref.size());
-    for (std::size_t o = 0; o < out.size(); ++o)
-      for (std::int64_t e = 0; e < ref[o].size(); ++e)
-        ASSERT_LE(std::abs(out[o].data[e] - ref[o].data[e]), 1e-4 + 1e-4 * std::abs(ref[o].data[e]))
-            << s->space->describe(i) << " output " << o << " element " << e;
+    ASSERT_TRUE(test::matches(sim::execute(*p, inputs), ref)) << s->space->describe(i);
     ++checked;
   }
   EXPECT_GT(checked, 0);
