@@ -82,7 +82,10 @@ class Propagator {
       for (std::size_t g = 0; g < count && !stopped(); ++g)
         propagate_from(static_cast<int>(g), op1);
     }
-    if (!stopped()) swap_layout();
+    // Every variant the first round found, swapped: a rewrite and the layout compose (mamba's
+    // (delta * u) * b computed once per C tile needs both).
+    std::size_t found = set_.variants.size();
+    for (std::size_t g = 0; g < found && !stopped(); ++g) swap_layout(static_cast<int>(g));
     return std::move(set_);
   }
 
@@ -99,10 +102,11 @@ class Propagator {
     return false;
   }
 
-  // The original with the leading dims of its rank-3 values swapped (permute.h), proved.
-  void swap_layout() {
+  // Variant `g` with the leading dims of its rank-3 values swapped (permute.h), proved against
+  // the original.
+  void swap_layout(int g) {
     const ir::Kernel& k = set_.variants[0].kernel;
-    std::optional<ir::Kernel> swapped = swap_leading_dims(k);
+    std::optional<ir::Kernel> swapped = swap_leading_dims(set_.variants[g].kernel);
     if (!swapped) return;
     std::uint64_t h = ir::structural_hash(*swapped);
     if (seen_.count(h)) return;
@@ -116,7 +120,7 @@ class Propagator {
       Variant v;
       v.kernel = std::move(*swapped);
       v.hash = h;
-      v.parent = 0;
+      v.parent = g;
       v.step = "layout: dims 0 and 1 of the rank-3 values swapped";
       seen_.insert(h);
       set_.variants.push_back(std::move(v));
