@@ -1,6 +1,7 @@
 #include "tilesweep/lower/partition_fold.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "tilesweep/base/error.h"
 #include "tilesweep/ir/graph_edit.h"
@@ -157,9 +158,11 @@ std::optional<ir::Kernel> fold_partitions(const ir::Kernel& k, const sem::DimEnv
     return std::nullopt;  // a dim the shapes need is not bound
   }
   if (rows.empty()) return std::nullopt;
-  std::int64_t p = *std::min_element(rows.begin(), rows.end());
-  if (p >= partitions || partitions % p != 0) return std::nullopt;
-  std::int64_t f = partitions / p;
+  // The least factor that makes every computed value's rows a multiple of the partitions.
+  std::int64_t g = partitions;
+  for (std::int64_t r : rows) g = std::gcd(g, r);
+  std::int64_t f = partitions / g;
+  if (f == 1) return std::nullopt;
   for (const auto& s : shapes)
     if (s.size() == 2 && s[1] % f != 0) return std::nullopt;
   try {

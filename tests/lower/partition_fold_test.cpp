@@ -77,6 +77,15 @@ INSTANTIATE_TEST_SUITE_P(
                  "def f(x: f32[8, 12], y: f32[2, 12]) -> f32[2, 12]:\n    return x[2:4, :] * y\n",
                  8, 8},
         FoldCase{"already_full", "def f(x: f32[8, 6]) -> f32[8, 6]:\n    return exp(x)\n", 8, 0},
+        FoldCase{"full_tiles", "def f(x: f32[16, 6]) -> f32[16, 6]:\n    return exp(x)\n", 8, 0},
+        // more rows than partitions, not a multiple of them (adamw's 10,944 rows on 128): folded
+        // by the least factor that fills every tile (12 rows -> 24 = 3 tiles of 8; main e415cd4
+        // refused every kernel with as many rows as partitions or more)
+        FoldCase{"ragged_rows",
+                 "def f(x: f32[12, 4], y: f32[12, 4]) -> f32[12, 4]:\n    return x * y - x\n", 8,
+                 24},
+        // rows 3 of 8: factor 8 (was refused: 8 / 3 is not whole)
+        FoldCase{"odd_rows", "def f(x: f32[3, 16]) -> f32[3, 16]:\n    return exp(x)\n", 8, 24},
         FoldCase{"columns_do_not_divide", "def f(x: f32[4, 5]) -> f32[4, 5]:\n    return exp(x)\n",
                  8, 0},
         FoldCase{"column_slice",
