@@ -4,9 +4,9 @@
 // Every operand of such a kernel is a row-major tensor or a block of whole rows of one (a slice
 // along axis 0, a part of a concat along axis 0), so one bijective reshape applied to all of them
 // — [P, C] viewed as [P * f, C / f], f the least factor making every computed value's rows a
-// multiple of the partitions (partitions / gcd(partitions, rows)) — keeps each element's position the same
-// in every operand: element-wise ops commute with it (tests/lower/partition_fold_test.cpp proves
-// it with Z3 for every op accepted here and for whole kernels), a row slice [a, b) becomes
+// multiple of the partitions (partitions / gcd(partitions, rows)) — keeps each element's position
+// the same in every operand: element-wise ops commute with it (tests/lower/partition_fold_test.cpp
+// proves it with Z3 for every op accepted here and for whole kernels), a row slice [a, b) becomes
 // [a * f, b * f), and a concat along axis 0 stays one. The folded kernel works on all lanes, and
 // its DMA runs stay contiguous.
 //
