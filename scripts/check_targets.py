@@ -237,7 +237,7 @@ def load_ops() -> dict[str, int]:
 
 OP_KEYS = {"doc", "operands", "attrs", "args", "shape", "broadcast", "out", "contract", "requires",
            "expr", "fold", "funcs", "binops", "reduceops"}
-INSTR_KEYS = OP_KEYS | {"engines", "memory", "limits", "cost", "source", "nki", "nki_current"}
+INSTR_KEYS = OP_KEYS | {"engines", "memory", "limits", "cost", "source", "nki", "nki_current", "elementwise"}
 REQUIRED_INSTR_KEYS = ["doc", "operands", "out", "expr", "engines", "memory", "cost", "source"]
 ATTR_TYPES = {"bool", "int", "float", "dim", "dims", "axis", "axes", "name", "func", "binop", "reduceop"}
 ENGINES = {"tensor", "vector", "scalar", "gpsimd", "dma"}

@@ -899,6 +899,7 @@ void CandidateSpace::plan(const Candidate& c, ProgramPlan& plan) const {
   plan.online = &variants_.at(static_cast<std::size_t>(c.variant)).choices->online;
   plan.cores = c.cores;
   plan.legality = &target_.legality;
+  plan.target = &target_;
   // Per op: its instructions' engine and its copies' (the policy); both the policy without per-op
   // digits.
   auto engine = [&](std::size_t j) { return c.op_engines.empty() ? c.engines : c.op_engines[j]; };

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "tilesweep/lower/core_split.h"
+#include "tilesweep/lower/reduction_fusion.h"
 #include "tilesweep/target/instr_cost.h"
 
 namespace ts::lower {
@@ -353,6 +354,9 @@ Lowered<Program> with_core_reduction(const Program& p, int cores, const target::
   std::vector<Item>& items = q.blocks[static_cast<std::size_t>(combine)].items;
   items.insert(items.begin(), first.begin(), first.end());
   items.insert(items.end(), post.begin(), post.end());
+  // The fusions again on the rebuilt blocks (the folds copied, operands rewired); none where `p`
+  // was built without them.
+  if (riders(p) > 0) fuse_reductions(q, t);
   validate(q);
   return q;
 }

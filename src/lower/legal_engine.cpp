@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tilesweep/base/small_vector.h"
+#include "tilesweep/lower/reduction_fusion.h"
 
 namespace ts::lower {
 
@@ -62,9 +63,15 @@ std::optional<NoProgram> make_engine_legal(const Program& p, Inst& in, const tar
 
 std::vector<InstBreach> legality_breaches(const Program& p, const target::Legality& l) {
   std::vector<InstBreach> out;
-  for (std::size_t i = 0; i < p.insts.size(); ++i)
+  for (std::size_t i = 0; i < p.insts.size(); ++i) {
     if (target::Breach b = breach_on(p, p.insts[i], p.insts[i].engine, l))
       out.push_back({static_cast<int>(i), std::move(b)});
+    if (p.insts[i].rides < 0) continue;
+    // A rider runs as its fused instruction on its carrier's engine (reduction_fusion.h).
+    Inst f = fused_instruction(p, static_cast<int>(i));
+    if (target::Breach b = breach_on(p, f, f.engine, l))
+      out.push_back({static_cast<int>(i), std::move(b)});
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "tilesweep/base/error.h"
 #include "tilesweep/lower/nki_shapes.h"
+#include "tilesweep/lower/reduction_fusion.h"
 
 namespace ts::lower {
 
@@ -130,6 +131,7 @@ class Emitter {
   };
   std::map<int, Rotated> rotated_;
   std::vector<int> order_;  // instruction -> its position in program order
+  std::vector<int> rider_;  // instruction -> the instruction riding on it (fused), or -1
   std::string out_;
 };
 
@@ -170,6 +172,10 @@ Emitter::Emitter(const Program& p, const std::vector<NkiParam>& params, NkiApi a
       if (item.inst >= 0) inst_block_[item.inst] = static_cast<int>(b);
   }
   find_rotated();
+  rider_.assign(p.insts.size(), -1);
+  for (std::size_t i = 0; i < p.insts.size(); ++i)
+    if (p.insts[i].rides >= 0)
+      rider_[static_cast<std::size_t>(p.insts[i].rides)] = static_cast<int>(i);
   for (std::size_t b = 0; b < p.buffers.size(); ++b)
     buf_name_[b] =
         p.buffers[b].param >= 0 ? params_[p.buffers[b].param] : unique(p.buffers[b].name);
@@ -749,7 +755,15 @@ void Emitter::refuse_repeats(const Inst& in) const {
 }
 
 void Emitter::inst(int i, int depth) {
-  const Inst& in = p_.insts[i];
+  if (p_.insts[i].rides >= 0) return;  // printed as part of its carrier's fused call
+  // A carrier (reduction_fusion.h) is printed as its fused instruction: the reduction's tile is
+  // its output, its own tile the element-wise result ({scratch}; a legacy call's value).
+  const int rider = rider_[i];
+  const Inst fused = rider >= 0 ? fused_instruction(p_, rider) : Inst{};
+  const Inst& in = rider >= 0 ? fused : p_.insts[i];
+  const std::string elementwise =
+      rider >= 0 ? tile_expr(p_.insts[i].out, &p_.insts[i].out_window, slot(i, p_.insts[i].out, 0))
+                 : "";
   const sem::InstrSpec& spec = *in.spec;
   const sem::OpSpec& op = spec.op;
   const std::string& tmpl = current() ? spec.nki_current : spec.nki;
@@ -845,7 +859,8 @@ void Emitter::inst(int i, int depth) {
     if (auto o = over.find(key); o != over.end()) return o->second;
     if (unused_op1 && (key == "op1" || key == "operand1")) return "None";
     if (key == "accumulate") return accumulates ? "True" : "False";
-    if (key == "scratch") return scratch(depth, shape_of(in.in[0], window(0)));
+    if (key == "scratch")
+      return rider >= 0 ? elementwise : scratch(depth, shape_of(in.in[0], window(0)));
     if (int k = op.operand_index(key); k >= 0) return operand[k];
     if (op.attr(key)) return attr(in, key);
     if (key == "engine")
@@ -863,10 +878,16 @@ void Emitter::inst(int i, int depth) {
   std::string target = in.out_window.whole() && out_slot.empty() ? out + "[...]" : out;
   std::string text =
       statement ? call : fmt::format("{} {} {}", target, accumulates ? "+=" : "=", call);
+  if (rider >= 0 && !current()) {  // the legacy call returns the element-wise result
+    const Inst& a = p_.insts[i];
+    text = fmt::format("{}{} = {}", elementwise,
+                       a.out_window.whole() && slot(i, a.out, 0).empty() ? "[...]" : "", call);
+  }
   if (via_scratch)
     text +=
         fmt::format("\nnisa.tensor_tensor(dst={}, data1={}, data2={}, op=nl.add)", out, out, dst);
   std::string comment = in.note;
+  if (rider >= 0) comment += std::string(comment.empty() ? "" : " ") + "(fused)";
   if (in.repeat > 1)
     comment += fmt::format("{}(issued as {} copies)", comment.empty() ? "" : " ", in.repeat);
   lines(depth, text, comment);

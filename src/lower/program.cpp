@@ -209,6 +209,9 @@ void validate(const Program& p) {
                  in.spec->engines.end(),
              "instruction {} ({}) cannot run on engine {}", i, in.spec->op.name,
              sem::engine_name(in.engine));
+    TS_CHECK(in.rides < 0 || (in.rides < static_cast<int>(p.insts.size()) && in.fused &&
+                              in.reduces && in.rides != static_cast<int>(i)),
+             "instruction {} rides on {} without a fused form", i, in.rides);
     for (int b : in.in)
       TS_CHECK(buffer_ok(b) && p.buffers[b].memory != sem::Memory::Hbm,
                "instruction {} reads buffer {}", i, b);

@@ -91,6 +91,9 @@ void print_block(const Program& p, int b, int indent, std::string& out) {
                           ? fmt::format(" (+= over {})", p.blocks[in.accumulate_block].var)
                           : "";
     std::string rep = in.repeat > 1 ? fmt::format(" x{}", in.repeat) : "";
+    if (in.rides >= 0)  // reduction_fusion.h
+      rep += fmt::format(" (fused: {} with {})", in.fused->op.name,
+                         tile_text(p.insts[in.rides].out, p.insts[in.rides].out_window, p));
     out += fmt::format("{}{}{} <- {}[{}]({}){}{}{}\n", pad, dst, acc, in.spec->op.name,
                        sem::engine_name(in.engine), src, attrs_text(in.attrs, in, p), rep,
                        in.note.empty() ? "" : "   # " + in.note);

@@ -65,6 +65,19 @@ std::optional<std::string> combine_op(const ir::Node& n) {
   return std::nullopt;
 }
 
+std::optional<sem::Reducer> plain_free_reducer(const ir::Kernel& k, int node) {
+  if (!free_axis_reduction(k, node)) return std::nullopt;
+  const ir::Node& n = k.nodes[static_cast<std::size_t>(node)];
+  if (n.body.root < 0) return std::nullopt;
+  const sem::TermNode& root = n.body.nodes[static_cast<std::size_t>(n.body.root)];
+  if (root.op != sem::TermOp::Reduce || root.args.size() != 2) return std::nullopt;
+  const sem::TermNode& body = n.body.nodes[static_cast<std::size_t>(root.args[1])];
+  if (body.op != sem::TermOp::Load || body.operand != 0) return std::nullopt;
+  for (int a : body.args)  // each element read where it lies (no strided or shifted index)
+    if (n.body.nodes[static_cast<std::size_t>(a)].op != sem::TermOp::Index) return std::nullopt;
+  return root.reducer;
+}
+
 bool free_axis_reduction(const ir::Kernel& k, int node) {
   const ir::Node& n = k.nodes[static_cast<std::size_t>(node)];
   if (classify(n) != OpClass::Compute || is_matmul(n) || n.spec->contract.empty()) return false;

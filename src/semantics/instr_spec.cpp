@@ -237,11 +237,96 @@ void index_by_position(InstrSpec& in) {
                                      reads_only_bare(*in.op.expr, in.op.operands[k]));
 }
 
+const std::vector<std::string> kReducers = {"add", "mul", "max", "min"};
+
+// `elementwise = { instr = "NAME", reduce_op = "add" }` or `{ instr = "NAME", reduce_attr =
+// "ATTR" }`: read here, checked against the named instruction once the file is loaded
+// (check_elementwise).
+void parse_elementwise(InstrSpec& in, const toml::node& n, const std::string& file) {
+  const std::string& name = in.op.name;
+  const toml::table* t = n.as_table();
+  SourceLoc loc = toml_loc(n, file);
+  if (!t)
+    fail(loc,
+         "instruction '{}': elementwise must be a table {{ instr = \"NAME\", reduce_op = \"add\" "
+         "}} (or reduce_attr = \"ATTR\")",
+         name);
+  for (auto&& [k, v] : *t) {
+    std::string key(k.str());
+    if (key != "instr" && key != "reduce_op" && key != "reduce_attr")
+      fail(toml_loc(v, file), "instruction '{}': unknown key 'elementwise.{}'{}", name, key,
+           suggestion(key, {"instr", "reduce_op", "reduce_attr"}));
+    if (!v.is_string())
+      fail(toml_loc(v, file), "instruction '{}': elementwise.{} must be a string", name, key);
+  }
+  auto get = [&](const char* key) {
+    const toml::node* v = t->get(key);
+    return v ? v->as_string()->get() : std::string();
+  };
+  in.elementwise = get("instr");
+  in.reduce_op = get("reduce_op");
+  in.reduce_attr = get("reduce_attr");
+  if (in.elementwise.empty())
+    fail(loc, "instruction '{}': elementwise needs instr = \"NAME\" (the element-wise instruction)",
+         name);
+  if (in.reduce_op.empty() == in.reduce_attr.empty())
+    fail(loc,
+         "instruction '{}': elementwise needs exactly one of reduce_op (add, mul, max or min) and "
+         "reduce_attr (the name attribute holding it)",
+         name);
+  if (!in.reduce_op.empty() &&
+      std::find(kReducers.begin(), kReducers.end(), in.reduce_op) == kReducers.end())
+    fail(loc, "instruction '{}': elementwise.reduce_op '{}' is not a reducer{}", name, in.reduce_op,
+         suggestion(in.reduce_op, kReducers));
+  if (!in.reduce_attr.empty()) {
+    const AttrSpec* a = in.op.attr(in.reduce_attr);
+    if (!a || a->type != AttrType::Name)
+      fail(loc, "instruction '{}': elementwise.reduce_attr '{}' is not one of its name attributes",
+           name, in.reduce_attr);
+    for (const auto& c : a->choices)
+      if (std::find(kReducers.begin(), kReducers.end(), c) == kReducers.end())
+        fail(loc,
+             "instruction '{}': '{}' in the choices of '{}' is not a reducer (add, mul, max, min)",
+             name, c, a->name);
+  }
+  if (in.op.contract.size() != 1 || in.op.out.items.size() != 2)
+    fail(loc,
+         "instruction '{}': elementwise needs a [p, 1] output reducing one contracted free dim",
+         name);
+}
+
+// An `elementwise` key against the instruction it names: the same operands with the same
+// patterns, an output of the same rank, and every attribute (but reduce_attr) one of its.
+void check_elementwise(const InstrSpec& in, const InstrSpec* e, const SourceLoc& loc) {
+  const std::string& name = in.op.name;
+  if (!e || e == &in)
+    fail(loc, "instruction '{}': elementwise names '{}', which is not another instruction", name,
+         in.elementwise);
+  if (e->op.operands != in.op.operands)
+    fail(loc, "instruction '{}': its operands differ from those of '{}' (elementwise)", name,
+         e->op.name);
+  for (std::size_t k = 0; k < in.op.shapes.size() && k < e->op.shapes.size(); ++k)
+    if (!same_pattern(in.op.shapes[k], e->op.shapes[k]))
+      fail(loc, "instruction '{}': operand '{}' has another pattern in '{}' (elementwise)", name,
+           in.op.operands[k], e->op.name);
+  if (!e->op.contract.empty() || e->op.out.items.size() != in.op.out.items.size())
+    fail(loc, "instruction '{}': '{}' (elementwise) is not element-wise over the same tile", name,
+         e->op.name);
+  for (const auto& a : in.op.attrs) {
+    if (a.name == in.reduce_attr) continue;
+    const AttrSpec* b = e->op.attr(a.name);
+    if (!b || b->type != a.type)
+      fail(loc, "instruction '{}': attribute '{}' is not one of '{}' (elementwise)", name, a.name,
+           e->op.name);
+  }
+}
+
 InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::string& file,
                       const SourceLoc& loc, const NkiNames& names) {
   InstrSpec in;
-  in.op = parse_op(name, t, file, loc,
-                   {"engines", "memory", "limits", "cost", "source", "nki", "nki_current"});
+  in.op = parse_op(
+      name, t, file, loc,
+      {"engines", "memory", "limits", "cost", "source", "nki", "nki_current", "elementwise"});
   const toml::node* engines = t.get("engines");
   if (!engines) fail(loc, "instruction '{}': missing key 'engines'", name);
   for (const auto& e : strings(*engines, file, "engines"))
@@ -290,6 +375,7 @@ InstrSpec parse_instr(const std::string& name, const toml::table& t, const std::
   if (const toml::node* n = t.get("nki")) in.nki = parse_nki(in, *n, file, names, false);
   if (const toml::node* n = t.get("nki_current"))
     in.nki_current = parse_nki(in, *n, file, names, true);
+  if (const toml::node* e = t.get("elementwise")) parse_elementwise(in, *e, file);
   return in;
 }
 
@@ -351,6 +437,29 @@ void InstrTable::load(std::string_view toml_text, const std::string& file_name,
     if (!instrs_.emplace(name, std::move(spec)).second)
       fail(loc, "instruction '{}' is defined twice", name);
   }
+  for (auto&& [k, v] : *instrs) {
+    const InstrSpec& in = instrs_.at(std::string(k.str()));
+    if (in.elementwise.empty()) continue;
+    const toml::node* e = v.as_table()->get("elementwise");
+    check_elementwise(in, find(in.elementwise), toml_loc(*e, file_name));
+  }
+}
+
+std::string InstrSpec::reducer(const AttrMap& attrs) const {
+  if (!reduce_op.empty() || reduce_attr.empty()) return reduce_op;
+  if (auto it = attrs.find(reduce_attr); it != attrs.end())
+    if (const auto* s = std::get_if<std::string>(&it->second)) return *s;
+  const AttrSpec* a = op.attr(reduce_attr);
+  if (a && a->default_value)
+    if (const auto* s = std::get_if<std::string>(&*a->default_value)) return *s;
+  return "";
+}
+
+std::vector<const InstrSpec*> InstrTable::reducing_forms(std::string_view name) const {
+  std::vector<const InstrSpec*> out;
+  for (const auto& [k, v] : instrs_)
+    if (v.elementwise == name) out.push_back(&v);
+  return out;
 }
 
 std::string expand_nki(std::string_view tmpl,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tilesweep/lower/reduction_fusion.h"
 #include "tilesweep/target/instr_cost.h"
 
 namespace ts::sim {
@@ -145,9 +146,20 @@ std::vector<InstTiming> inst_timings(const Program& p, const target::Target& t,
                                      double hbm_bytes_per_ns) {
   std::vector<InstTiming> out;
   out.reserve(p.insts.size());
-  for (const Inst& in : p.insts) {
+  for (std::size_t i = 0; i < p.insts.size(); ++i) {
+    const Inst& in = p.insts[i];
     double repeat = std::max(1, in.repeat);
-    if (!in.dma) {
+    if (in.rides >= 0) {
+      // A rider (lower/reduction_fusion.h): on its carrier's engine, the fused instruction's
+      // cost less the carrier's, and no instruction of its own.
+      const Inst& a = p.insts[static_cast<std::size_t>(in.rides)];
+      InstTiming fused = compute_timing(p, t, lower::fused_instruction(p, static_cast<int>(i)));
+      InstTiming alone = compute_timing(p, t, a);
+      fused.busy_ns = std::max(0.0, fused.busy_ns - alone.busy_ns);
+      fused.instructions = 0;
+      out.push_back(fused);
+      continue;
+    } else if (!in.dma) {
       out.push_back(compute_timing(p, t, in));
     } else {
       auto vars = cost_vars(p, t, in);

@@ -16,6 +16,10 @@ Timeline::Timeline(const lower::Program& p, const target::Target& t, std::vector
     if (p.buffers[b].memory != sem::Memory::Hbm)
       s_.buffers[b].slots.resize(std::max(1, p.buffers[b].bufs));
   s_.hbm_written.resize(p.buffers.size());
+  rider_.assign(p.insts.size(), -1);
+  for (std::size_t i = 0; i < p.insts.size(); ++i)
+    if (p.insts[i].rides >= 0)
+      rider_[static_cast<std::size_t>(p.insts[i].rides)] = static_cast<int>(i);
   for (int from = -1; from < kEngines; ++from)
     for (int to = 0; to < kEngines; ++to)
       links_[from + 1][to] = to == kDma
@@ -24,17 +28,30 @@ Timeline::Timeline(const lower::Program& p, const target::Target& t, std::vector
                                           : t.overheads.semaphore_ns;
 }
 
-void Timeline::execute(int inst, const std::vector<std::int64_t>& iter) {
-  const lower::Inst& in = p_.insts[inst];
+Timeline::Columns Timeline::columns(const lower::Inst& in, const std::vector<std::int64_t>& iter) {
   Columns cols;
   if (in.out >= 0 && !in.out_window.whole()) {
     cols.begin = in.out_window.start(iter);
     cols.end = in.out_window.end(iter);  // a strided window: the columns it spans
   }
+  return cols;
+}
+
+// A rider (lower/reduction_fusion.h) runs with the instruction it rides on, right after it on
+// its engine: the two are one hardware instruction, which starts when both outputs may be
+// written.
+void Timeline::execute(int inst, const std::vector<std::int64_t>& iter) {
+  const lower::Inst& in = p_.insts[inst];
+  if (in.rides >= 0) return;
+  Columns cols = columns(in, iter);
   if (timing_[inst].dma) return run_dma(inst);
   bool continues =
       in.accumulate_block >= 0 && iter[in.accumulate_block] > 0 && s_.buffers[in.out].versions > 0;
-  run_compute(inst, continues, cols);
+  const int r = rider_[inst];
+  if (r < 0) return run_compute(inst, continues, cols);
+  const Columns rc = columns(p_.insts[r], iter);
+  run_compute(inst, continues, cols, write_wait(p_.insts[r], timing_[inst].engine, false, rc));
+  run_compute(r, false, rc, kNever, true);
 }
 
 bool Timeline::joins(int b, Columns c) const {
@@ -139,19 +156,26 @@ void Timeline::barrier(double ns) { s_.not_before = std::max(s_.not_before, s_.m
 // writes the version it reads, in that version's copy: RAW on its writer (read_ready), WAR on
 // every other reader of it; it starts no new version, so the buffer's copies keep rotating once
 // per loop iteration, as the hardware's in-place write does.
-void Timeline::run_compute(int inst, bool continues, Columns cols) {
+double Timeline::write_wait(const lower::Inst& in, int e, bool continues, Columns cols) const {
+  const bool in_place = !continues && s_.buffers[in.out].versions > 0 &&
+                        std::find(in.in.begin(), in.in.end(), in.out) != in.in.end();
+  const bool join = !continues && !in_place && joins(in.out, cols);
+  return join       ? join_ready(in.out, e)
+         : in_place ? read_war_ready(in.out, e)
+                    : write_ready(in.out, e, continues);
+}
+
+void Timeline::run_compute(int inst, bool continues, Columns cols, double floor, bool rider) {
   const lower::Inst& in = p_.insts[inst];
   const InstTiming& tm = timing_[inst];
   const int e = tm.engine;
   const bool in_place = !continues && s_.buffers[in.out].versions > 0 &&
                         std::find(in.in.begin(), in.in.end(), in.out) != in.in.end();
   const bool join = !continues && !in_place && joins(in.out, cols);
-  double start = std::max(s_.not_before, s_.engine_free[e].t);
-  for (std::size_t j = 0; j < in.in.size(); ++j)
+  double start = std::max({s_.not_before, s_.engine_free[e].t, floor});
+  for (std::size_t j = rider ? 1 : 0; j < in.in.size(); ++j)
     start = std::max(start, read_ready(in.in[j], e, in.lag(j)));
-  start = std::max(start, join       ? join_ready(in.out, e)
-                          : in_place ? read_war_ready(in.out, e)
-                                     : write_ready(in.out, e, continues));
+  start = std::max(start, write_wait(in, e, continues, cols));
   double end = start + tm.busy_ns;
   set(s_.engine_free[e], end);
   for (std::size_t j = 0; j < in.in.size(); ++j) mark_read(in.in[j], e, end, in.lag(j));

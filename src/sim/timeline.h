@@ -34,7 +34,13 @@ class Timeline {
     std::int64_t begin = 0, end = 0;
     bool whole() const { return end <= begin; }
   };
-  void run_compute(int inst, bool continues, Columns cols);
+  static Columns columns(const lower::Inst& in, const std::vector<std::int64_t>& iter);
+  // `floor`: the earliest start besides engine and data (a fused carrier waits for its rider's
+  // output); a rider (lower::Inst::rides) reads its operand 0 inside the fused instruction.
+  void run_compute(int inst, bool continues, Columns cols, double floor = kNever,
+                   bool rider = false);
+  // When `in` may write its output on engine e: WAW / WAR on the version it writes.
+  double write_wait(const lower::Inst& in, int e, bool continues, Columns cols) const;
   void run_dma(int inst);
   // Whether writing columns `c` of buffer b joins its current version (written in pieces, none
   // overlapping c), and when such a piece may start on engine e (WAR on the replaced version).
@@ -60,6 +66,7 @@ class Timeline {
   const lower::Program& p_;
   const target::Target& t_;
   std::vector<InstTiming> timing_;
+  std::vector<int> rider_;  // per instruction: the instruction riding on it, or -1
   std::vector<TraceEvent>* trace_;
   CoreState s_;
   std::array<std::array<double, kEngines>, kEngines + 1> links_{};

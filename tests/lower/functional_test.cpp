@@ -19,6 +19,7 @@
 #include "tilesweep/lower/legal_engine.h"
 #include "tilesweep/lower/nki.h"
 #include "tilesweep/lower/psum_copy.h"
+#include "tilesweep/lower/reduction_fusion.h"
 #include "tilesweep/sim/execute.h"
 #include "tilesweep/sim/roofline.h"
 #include "tilesweep/sim/simulate.h"
@@ -495,6 +496,55 @@ TEST(Functional, FusedPairsMatchTheReference) {
   }
   EXPECT_GT(checked, 0);
 }
+
+// Reduction fusion (reduction_fusion.h) on numbers: candidates of softmax-shaped kernels whose
+// exp and row sum run as one activation_reduce (the sum riding on the exp) against the
+// reference, every instruction (and each fused one on its carrier's engine) within the target's
+// rules. Fails where no sampled candidate fuses (main before the pass).
+struct FusedReductionCase {
+  const char* file;
+  const char* target;
+};
+
+class FusedReductions : public ::testing::TestWithParam<FusedReductionCase> {};
+
+TEST_P(FusedReductions, MatchTheReference) {
+  const FusedReductionCase& c = GetParam();
+  const target::Target& t = target::builtin_target(c.target);
+  ir::Module m = suite_module(c.file);
+  const ir::Kernel& k = m.kernels.front();
+  sem::DimEnv dims = small_dims(k);
+  auto prepared = prepare(k, t, 2);
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
+  auto inputs = sweep::check_inputs(k, dims, 7);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  int fused = 0;
+  const std::int64_t step = std::max<std::int64_t>(1, space.size() / 24);
+  for (std::int64_t i = 0; i < space.size(); i += step) {
+    lower::Lowered<lower::Program> lowered = space.materialize(i);
+    if (!lowered || lower::riders(*lowered) == 0) continue;
+    const lower::Program& p = *lowered;
+    ++fused;
+    EXPECT_TRUE(lower::legality_breaches(p, t.legality).empty()) << space.describe(i);
+    auto mt = matches(sim::execute(p, inputs), ref);
+    ASSERT_TRUE(mt) << "candidate " << i << ": " << mt.message() << "\n" << space.describe(i);
+  }
+  EXPECT_GT(fused, 0) << c.file << " on " << c.target << ": no sampled candidate fuses";
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, FusedReductions,
+                         ::testing::Values(FusedReductionCase{"axon/softmax.py", "trn2"},
+                                           FusedReductionCase{"nkibench/bmm_softmax.py", "trn2"},
+                                           FusedReductionCase{"axon/gqa.py", "trn1"},
+                                           FusedReductionCase{"axon/softmax_matmul.py", "trn1"}),
+                         [](const auto& info) {
+                           std::string n = std::string(info.param.target) + "_" + info.param.file;
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
 
 // Element-wise regions as one instruction (region.h) on numbers: silu's x / (1 + exp(-x)) as
 // activation(silu), softmax's exp(x - max) as activation(exp) with bias -max (a [P, 1] negation

@@ -153,6 +153,11 @@ struct ProgramPlan {
   bool reuse_buffers = true;
   // The target's rules rebind() keeps the engines to (materialize() takes them from its target).
   const target::Legality* legality = nullptr;
+  // An element-wise instruction and the reduction of its result issued as one instruction where
+  // the target has one (reduction_fusion.h); off only to compare against. rebind() redoes it
+  // for the new engines with `target` (materialize() uses its own), and drops it without one.
+  bool fuse_reductions = true;
+  const target::Target* target = nullptr;
 };
 
 // NoProgram (with the reason) when a layout op or an op form has no program yet; throws

@@ -150,6 +150,16 @@ struct Inst {
   // tile of its Scalar form; -1: no such choice.
   int scalar_bias = -1;
   std::string note;  // what the instruction computes, e.g. "rms = rsqrt(..)"
+  // Where the instruction is the whole lowering of a kernel reduction along the free axis of its
+  // operand 0 (synthesis proved it equal to the op): the op's reducer; none where unknown.
+  std::optional<sem::Reducer> reduces;
+  // Issued fused with instruction `rides` (reduction_fusion.h): this reduction reads exactly the
+  // element-wise result `rides` writes, and the target's instruction `fused` writes both in one
+  // pass. The program keeps both (the interpreter and every dependency analysis run them as
+  // they are); the timeline runs this one on `rides`'s engine right after it, charging `fused`'s
+  // cost less that of `rides`, and the NKI emitter prints `rides` as `fused` and nothing here.
+  int rides = -1;
+  const sem::InstrSpec* fused = nullptr;
 };
 
 struct Item {

@@ -45,6 +45,11 @@ struct SplitKernels {
 };
 SplitKernels split_kernels(const ir::Kernel& k, int node);
 
+// The reducer of reduction `node` of `k` where it reduces the free axis of its operand as it is
+// (its element expression a reducer over a bare read of operand 0: sum, max, min, prod); nullopt
+// otherwise (a mean, a sum of squares, another axis).
+std::optional<sem::Reducer> plain_free_reducer(const ir::Kernel& k, int node);
+
 // The running statistic's start for reduction node `n`: its reducer's identity; nullopt when its
 // element expression has no reducer at the root.
 std::optional<double> running_identity(const ir::Node& n);

@@ -53,6 +53,17 @@ struct InstrSpec {
   // spellings ([nki.current_engines]) under "current:ENGINE".
   std::string nki, nki_current;
   std::map<std::string, std::string> nki_names;
+  // isa.toml `elementwise` (optional): this instruction also writes, as a second result, what
+  // instruction `elementwise` computes on the same operands and attributes (NKI's `dst` beside
+  // `reduce_res`), and its own output is the reduction along the contracted free dim of that
+  // result by `reduce_op` (add, mul, max or min), or by the value of its name attribute
+  // `reduce_attr`. Validated at load: the same operands and patterns, every other attribute one of
+  // the element-wise instruction's; tests/lower/reduction_fusion_test.cpp proves the identity with
+  // Z3 for every choice. What lower/reduction_fusion.h fuses a pair of instructions into.
+  std::string elementwise, reduce_op, reduce_attr;
+  // The reducer of this instruction (with `elementwise`) under attributes `attrs` (reduce_op,
+  // or the value of reduce_attr there, else its default); "" when it has none.
+  std::string reducer(const AttrMap& attrs) const;
   int id = -1;  // its position in its InstrTable's load order (derived at load)
 };
 
@@ -72,6 +83,8 @@ class InstrTable {
 
   const InstrSpec* find(std::string_view name) const;
   std::vector<std::string> names() const;
+  // The instructions whose `elementwise` key names `name` (in name order).
+  std::vector<const InstrSpec*> reducing_forms(std::string_view name) const;
   // A hash of every text loaded, in order: equal digests, equal tables (in any process).
   std::uint64_t digest() const { return digest_; }
 

@@ -11,6 +11,7 @@
 #include "extent_of.h"
 #include "tilesweep/lower/legal_engine.h"
 #include "tilesweep/lower/psum_copy.h"
+#include "tilesweep/lower/reduction_fusion.h"
 #include "tilesweep/lower/software_pipeline.h"
 
 namespace ts::lower {
@@ -82,6 +83,7 @@ Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const
   // instruction with legality_breaches).
   for (auto& in : p.insts)
     if (auto no = make_engine_legal(p, in, t.legality)) return *no;
+  if (plan.fuse_reductions) fuse_reductions(p, t);  // on the engines as they now are
   return std::move(e.builder).build();
 }
 
@@ -100,6 +102,10 @@ void rebind(Program& p, const ProgramPlan& plan) {
       if (changed && plan.legality && make_engine_legal(p, in, *plan.legality))
         throw InternalError(fmt::format("rebind: no legal engine for {}", in.spec->op.name));
     }
+  if (plan.fuse_reductions && plan.target)
+    fuse_reductions(p, *plan.target);
+  else
+    for (auto& in : p.insts) in.rides = -1, in.fused = nullptr;
   for (auto& b : p.buffers)
     if (b.bufs_cap > 0)
       b.bufs = std::max(

@@ -10,6 +10,7 @@
 
 #include "emission.h"
 #include "tilesweep/lower/index_source.h"
+#include "tilesweep/lower/split_reduction.h"
 
 namespace ts::lower {
 
@@ -166,6 +167,27 @@ struct OpEmission {
   }
 
   std::optional<NoProgram> emit_instruction(std::size_t m, const sem::InstrSpec* spec);
+
+  // The reducer of the op where its lowering is this one instruction on the op's own operand
+  // (the root reads parameter 0 first, constants besides) and the op reduces that operand's free
+  // axis as it is: then the instruction computes that reduction of its operand 0 (the synthesis
+  // proof). None for a pair's or a region's lowering (its parameters are other ops' operands)
+  // and for any other program of the pick.
+  std::optional<sem::Reducer> reduces_operand(const ir::Node& step) const {
+    if (&lowering != e.plan.picks.at(node).lowering || e.plan.fused_operands.count(node))
+      return std::nullopt;
+    for (const auto& [producer, consumer] : e.plan.absorbed)
+      if (consumer == node) return std::nullopt;
+    for (std::size_t j = 0; j < step.inputs.size(); ++j) {
+      const LoweringNode& in = prepared.nodes[static_cast<std::size_t>(step.inputs[j])];
+      const ir::Node& source = lowering.nodes[static_cast<std::size_t>(step.inputs[j])];
+      bool ok = j == 0
+                    ? in.kind == LoweringNode::Operand && source.param == 0
+                    : in.kind == LoweringNode::Constant || in.kind == LoweringNode::ConstantLayout;
+      if (!ok) return std::nullopt;
+    }
+    return plain_free_reducer(e.kernel, node);
+  }
 };
 
 std::optional<NoProgram> OpEmission::emit_instruction(std::size_t m, const sem::InstrSpec* spec) {
@@ -203,6 +225,7 @@ std::optional<NoProgram> OpEmission::emit_instruction(std::size_t m, const sem::
   if (static_cast<int>(m) == root) {
     in.accumulate_block = accumulate;
     if (e.plan.notes) in.note = e.describe(node);
+    in.reduces = reduces_operand(step);
   }
   e.builder.place(block, in);
   tiles[m] = std::move(out);
