@@ -19,9 +19,7 @@ def softmax(x):
         nisa.dma_copy(dst=x2, src=x[r * 128 : r * 128 + 128, :])  # load x
         nisa.tensor_reduce(dst=v3, op=nl.max, data=x2, axis=(1,), keepdims=True)  # max
         nisa.tensor_scalar(dst=v4, data=x2, op0=nl.subtract, operand0=v3, op1=None, operand1=None, engine=nisa.engine.vector)  # sub
-        nisa.activation(dst=e5, op=nl.exp, data=v4, bias=c6, scale=1.0)  # e = exp
-        scratch = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.activation_reduce(dst=scratch, op=nl.copy, data=e5, reduce_op=nl.add, reduce_res=v3, bias=c6, scale=1.0)  # sum
+        nisa.activation_reduce(dst=e5, op=nl.exp, data=v4, reduce_op=nl.add, reduce_res=v3, bias=c6, scale=1.0)  # e = exp; sum (fused)
         nisa.activation(dst=t7, op=nl.reciprocal, data=v3, bias=v3, scale=c6)
         nisa.tensor_scalar(dst=v4, data=e5, op0=nl.multiply, operand0=t7, op1=None, operand1=None, engine=nisa.engine.scalar)  # div
         nisa.dma_copy(dst=div5[r * 128 : r * 128 + 128, :], src=v4)  # store div5

@@ -22,9 +22,7 @@ def softmax(x):
         nisa.dma_copy(dst=x2, src=x[r * 128 : r * 128 + 128, :])  # load x
         nisa.tensor_reduce(dst=v3, op=nl.max, data=x2, axis=(1,), keepdims=True)  # max
         nisa.tensor_tensor(dst=t6, data1=c5, data2=v3, op=nl.multiply)
-        nisa.activation(dst=e4, op=nl.exp, data=x2, bias=t6, scale=1.0)  # e = exp
-        scratch = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.activation_reduce(dst=scratch, op=nl.copy, data=e4, reduce_op=nl.add, reduce_res=v3, bias=c7, scale=1.0)  # sum
+        nisa.activation_reduce(dst=e4, op=nl.exp, data=x2, reduce_op=nl.add, reduce_res=v3, bias=t6, scale=1.0)  # e = exp; sum (fused)
         nisa.activation(dst=t9, op=nl.reciprocal, data=v3, bias=v3, scale=c7)
         nisa.tensor_scalar(dst=v8, data=e4, op0=nl.multiply, operand0=t9, op1=None, operand1=None, engine=nisa.engine.scalar)  # div
         nisa.dma_copy(dst=div5[r * 128 : r * 128 + 128, :], src=v8)  # store div5

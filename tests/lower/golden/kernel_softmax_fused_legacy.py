@@ -22,8 +22,7 @@ def softmax(x):
         nisa.dma_copy(dst=x2, src=x[r * 128 : r * 128 + 128, :])  # load x
         v3[...] = nisa.tensor_reduce(nl.max, x2, axis=(1,), keepdims=True)  # max
         t6[...] = nisa.tensor_tensor(c5, v3, op=nl.multiply)
-        e4[...] = nisa.activation(op=nl.exp, data=x2, bias=t6, scale=1.0)  # e = exp
-        nisa.activation_reduce(op=nl.copy, data=e4, bias=c7, scale=1.0, reduce_op=nl.add, reduce_res=v3)  # sum
+        e4[...] = nisa.activation_reduce(op=nl.exp, data=x2, bias=t6, scale=1.0, reduce_op=nl.add, reduce_res=v3)  # e = exp; sum (fused)
         t9[...] = nisa.activation(op=nl.reciprocal, data=v3, bias=v3, scale=c7)
         v8[...] = nisa.tensor_scalar(e4, nl.multiply, t9, op1=None, operand1=None, engine=nisa.scalar_engine)  # div
         nisa.dma_copy(dst=div5[r * 128 : r * 128 + 128, :], src=v8)  # store div5
