@@ -157,6 +157,40 @@ double scarce_ns(const ir::Kernel& k, const sem::DimEnv& dims, const AttainableP
   return best * 1e9;
 }
 
+// The compute a kernel as written asks for: FLOPs, and its contractions' time on one core at the
+// published and at the attainable matmul peaks.
+struct Work {
+  double other_flops = 0, matmul_flops = 0;
+  double matmul_ns = 0, attainable_matmul_ns = 0;
+};
+
+Work work(const ir::Kernel& k, const sem::DimEnv& dims, const target::Target& t,
+          const AttainablePeaks& peaks) {
+  Work w;
+  for (const auto& n : k.nodes) {
+    if (no_flops(n)) continue;
+    double out = elements(n.shape, dims, k.name);
+    if (n.spec->contract.empty()) {
+      w.other_flops += out;
+      continue;
+    }
+    auto [extent, carriers] = contraction(k, n, dims);
+    if (carriers < 2) {
+      w.other_flops += out * extent;
+      continue;
+    }
+    bool fp32 = std::any_of(n.inputs.begin(), n.inputs.end(),
+                            [&](int i) { return k.nodes[i].dtype == ir::DType::F32; });
+    double flops = 2 * out * extent;
+    w.matmul_flops += flops;
+    w.matmul_ns +=
+        flops / (fp32 ? t.roofline.matmul_flops_fp32 : t.roofline.matmul_flops_bf16) * 1e9;
+    w.attainable_matmul_ns +=
+        flops / (fp32 ? peaks.matmul_flops_fp32 : peaks.matmul_flops_bf16) * 1e9;
+  }
+  return w;
+}
+
 }  // namespace
 
 void Roofline::spread_over(double d) {
@@ -174,27 +208,10 @@ Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const target::Ta
     if (!p.scalar) r.traffic_bytes += elements(p.shape, dims, k.name) * ir::dtype_bytes(p.dtype);
   for (int o : k.outputs)
     r.traffic_bytes += elements(k.nodes[o].shape, dims, k.name) * ir::dtype_bytes(k.nodes[o].dtype);
-  for (const auto& n : k.nodes) {
-    if (no_flops(n)) continue;
-    double out = elements(n.shape, dims, k.name);
-    if (n.spec->contract.empty()) {
-      r.other_flops += out;
-      continue;
-    }
-    auto [extent, carriers] = contraction(k, n, dims);
-    if (carriers < 2) {
-      r.other_flops += out * extent;
-      continue;
-    }
-    bool fp32 = std::any_of(n.inputs.begin(), n.inputs.end(),
-                            [&](int i) { return k.nodes[i].dtype == ir::DType::F32; });
-    double flops = 2 * out * extent;
-    r.matmul_flops += flops;
-    r.matmul_ns +=
-        flops / (c * (fp32 ? t.roofline.matmul_flops_fp32 : t.roofline.matmul_flops_bf16)) * 1e9;
-    r.attainable_matmul_ns +=
-        flops / (c * (fp32 ? peaks.matmul_flops_fp32 : peaks.matmul_flops_bf16)) * 1e9;
-  }
+  Work w = work(k, dims, t, peaks);
+  r.other_flops = w.other_flops;
+  r.matmul_flops = w.matmul_flops;
+  r.matmul_ns = w.matmul_ns / c;
   // Several cores: the per-core peaks times the cores, their traffic capped by the HBM stacks
   // they touch (cores.h).
   const double hbm = hbm_bytes_per_s_per_core(t, cores) * c;
@@ -204,9 +221,17 @@ Roofline roofline(const ir::Kernel& k, const sem::DimEnv& dims, const target::Ta
   r.other_ns = r.other_flops / (c * t.roofline.vector_flops) * 1e9;
   r.bound_ns = std::max({r.memory_ns, r.matmul_ns, r.other_ns});
   r.attainable_memory_ns = r.traffic_bytes / std::min(c * peaks.dma_bytes_per_s, hbm) * 1e9;
-  r.attainable_other_ns = r.other_flops / (c * peaks.element_ops_per_s) * 1e9;
-  // The scarce operations' term: the least over the kernel and its variants (a candidate of any
-  // of them is bounded by its own), over the cores.
+  // The attainable terms of compute: the least over the kernel and its variants (a candidate of
+  // any of them is bounded by its own: a rewrite can need fewer operations than `k` as written,
+  // e.g. mamba's (delta * u) * b), over the cores.
+  double other_flops = w.other_flops, matmul_ns = w.attainable_matmul_ns;
+  for (const ir::Kernel* v : variants) {
+    Work vw = work(*v, dims, t, peaks);
+    other_flops = std::min(other_flops, vw.other_flops);
+    matmul_ns = std::min(matmul_ns, vw.attainable_matmul_ns);
+  }
+  r.attainable_matmul_ns = matmul_ns / c;
+  r.attainable_other_ns = other_flops / (c * peaks.element_ops_per_s) * 1e9;
   double scarce = scarce_ns(k, dims, peaks);
   for (const ir::Kernel* v : variants) scarce = std::min(scarce, scarce_ns(*v, dims, peaks));
   r.attainable_scarce_ns = scarce / c;
