@@ -304,7 +304,8 @@ class Synthesizer {
   // Adds one instruction; from depth 2 on it must consume the previous instruction's result,
   // so that sketches are chains ending in the output (independent prefixes are never needed
   // twice).
-  void extend(const ir::Kernel& k, int depth, int last) {
+  // `k` grows by one node per step and is restored before each returns (no copy per step).
+  void extend(ir::Kernel& k, int depth, int last) {
     int n = static_cast<int>(k.nodes.size());
     // The final step is likeliest an instruction sharing the op's constituents; earlier steps
     // are likeliest data movement (transposes, copies): order each accordingly.
@@ -409,7 +410,7 @@ class Synthesizer {
   }
 
   // False when the operands do not fit the instruction's shapes.
-  bool try_instr(const ir::Kernel& k, const sem::InstrSpec& in, const std::vector<int>& inputs,
+  bool try_instr(ir::Kernel& k, const sem::InstrSpec& in, const std::vector<int>& inputs,
                  const sem::AttrMap& attrs, int attr_index, int depth) {
     // A single pass reads the tile in its first instruction only (before the kernel is copied:
     // shapes, not attributes, decide).
@@ -423,29 +424,43 @@ class Synthesizer {
     const bool reads_tile = std::any_of(inputs.begin(), inputs.end(),
                                         [&](int x) { return !per_row(k.nodes[x].shape); });
     if (opts_.row_prefix && reads_tile && depth < max_depth_) return false;
-    ir::Kernel k2 = k;
+    // The step is appended to `k` (add_op appends a node and preconditions, nothing else) and
+    // undone on every way out: the search copies no kernel per step.
+    const std::size_t nodes = k.nodes.size(), preconditions = k.preconditions.size();
+    auto undo = [&] {
+      k.nodes.erase(k.nodes.begin() + static_cast<std::ptrdiff_t>(nodes), k.nodes.end());
+      k.preconditions.erase(k.preconditions.begin() + static_cast<std::ptrdiff_t>(preconditions),
+                            k.preconditions.end());
+    };
     int id;
     try {
-      id = ir::add_op(k2, in.op, inputs, attrs, {});
+      id = ir::add_op(k, in.op, inputs, attrs, {});
     } catch (const UserError&) {
+      undo();
       return false;
     }
     std::vector<std::uint64_t> memo;
-    if (!seen_.insert(ir::node_hash(k2, id, memo)).second) return true;
+    if (!seen_.insert(ir::node_hash(k, id, memo)).second) {
+      undo();
+      return true;
+    }
     path_.push_back(SketchStep{in.op.name, inputs, attr_index});
-    if (k2.nodes[id].shape == target_) candidate(k2, id, depth);
+    if (k.nodes[id].shape == target_) candidate(k, id, depth);
     // In a single pass a full tile left by the first instruction could not be read again.
-    bool dead_end = (opts_.single_pass && k2.nodes[id].shape == op_.params.front().shape) ||
+    bool dead_end = (opts_.single_pass && k.nodes[id].shape == op_.params.front().shape) ||
                     (opts_.row_prefix && reads_tile);
-    if (depth < max_depth_ && !dead_end) extend(k2, depth + 1, id);
+    if (depth < max_depth_ && !dead_end) extend(k, depth + 1, id);
     path_.pop_back();
+    undo();
     return true;
   }
 
-  void candidate(ir::Kernel k, int id, int depth) {
+  // `k` (the sketch, its outputs empty) is left as it was.
+  void candidate(ir::Kernel& sketch, int id, int depth) {
     ++result_.candidates;
-    k.outputs = {id};
-    k = ir::compact(k);
+    sketch.outputs = {id};
+    ir::Kernel k = ir::compact(sketch);
+    sketch.outputs.clear();
     if (!agrees_numerically(k)) {
       ++result_.filtered;
       return;
@@ -468,17 +483,22 @@ class Synthesizer {
     for (const auto& d : op_.dims) dims[d] = next++;
     for (const auto& p : op_.preconditions)
       if (auto ok = p.holds(dims); !ok || !*ok)
-        return true;  // no cheap check: let the proof decide
-    std::mt19937_64 rng(11);
-    for (auto [lo, hi] : {std::pair{-1.0, 1.0}, std::pair{0.1, 1.0}}) {
-      std::uniform_real_distribution<double> uni(lo, hi);
-      std::vector<ir::Tensor> in;
-      for (const auto& p : op_.params) {
-        ir::Tensor t(ir::concrete_shape(p.shape, dims));
-        for (double& x : t.data) x = uni(rng);
-        in.push_back(std::move(t));
+        return true;         // no cheap check: let the proof decide
+    if (samples_.empty()) {  // the op's inputs and outputs, the same for every candidate
+      std::mt19937_64 rng(11);
+      for (auto [lo, hi] : {std::pair{-1.0, 1.0}, std::pair{0.1, 1.0}}) {
+        std::uniform_real_distribution<double> uni(lo, hi);
+        std::vector<ir::Tensor> in;
+        for (const auto& p : op_.params) {
+          ir::Tensor t(ir::concrete_shape(p.shape, dims));
+          for (double& x : t.data) x = uni(rng);
+          in.push_back(std::move(t));
+        }
+        auto want = ir::evaluate(op_, dims, in, ir::Precision::F64);
+        samples_.emplace_back(std::move(in), std::move(want));
       }
-      auto want = ir::evaluate(op_, dims, in, ir::Precision::F64);
+    }
+    for (const auto& [in, want] : samples_) {
       std::vector<ir::Tensor> got;
       try {
         got = ir::evaluate(k, dims, in, ir::Precision::F64);
@@ -507,6 +527,8 @@ class Synthesizer {
   std::vector<int> divisors_;  // nodes of op_ (its parameters) that a division divides by
   std::vector<sem::Dim> target_;
   std::set<std::uint64_t> seen_;
+  // agrees_numerically's inputs and the op's outputs on them (made at the first candidate).
+  std::vector<std::pair<std::vector<ir::Tensor>, std::vector<ir::Tensor>>> samples_;
   std::size_t leaves_size_ = 0;
   int max_depth_ = 1;
   std::uint64_t polls_ = 0;
