@@ -178,7 +178,10 @@ class BodyEvaluator {
     const auto& strides = strides_[n.operand];
     std::int64_t off = 0;
     for (std::size_t d = 0; d < n.args.size(); ++d) {
-      auto i = static_cast<std::int64_t>(eval(n.args[d]));
+      // (an index that is a loop variable, the common case, read without the recursion)
+      const sem::TermNode& a = g_.nodes[n.args[d]];
+      std::int64_t i =
+          a.op == sem::TermOp::Index ? vars_[a.var] : static_cast<std::int64_t>(eval(n.args[d]));
       TS_CHECK(i >= 0 && i < t.shape[d], "op '{}' reads operand {} at index {} of dim {} (size {})",
                op_, n.operand, i, d, t.shape[d]);
       off += i * strides[d];
