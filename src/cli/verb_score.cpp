@@ -45,7 +45,8 @@ struct Outcome {
   std::vector<std::string>
       nki;  // per top entry with --emit-nki: the source, or "" (nki_error says why)
   std::vector<std::string> nki_error;
-  std::vector<std::string> no_program;  // when no candidate exists: why (lower's reasons)
+  // Each variant and fusion form that has no candidate, and why (lower's "no program" lines).
+  std::vector<std::string> no_program;
 
   std::string sharding() const { return setting.sharding.empty() ? "none" : setting.sharding; }
   // A local latency (a baseline, infinite when none) on the mesh.
@@ -149,7 +150,7 @@ Outcome search(const sweep::PreparedKernel& pk, const target::Target& t, sweep::
   }
   out.range = sweep::score_range(space, all, 0, space.size(), t, static_cast<std::size_t>(o.top),
                                  nullptr, &pruner);
-  if (space.size() == 0) out.no_program = space.counts().unsupported;
+  out.no_program = space.counts().unsupported;
   if (auto h = space.heuristic()) {
     auto s = sweep::score_program(*h, t);
     if (s.feasible) out.heuristic_ns = out.setting.latency(s.sim.latency_ns);
@@ -183,7 +184,7 @@ void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, 
   std::cout << fmt::format("{} candidates scored, {} infeasible, {} pruned, {:.2f} s\n", scored,
                            infeasible, pruned, seconds);
   std::set<std::string> said;  // variants often share one reason: each once, the variant dropped
-  for (const auto& why : r.no_program) {
+  for (const auto& why : r.range.top.empty() ? r.no_program : std::vector<std::string>{}) {
     auto colon = why.find(": ");
     std::string reason = colon == std::string::npos ? why : why.substr(colon + 2);
     if (said.insert(reason).second) std::cout << "no program: " << reason << "\n";
@@ -212,7 +213,9 @@ void print_text(const Outcome& r, std::int64_t scored, std::int64_t infeasible, 
 void print_json(const std::string& subject, const Outcome& r, std::int64_t scored,
                 std::int64_t infeasible, std::int64_t pruned, double seconds) {
   const sim::Roofline& roof = r.setting.roofline;
-  std::string top;
+  std::string top, no_program;
+  for (const auto& why : r.no_program)
+    no_program += (no_program.empty() ? "" : ", ") + json_string(why);
   for (std::size_t i = 0; i < r.range.top.size(); ++i) {
     const auto& c = r.range.top[i];
     const auto& b = c.sim.busy_ns;
@@ -236,11 +239,11 @@ void print_json(const std::string& subject, const Outcome& r, std::int64_t score
       "\"baselines\": {{\"heuristic_ns\": {}, \"no_algebra_ns\": {}, "
       "\"no_fusion_ns\": {}}}, \"candidates_scored\": {}, \"infeasible\": {}, \"pruned\": {}, "
       "\"seconds\": {:.3f}, "
-      "\"simulated\": true, \"top\": [{}]}}\n",
+      "\"simulated\": true, \"no_program\": [{}], \"top\": [{}]}}\n",
       subject, json_number(r.best_ns), json_number(roof.bound_ns), json_number(roof.attainable_ns),
       json_string(r.sharding()), json_number(r.heuristic_ns),
       json_number(r.mesh_ns(r.range.no_algebra_ns)), json_number(r.mesh_ns(r.range.no_fusion_ns)),
-      scored, infeasible, pruned, seconds, top);
+      scored, infeasible, pruned, seconds, no_program, top);
 }
 
 }  // namespace

@@ -357,10 +357,70 @@ bool reads_strided_window(const Program& p) {
   });
 }
 
-// What the simulator's capacity check counts (sim/capacity.h).
-bool fits(const Program& p, const target::Target& t) {
-  OnChipUse u = on_chip_use(p, t.psum.bank_bytes);
+// What the simulator's capacity check counts (sim/capacity.h), for the nest of group `g` of the
+// plan's `groups`: whether that nest fits beside what the program holds whatever the other
+// groups' tilings (nest_use). The nests run one after another, so a candidate fits iff each of
+// its groups' tilings does: each group's tilings are judged alone, not beside the other groups'
+// first tilings (a first tiling that does not fit would refuse every tiling of every group).
+OnChipUse group_use(const Program& p, const target::Target& t, std::size_t g, std::size_t groups) {
+  return nest_use(p, t.psum.bank_bytes, static_cast<int>(g), static_cast<int>(groups));
+}
+bool fits(const Program& p, const target::Target& t, std::size_t g, std::size_t groups) {
+  OnChipUse u = group_use(p, t, g, groups);
   return u.sbuf_bytes <= t.sbuf.usable_bytes_per_partition && u.psum_banks <= t.psum.banks;
+}
+
+// Why a group keeps none of its tilings (CandidateSpace::feasible_tilings): the tilings that
+// need the least SBUF and the fewest PSUM banks among those that do not fit, and why an online
+// tiling has no program.
+class RefusedTilings {
+ public:
+  void too_big(const GroupTiling& t, const OnChipUse& u) {
+    if (!sbuf_ || u.sbuf_bytes < sbuf_->second.sbuf_bytes) sbuf_ = {t, u};
+    if (!psum_ || u.psum_banks < psum_->second.psum_banks) psum_ = {t, u};
+  }
+  void no_program(const GroupTiling& t, const NoProgram& why) {
+    if (!online_) online_ = {t, why.reason};
+  }
+  std::string reason(std::size_t tilings, const target::Target& target) const {
+    std::string out = fmt::format("none of its {} tilings fits on chip", tilings);
+    if (sbuf_) {
+      out += fmt::format("; the least SBUF: {} B per partition of {} ({}, {} PSUM banks)",
+                         sbuf_->second.sbuf_bytes, target.sbuf.usable_bytes_per_partition,
+                         tiling_words(sbuf_->first), sbuf_->second.psum_banks);
+      if (psum_->second.psum_banks > target.psum.banks)
+        out += fmt::format("; the fewest PSUM banks: {} of {} ({})", psum_->second.psum_banks,
+                           target.psum.banks, tiling_words(psum_->first));
+    }
+    if (online_)
+      out += fmt::format("; online tilings have no program ({}: {})", tiling_words(online_->first),
+                         online_->second);
+    return out;
+  }
+
+ private:
+  static std::string tiling_words(const GroupTiling& t) {
+    std::string w = fmt::format("pt {} block {} free {}", t.pt, t.block, t.free);
+    if (t.online > 0) w += fmt::format(" online {}", t.online);
+    if (t.spill) w += " spilled";
+    if (t.resident) w += " resident";
+    if (t.hoist) w += " hoisted";
+    if (t.panel) w += " panels";
+    if (t.store > 0) w += fmt::format(" store {}", t.store);
+    return w;
+  }
+  std::optional<std::pair<GroupTiling, OnChipUse>> sbuf_, psum_;
+  std::optional<std::pair<GroupTiling, std::string>> online_;
+};
+
+// The ops of a group in words: "matmul@5, div@5".
+std::string group_label(const ir::Kernel& k, const std::vector<int>& group) {
+  std::string out;
+  for (int n : group) {
+    const ir::Node& node = k.nodes[static_cast<std::size_t>(n)];
+    out += fmt::format("{}{}@{}", out.empty() ? "" : ", ", node.op, node.loc.line);
+  }
+  return out;
 }
 
 }  // namespace
@@ -541,26 +601,36 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
         t.bufs = options_.bufs[static_cast<std::size_t>(d)];
         p.tiling[g] = t;
         Lowered<Program> program = lower::materialize(k, dims_, target_, p);
-        if (program && fits(*program, target_)) return d;
+        if (program && fits(*program, target_, g, all.size())) return d;
       }
       return -1;
     };
     std::vector<GroupTiling> ok;
+    RefusedTilings refused;
     for (const auto& t : all[g]) {
       ProgramPlan p = plan;
       p.tiling[g] = t;
       Lowered<Program> program = lower::materialize(k, dims_, target_, p);
-      if (!program && t.online > 0) continue;  // an online form this group has no program in
+      if (!program && t.online > 0) {  // an online form this group has no program in
+        refused.no_program(t, program.no_program());
+        continue;
+      }
       if (!program) return program.no_program();
-      if (fits(*program, target_)) {
+      if (fits(*program, target_, g, all.size())) {
         ok.push_back(t);
-      } else if (fused) {  // spilling the nest's matmul results to HBM may make it fit
-        p.tiling[g].spill = true;
-        Lowered<Program> spilled = lower::materialize(k, dims_, target_, p);
-        if (!spilled) return spilled.no_program();
-        bool spills = std::any_of(spilled->buffers.begin(), spilled->buffers.end(),
-                                  [](const Buffer& b) { return b.spill; });
-        if (spills && fits(*spilled, target_)) ok.push_back(p.tiling[g]);
+      } else {
+        refused.too_big(t, group_use(*program, target_, g, all.size()));
+        if (fused) {  // spilling the nest's matmul results to HBM may make it fit
+          p.tiling[g].spill = true;
+          Lowered<Program> spilled = lower::materialize(k, dims_, target_, p);
+          if (!spilled) return spilled.no_program();
+          bool spills = std::any_of(spilled->buffers.begin(), spilled->buffers.end(),
+                                    [](const Buffer& b) { return b.spill; });
+          if (spills && fits(*spilled, target_, g, all.size()))
+            ok.push_back(p.tiling[g]);
+          else if (spills)
+            refused.too_big(p.tiling[g], group_use(*spilled, target_, g, all.size()));
+        }
       }
       // (Unfused nests share one tiling digit: a twin in one would re-pair the others' tilings.)
       if (options_.in_place && (fused || all.size() == 1) &&
@@ -576,6 +646,9 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
       if (options_.onchip_steps && (fused || all.size() == 1))
         if (auto twin = onchip_steps_twin(k, plan, g, t)) ok.push_back(*twin);
     }
+    if (ok.empty())  // the section would have no candidate: say which group and why
+      return NoProgram{fmt::format("group {} ({}): {}", g, group_label(k, plan.groups[g]),
+                                   refused.reason(all[g].size(), target_))};
     feasible.push_back(
         drop_dominated(std::move(ok), group_extent(k, plan.groups[g], dims_), deepest));
   }
@@ -591,7 +664,7 @@ bool CandidateSpace::fits_pipelined(const ir::Kernel& k, const ProgramPlan& plan
   p.tiling[g] = t;
   p.tiling[g].pipeline = true;
   Lowered<Program> twin = lower::materialize(k, dims_, target_, p);
-  return twin && fits(*twin, target_) && pipelined(*twin);
+  return twin && fits(*twin, target_, g, plan.groups.size()) && pipelined(*twin);
 }
 
 // In-place twins (GroupTiling::in_place): tiling t of group g (materialized: `plain`) also with
@@ -611,8 +684,9 @@ bool CandidateSpace::in_place_pays(const ir::Kernel& k, const ProgramPlan& plan,
   p.tiling[g] = t;
   p.tiling[g].in_place = true;
   Lowered<Program> twin = lower::materialize(k, dims_, target_, p);
-  std::int64_t bank = target_.psum.bank_bytes;
-  if (!twin || on_chip_use(*twin, bank).sbuf_bytes >= on_chip_use(plain, bank).sbuf_bytes)
+  std::size_t groups = plan.groups.size();
+  if (!twin || group_use(*twin, target_, g, groups).sbuf_bytes >=
+                   group_use(plain, target_, g, groups).sbuf_bytes)
     return false;  // nothing written in place
   int d = deepest(p.tiling[g]);
   return d >= 0 && d > deepest(t);
@@ -627,7 +701,8 @@ std::optional<GroupTiling> CandidateSpace::onchip_steps_twin(const ir::Kernel& k
   p.tiling[g] = t;
   p.tiling[g].onchip_steps = true;
   Lowered<Program> twin = lower::materialize(k, dims_, target_, p);
-  if (!twin || !reads_strided_window(*twin) || !fits(*twin, target_)) return std::nullopt;
+  if (!twin || !reads_strided_window(*twin) || !fits(*twin, target_, g, plan.groups.size()))
+    return std::nullopt;
   return p.tiling[g];
 }
 

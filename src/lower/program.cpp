@@ -151,10 +151,14 @@ std::vector<std::int64_t> Program::executions() const {
   return count;
 }
 
-OnChipUse on_chip_use(const Program& p, std::int64_t bank_bytes) {
+namespace {
+
+// on_chip_use over the buffers of the nests `counted` accepts (and those of no nest, -1).
+template <class Counted>
+OnChipUse counted_use(const Program& p, std::int64_t bank_bytes, Counted counted) {
   std::map<int, OnChipUse> per_nest;
   for (const auto& b : p.buffers) {
-    if (b.memory == sem::Memory::Hbm) continue;
+    if (b.memory == sem::Memory::Hbm || (b.nest >= 0 && !counted(b.nest))) continue;
     OnChipUse& u = per_nest[b.nest];
     std::int64_t bytes = b.bytes_per_partition() * std::max(1, b.bufs);
     if (b.memory == sem::Memory::Sbuf) u.sbuf_bytes += bytes;
@@ -175,6 +179,16 @@ OnChipUse on_chip_use(const Program& p, std::int64_t bank_bytes) {
   total.psum_bytes += widest.psum_bytes;
   total.psum_banks += widest.psum_banks;
   return total;
+}
+
+}  // namespace
+
+OnChipUse on_chip_use(const Program& p, std::int64_t bank_bytes) {
+  return counted_use(p, bank_bytes, [](int) { return true; });
+}
+
+OnChipUse nest_use(const Program& p, std::int64_t bank_bytes, int nest, int groups) {
+  return counted_use(p, bank_bytes, [&](int n) { return n == nest || n >= groups; });
 }
 
 void validate(const Program& p) {

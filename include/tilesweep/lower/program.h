@@ -213,6 +213,11 @@ struct OnChipUse {
   int psum_banks = 0;
 };
 OnChipUse on_chip_use(const Program& p, std::int64_t bank_bytes);
+// The same with the buffers of nest `nest` and of the nests from `groups` on (the copies after
+// the fused groups' nests, output_copy.cpp) counted, the other groups' nests left out: what one
+// group's nest needs beside what the program holds whatever those nests' tilings. The program
+// fits iff this fits for every nest below `groups` (nests run one after another).
+OnChipUse nest_use(const Program& p, std::int64_t bank_bytes, int nest, int groups);
 
 // Checks the structural invariants (ids in range, DMA accesses inside their tensors, on-chip
 // operands on memories the instruction allows); InternalError naming the broken one.
