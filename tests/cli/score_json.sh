@@ -26,6 +26,8 @@ for c in d["top"]:
     assert abs(c["percent_of_roofline"] / c["percent_of_attainable"] / ratio - 1) < 1e-3, c
     assert c["cores"] == 1, c
 assert d["cores"] == 1, d
+# Every variant and fusion form without candidates is listed with its reason (none here).
+assert d["no_program"] == [], d["no_program"]
 ' "$out"
 # --no-prune: every candidate simulated to the end, the same top and baselines.
 full=$("$bin" score "$root/jobs/kernels/axon/softmax.py" --target trn1 --shape M=256,N=256 --top 2 --max-block 2 --json --no-prune)

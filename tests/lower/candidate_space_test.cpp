@@ -290,10 +290,8 @@ TEST_P(GroupsFitAlone, AFormWithoutCandidatesSaysWhy) {
   const target::Target& t = target::builtin_target(tc.target);
   const ir::Module m = ir::parse_module(tc.source, "groups.py", sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
-  SynthesisCache cache;
-  SynthesisOptions quick;  // the lowerings (a transpose and a matmul at most) sooner
-  quick.max_steps = 20000;
-  KernelChoices choices = instruction_choices(k, t.isa, cache, quick);
+  static SynthesisCache cache;  // the rows' tile ops are shared (thread-safe)
+  KernelChoices choices = instruction_choices(k, t.isa, cache);
   SpaceOptions options;
   options.max_block = 2;
   options.bufs = {1, 2};
