@@ -1316,7 +1316,9 @@ TEST_P(GroupsJudgedAlone, FusedCandidatesFitAndMatchTheReference) {
   ir::Module m = ir::parse_module(c.source, "attention.py", sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
   lower::SynthesisCache cache;
-  lower::KernelChoices choices = lower::instruction_choices(k, t.isa, cache);
+  lower::SynthesisOptions quick;  // the lowerings (a transpose and a matmul at most) sooner
+  quick.max_steps = 20000;
+  lower::KernelChoices choices = lower::instruction_choices(k, t.isa, cache, quick);
   lower::SpaceOptions so;
   so.max_block = 2;
   lower::CandidateSpace space({{&k, &choices}}, t, c.dims, so);
@@ -1339,9 +1341,7 @@ TEST_P(GroupsJudgedAlone, FusedCandidatesFitAndMatchTheReference) {
       ++checked;
     }
   }
-  std::string refusals;
-  for (const auto& u : space.counts().unsupported) refusals += "\n" + u;
-  EXPECT_GT(checked, 0) << "no fused candidate" << refusals;
+  EXPECT_GT(checked, 0) << "no fused candidate";
   EXPECT_GT(online, 0) << "no online candidate among " << checked;
 }
 
@@ -1354,7 +1354,7 @@ INSTANTIATE_TEST_SUITE_P(
         "    e = exp(s - max(s, axis=1, keepdims=True))\n"
         "    return matmul(e, v) / sum(e, axis=1, keepdims=True)\n",
         {{"M", 128}, {"N", 1024}},
-        16384}),
+        12288}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // Online attention (online_nest.cpp, issue 19): sampled candidates whose nest streams the key
