@@ -165,7 +165,7 @@ std::vector<OnlineSplit> online_splits(const ir::Kernel& k, const verify::ProveO
 void add_online_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
                         const std::vector<int>& group, const GroupExtent& extent,
                         const std::vector<OnlineSplit>& online, const sem::DimEnv& dims) {
-  if (!extent.has_matmul || extent.reduced_cols <= 128 || tilings.empty()) return;
+  if (extent.reduced_cols <= 128 || tilings.empty()) return;
   auto in_group = [&](int n) { return std::find(group.begin(), group.end(), n) != group.end(); };
   // Each online matmul's partial product in one PSUM bank (N <= 512 f32 columns); a matmul that
   // makes the streamed row (the scores) is computed key tile by key tile, in banks of 512.
@@ -173,12 +173,15 @@ void add_online_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
     if (is_matmul(k.nodes[static_cast<std::size_t>(n)]) && proved_online(online, n) &&
         group_extent(k, {n}, dims).matmul_n.front() > 512)
       return;
-  // A matmul whose online split is proved, with its statistic and chain in the same nest.
+  // A matmul or a reduction whose online split is proved, with its statistic and chain in the
+  // same nest (a reduction alone: the row-wide ops after it run in a second pass over the key
+  // tiles, online_nest.cpp).
   const OnlineSplit* nested = nullptr;
   for (int n : group) {
     const OnlineSplit* s = proved_online(online, n);
-    if (is_matmul(k.nodes[static_cast<std::size_t>(n)]) && s && in_group(s->statistic) &&
-        std::all_of(s->chain.begin(), s->chain.end(), in_group))
+    if (s && in_group(s->consumer) && in_group(s->statistic) &&
+        std::all_of(s->chain.begin(), s->chain.end(), in_group) &&
+        (!nested || is_matmul(k.nodes[static_cast<std::size_t>(n)])))
       nested = s;
   }
   if (!nested) return;
@@ -195,6 +198,12 @@ void add_online_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
     if (extent.reduced_cols % w) continue;
     base.online = w;
     tilings.push_back(base);
+    // The score matmul's right-hand side loaded once per batch iteration, not per strip and
+    // pass (dropped where no matmul of the group reads one from HBM).
+    if (extent.has_matmul) {
+      tilings.push_back(base);
+      tilings.back().resident = true;
+    }
   }
 }
 

@@ -256,7 +256,16 @@ INSTANTIATE_TEST_SUITE_P(
                      "    e = exp(masked - max(masked, axis=1, keepdims=True))\n"
                      "    return matmul(e, v) / sum(e, axis=1, keepdims=True)\n",
                      {{"M", 512}, {"D", 64}, {"E", 64}},
-                     true}),
+                     true},
+        // No online matmul: the softmax's row is the output. The running max and the
+        // rescaled running sum over the key tiles, then a second pass that reads each key
+        // tile again (a kernel input) or computes its scores again (a batched matmul)
+        // and stores exp(s - max) / sum tile by tile (online_nest.cpp).
+        OnlineKernel{"two_pass_softmax", "axon/softmax.py", "", {{"M", 256}, {"N", 2048}}},
+        OnlineKernel{"two_pass_scores",
+                     "nkibench/bmm_softmax.py",
+                     "",
+                     {{"B", 2}, {"M", 128}, {"K", 64}, {"N", 2048}}}),
     [](const auto& info) { return info.param.name; });
 
 // Whole-row nests of a causal attention (no online tiling: the masked row on chip whole, one

@@ -66,9 +66,11 @@ std::vector<OnlineSplit> online_splits(const ir::Kernel& k,
 // Appends to `tilings` (a group's, the first one whole-row) the online ones: a key tile
 // (GroupTiling::online) of 512, 1024, .. 8192 columns dividing the group's reduced row and
 // shorter than it (from 128 where the streamed value reads a mask: its fully masked key tiles
-// are skipped), one row tile per strip; offered when the group has a matmul whose online
-// split is proved, with its statistic and chain in the group, and every such matmul's N (at
-// `dims`) fits one PSUM bank (512 columns). A matmul making the streamed row (attention's
+// are skipped), one row tile per strip; offered when the group has a matmul or a reduction
+// whose online split is proved, with its statistic and chain in the group, and every online
+// matmul's N (at `dims`) fits one PSUM bank (512 columns). Without an online matmul, the group's
+// row-wide ops after the reductions (a softmax's division) run in a second pass over the key
+// tiles that makes the streamed value again. A matmul making the streamed row (attention's
 // scores) may sit in the group: the online nest computes it key tile by key tile.
 void add_online_tilings(std::vector<GroupTiling>& tilings, const ir::Kernel& k,
                         const std::vector<int>& group, const GroupExtent& extent,

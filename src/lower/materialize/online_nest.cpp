@@ -17,7 +17,11 @@
 //     the matmul's partial product over the tile's K tiles in PSUM folded as acc = acc * c + pv
 //     (one scalar_tensor_tensor each); then the old statistic takes the new one;
 //   - after them: the running values as the group's per-row values, then the rest of the group
-//     (the division by the sum) on them, at the strip level.
+//     (the division by the sum) on them, at the strip level;
+//   - without an online matmul (a softmax whose output is the row itself): the row-wide ops after
+//     the reductions in a second pass over the key tiles, which makes the streamed value and the
+//     wide chain again from the final statistic (the scores recomputed, not kept) and stores each
+//     key tile of the result. Each row is read (or its scores computed) twice; no row is whole.
 // Each fold is the proved online split (online_split.h); the statistic's is its proved split.
 // A key tile that a mask fills entirely (a causal mask's tiles above the diagonal) is skipped:
 // the key tile loop's guard (Block::guard) is the mask's own affine predicate at the tile's
@@ -50,6 +54,10 @@ struct Online {
   std::vector<int> reductions;  // online reductions (consumers of the statistic)
   std::vector<int> chain;       // the correction's ops
   std::vector<int> wide, tail;  // per key tile / after the key tiles
+  // Two passes (no online matmul): the row-wide ops after the key tiles (a softmax's division by
+  // its sum), run in a second pass over the key tiles that makes the wide values again from the
+  // final statistic.
+  std::vector<int> again;
   // The nest's ops the streamed value is made by: per strip (narrower than the row), and per key
   // tile before the statistic (matmuls among them: score matmuls).
   std::vector<int> before, made;
@@ -127,6 +135,7 @@ bool Online::skips(const verify::TileMask& mask, double fill) const {
         !proved(verify::Contribution::RescaledSumExp))
       return false;
   }
+  if (matmul < 0) return true;  // (the second pass runs every tile)
   const OnlineSplit* s = proved_online(*e.plan.online, matmul);
   return s && s->form == verify::kExpChain &&
          proved(verify::Contribution::RescaledMatmulAccumulate);
@@ -203,7 +212,8 @@ std::optional<NoProgram> Online::classify() {
       }
     }
   }
-  if (matmul < 0 || statistic < 0) return NoProgram{"an online nest without an online matmul"};
+  if (statistic < 0 || (matmul < 0 && reductions.empty()))
+    return NoProgram{"an online nest without an online consumer"};
   for (int n : chain)
     if (std::find(nodes.begin(), nodes.end(), n) == nodes.end())
       return NoProgram{"an online chain outside its nest", n};
@@ -267,10 +277,20 @@ std::optional<NoProgram> Online::classify() {
       wide.push_back(n);
     }
   }
+  // (A row-wide op after the key tiles runs in the second pass; one with an axis has none.)
+  std::erase_if(tail, [&](int n) {
+    bool later = matmul < 0 && cols(n) == row && !e.prefix.has_axis[static_cast<std::size_t>(n)];
+    if (later) again.push_back(n);
+    return later;
+  });
   for (int n : tail)
     if (cols(n) == row || e.prefix.has_axis[static_cast<std::size_t>(n)])
       return NoProgram{fmt::format("'{}' after an online nest's key tiles", e.kernel.nodes[n].op),
                        n};
+  for (int n : tail)
+    for (int in : e.kernel.nodes[n].inputs)
+      if (std::count(again.begin(), again.end(), in))
+        return NoProgram{"a per-row value of an online nest's second pass", n};
   for (int n : {statistic, matmul})
     if (e.prefix.views[static_cast<std::size_t>(n)] && n == statistic)
       return NoProgram{"an online statistic read outside its nest", n};
@@ -339,14 +359,13 @@ Lowered<Tile> Online::correction(RowOps& run, const Tile& old_value, const Tile&
 
 // The key tile's [rows, W] of score matmul `node`: PSUM banks of 512 columns, each accumulating
 // the K tiles of the left operand (the strip's, `strip_lhs_buffer`, or per tile where -1) against
-// the tile's columns of the right-hand side, evacuated into the tile's value.
+// the tile's columns of the right-hand side, evacuated into the tile's value (a tile of one bank
+// is read where it is, in PSUM).
 std::optional<NoProgram> Online::score(RowOps& run, int node, int strip_lhs_buffer) {
   const ir::Node& n = e.kernel.nodes[node];
   const OpPick& pick = e.plan.picks.at(node);
   std::int64_t pt = nest.tiling.pt, K = e.shape(n.inputs[0]).back();
   std::int64_t k_tile = largest_divisor(K, 128), n_tile = largest_divisor(w, 512);
-  int buf = add_buffer(e, n.label.empty() ? "scores" : n.label, sem::Memory::Sbuf, n.dtype, {pt, w},
-                       depth());
   int n_loop = nest_loop(e, run.block, "n", w / n_tile), n_var = loop_var(n_loop, run.block);
   Terms at = {{nest.free_loop, w}};
   if (n_var >= 0) at.push_back({n_var, n_tile});
@@ -366,6 +385,12 @@ std::optional<NoProgram> Online::score(RowOps& run, int node, int strip_lhs_buff
                                         hoisted ? pick.hoist_root : nullptr);
   if (!product) return product.no_program();
   e.fusable_load = -1;
+  if (n_tile == w) {  // one bank: the tile's readers read it in PSUM, not evacuated first
+    nest.values[node] = {psum, w};
+    return std::nullopt;
+  }
+  int buf = add_buffer(e, n.label.empty() ? "scores" : n.label, sem::Memory::Sbuf, n.dtype, {pt, w},
+                       depth());
   if (auto no = copy_tile(e, n_loop, node, sum,
                           Tile{buf, window({{n_var, n_tile}}, n_tile), {pt, n_tile}}, "evacuate"))
     return no;
@@ -420,7 +445,7 @@ std::optional<NoProgram> Online::product(RowOps& run, const Tile& acc, const Til
 
 std::optional<NoProgram> Online::emit() {
   if (auto no = classify()) return no;
-  std::int64_t pt = nest.tiling.pt, N = cols(matmul);
+  std::int64_t pt = nest.tiling.pt, N = matmul >= 0 ? cols(matmul) : 0;
   const ir::Node& stat = e.kernel.nodes[statistic];
   std::optional<double> identity = running_identity(stat);
   if (!identity) return NoProgram{fmt::format("'{}' has no running form", stat.op), statistic};
@@ -435,7 +460,7 @@ std::optional<NoProgram> Online::emit() {
     if (!buf) return buf.no_program();
     runs.push_back({r, *buf});
   }
-  Lowered<int> acc = running(matmul, N, 0.0);
+  Lowered<int> acc = matmul >= 0 ? running(matmul, N, 0.0) : Lowered<int>(-1);
   if (!acc) return acc.no_program();
   // The strip's values the streamed row is made from, and the score matmuls' strip-long left
   // operands (q^T once per query block).
@@ -496,11 +521,21 @@ std::optional<NoProgram> Online::emit() {
                             *combine_op(e.kernel.nodes[r])))
         return no;
     }
-    if (auto no = product(tile, Tile{*acc, {}, {pt, N}}, *c)) return no;
+    if (matmul >= 0)
+      if (auto no = product(tile, Tile{*acc, {}, {pt, N}}, *c)) return no;
     skip_masked(f);
   }
   std::erase_if(nest.values, [&](const auto& v) { return cols(v.first) == row; });
   nest.values.erase(statistic);
+  if (!again.empty()) {  // the final statistic, for the second pass
+    int value = add_buffer(e, (stat.label.empty() ? stat.op : stat.label) + "_final",
+                           sem::Memory::Sbuf, stat.dtype, {pt, 1}, depth());
+    Tile final_value{value, {}, {pt, 1}};
+    if (auto no = copy_tile(e, strip_body, statistic, Tile{*stat_run, first, {pt, 1}}, final_value,
+                            "final"))
+      return no;
+    nest.values[statistic] = {value, 1};
+  }
   nest.free_loop = -1;
   nest.free_tile = 0;
   nest.streamed = false;
@@ -519,13 +554,39 @@ std::optional<NoProgram> Online::emit() {
       if (auto no = store(e, strip.block, total, r, places(e, nest, r, e.shape(r), -1, 1)))
         return no;
   }
-  nest.values[matmul] = {*acc, N};
-  if (e.prefix.views[static_cast<std::size_t>(matmul)])
-    if (auto no = store(e, strip.block, Tile{*acc, {}, {pt, N}}, matmul,
-                        places(e, nest, matmul, e.shape(matmul), -1, N)))
-      return no;
+  if (matmul >= 0) {
+    nest.values[matmul] = {*acc, N};
+    if (e.prefix.views[static_cast<std::size_t>(matmul)])
+      if (auto no = store(e, strip.block, Tile{*acc, {}, {pt, N}}, matmul,
+                          places(e, nest, matmul, e.shape(matmul), -1, N)))
+        return no;
+  }
   for (int n : tail)
     if (auto no = strip.emit(n)) return no;
+  if (again.empty()) return std::nullopt;
+  // The second pass: each key tile's streamed value and wide values again, from the final
+  // statistic, then the row-wide ops after the key tiles on them, stored tile by tile.
+  int f2 = nest_loop(e, strip_body, "f", row / w);
+  nest.free_loop = loop_var(f2, strip_body);
+  nest.free_tile = w;
+  nest.streamed = true;
+  nest.body = f2;
+  {
+    RowOps tile{e, nest};
+    for (int n : made)
+      if (auto no =
+              is_matmul(e.kernel.nodes[n]) ? score(tile, n, strip_lhs_of.at(n)) : tile.emit(n))
+        return no;
+    for (int n : wide)
+      if (auto no = tile.emit(n)) return no;
+    for (int n : again)
+      if (auto no = tile.emit(n)) return no;
+  }
+  std::erase_if(nest.values, [&](const auto& v) { return cols(v.first) == row; });
+  nest.free_loop = -1;
+  nest.free_tile = 0;
+  nest.streamed = false;
+  nest.body = strip_body;
   return std::nullopt;
 }
 
