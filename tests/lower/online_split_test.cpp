@@ -262,6 +262,13 @@ INSTANTIATE_TEST_SUITE_P(
         // tile again (a kernel input) or computes its scores again (a batched matmul)
         // and stores exp(s - max) / sum tile by tile (online_nest.cpp).
         OnlineKernel{"two_pass_softmax", "axon/softmax.py", "", {{"M", 256}, {"N", 2048}}},
+        // Per-row results only (no second pass): the tail reads the final max.
+        OnlineKernel{"one_pass_logsumexp",
+                     "",
+                     "def lse(x: f32[M, N]) -> f32[M, 1]:\n"
+                     "    m = max(x, axis=1, keepdims=True)\n"
+                     "    return m + log(sum(exp(x - m), axis=1, keepdims=True))\n",
+                     {{"M", 256}, {"N", 2048}}},
         OnlineKernel{"two_pass_scores",
                      "nkibench/bmm_softmax.py",
                      "",

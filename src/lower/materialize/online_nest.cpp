@@ -527,7 +527,11 @@ std::optional<NoProgram> Online::emit() {
   }
   std::erase_if(nest.values, [&](const auto& v) { return cols(v.first) == row; });
   nest.values.erase(statistic);
-  if (!again.empty()) {  // the final statistic, for the second pass
+  bool read_after = std::any_of(tail.begin(), tail.end(), [&](int n) {
+    const auto& in = e.kernel.nodes[n].inputs;
+    return std::find(in.begin(), in.end(), statistic) != in.end();
+  });
+  if (read_after || !again.empty()) {  // the final statistic, for the tail and the second pass
     int value = add_buffer(e, (stat.label.empty() ? stat.op : stat.label) + "_final",
                            sem::Memory::Sbuf, stat.dtype, {pt, 1}, depth());
     Tile final_value{value, {}, {pt, 1}};
