@@ -43,9 +43,23 @@ bool elementwise(const ir::Kernel& k, int node) {
   return !is_matmul(n) && !n.attrs.count("axis") && n.spec && n.spec->contract.empty();
 }
 
-}  // namespace
+// Whether rows `a` are rows `b` but for the last batch dim, which is 1 in `a` (a value broadcast
+// along the dim a nest carries a batch reduction over: it is the same in every trip of that loop).
+bool broadcast_rows(const ir::Kernel& k, const std::vector<sem::Dim>& a,
+                    const std::vector<sem::Dim>& b) {
+  if (a.size() != b.size() || a.size() < 2) return false;
+  std::size_t carried = a.size() - 2;
+  if (!(a[carried] == sem::Dim(1)) || b[carried] == sem::Dim(1)) return false;
+  std::vector<sem::Dim> x = a, y = b;
+  x.erase(x.begin() + static_cast<std::ptrdiff_t>(carried));
+  y.erase(y.begin() + static_cast<std::ptrdiff_t>(carried));
+  return same_rows(k, x, y);
+}
 
-Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool fuse) {
+// Fused groups, each node joining the last group where it may; with `broadcast`, a node whose rows
+// are the group's but for a broadcast carried dim (or the other way round) may join too.
+Lowered<std::vector<std::vector<int>>> greedy_groups(const ir::Kernel& k, bool fuse,
+                                                     bool broadcast) {
   std::vector<std::vector<int>> groups;
   std::vector<int> group_of(k.nodes.size(), -1);
   for (std::size_t c = 0; c < k.nodes.size(); ++c) {
@@ -57,7 +71,10 @@ Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool f
     if (auto frame = find_frame(k, id); !frame) return frame.no_program();
     if (fuse && !groups.empty()) {
       int g = static_cast<int>(groups.size()) - 1;
-      bool rows = same_rows(k, row_key(k, id), row_key(k, groups[g].front()));
+      auto mine = row_key(k, id), theirs = row_key(k, groups[g].front());
+      bool rows =
+          same_rows(k, mine, theirs) ||
+          (broadcast && (broadcast_rows(k, mine, theirs) || broadcast_rows(k, theirs, mine)));
       bool ok = rows, linked = false;
       for (std::size_t i = 0; i < n.inputs.size() && ok; ++i) {
         int p = n.inputs[i];
@@ -89,6 +106,32 @@ Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool f
     groups.push_back({id});
   }
   return groups;
+}
+
+// True when every node of each group that is broadcast along the group's carried dim (its rows
+// the group's but for a 1 there) is element-wise, in a group that carries a batch reduction: the
+// nest computes such a value once per strip, before the loop over that dim (group_nest.cpp).
+bool broadcasts_hoist(const ir::Kernel& k, const std::vector<std::vector<int>>& groups) {
+  for (const auto& g : groups) {
+    std::vector<sem::Dim> widest = row_key(k, g.front());
+    for (int n : g)
+      if (broadcast_rows(k, widest, row_key(k, n))) widest = row_key(k, n);
+    bool carries = std::any_of(g.begin(), g.end(), [&](int n) { return reduces_batch(k, n); });
+    for (int n : g)
+      if (broadcast_rows(k, row_key(k, n), widest) && (!carries || !elementwise(k, n)))
+        return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Lowered<std::vector<std::vector<int>>> fusion_groups(const ir::Kernel& k, bool fuse) {
+  if (fuse) {
+    auto wide = greedy_groups(k, true, true);
+    if (!wide || broadcasts_hoist(k, *wide)) return wide;
+  }
+  return greedy_groups(k, fuse, false);
 }
 
 }  // namespace ts::lower

@@ -849,6 +849,56 @@ INSTANTIATE_TEST_SUITE_P(
                                   {{"B", 2}, {"S", 3}, {"C", 256}, {"M", 32}}}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// A value broadcast along the carried dim (d * u, [1, C, M] beside [S, C, M]: mamba's delta * u)
+// joins the nest that carries the sum over S (fusion.cpp) and is computed once per strip, before
+// the loop over S (group_nest.cpp): every sampled fused candidate matches the reference, and the
+// product's instructions run S times fewer than the sum's step inside the loop. On main the
+// product is a nest of its own, stored to HBM and loaded back per S.
+TEST(HoistedBroadcasts, RunOncePerStripAndMatchTheReference) {
+  const target::Target& t = target::builtin_target("trn1");
+  ir::Module m = ir::parse_module(
+      "def f(x: f32[S, C, M], d: f32[1, C, M], u: f32[1, C, M]) -> f32[C, M]:\n"
+      "    return sum(x * (d * u), axis=0)\n",
+      "t.py", sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  auto prepared = prepare(k, t, 8);
+  sem::DimEnv dims = {{"S", 4}, {"C", 256}, {"M", 64}};
+  lower::SpaceOptions so;
+  so.max_block = 2;
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, so);
+  auto inputs = sweep::check_inputs(k, dims, 7);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  int hoisted = 0;
+  for (const auto& sec : space.sections()) {
+    if (!sec.fused) continue;
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 8)) {
+      lower::Lowered<lower::Program> p = space.materialize(i);
+      if (!p) continue;
+      ASSERT_TRUE(matches(sim::execute(*p, inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
+      const ir::Kernel& vk = *prepared->pk.space_variants()[space.decode(i).variant].kernel;
+      int product = -1, sum = -1;
+      for (std::size_t n = 0; n < vk.nodes.size(); ++n) {
+        if (vk.nodes[n].op == "mul" && vk.nodes[n].shape.front() == sem::Dim(1))
+          product = static_cast<int>(n);
+        if (vk.nodes[n].op == "sum") sum = static_cast<int>(n);
+      }
+      if (product < 0 || sum < 0) continue;  // a variant without the broadcast product
+      std::vector<std::int64_t> runs = p->executions();
+      std::int64_t product_runs = 0, sum_runs = 0;
+      for (std::size_t j = 0; j < p->insts.size(); ++j) {
+        if (p->insts[j].engine_node == product) product_runs = std::max(product_runs, runs[j]);
+        if (p->insts[j].engine_node == sum) sum_runs = std::max(sum_runs, runs[j]);
+      }
+      ASSERT_GT(product_runs, 0) << space.describe(i);
+      EXPECT_EQ(product_runs * dims["S"], sum_runs) << space.describe(i);
+      ++hoisted;
+    }
+  }
+  EXPECT_GT(hoisted, 0);
+}
+
 // A matmul whose left operand is a transposed input, read as it lies as the stationary operand
 // (no transpose instruction, no transposing DMA), on numbers at several K tiles and row tiles;
 // the strip's operand loaded in one DMA per K tile, each [K tile, the strip's rows] (regression:

@@ -6,6 +6,7 @@
 // the group keeps stay on chip; values used outside it are stored to HBM.
 #include <fmt/format.h>
 
+#include <limits>
 #include <numeric>
 
 #include "emission.h"
@@ -56,7 +57,13 @@ std::pair<std::vector<std::int64_t>, int> batch_dims_of(const Emission& e,
       f = Frame{rank, rank - 2, rank - 1};
     }
     int n = f.row >= 0 ? f.row : (f.col >= 0 ? f.col : f.rank);
-    if (n > best.second) best = {e.shape(at), n};
+    // (Of two nodes with as many batch dims, the one that is not broadcast along one: fusion.cpp.)
+    auto extent = [&](const std::vector<std::int64_t>& shape) {
+      return std::accumulate(shape.begin(), shape.begin() + n, std::int64_t{1},
+                             std::multiplies<>());
+    };
+    if (n > best.second || (n == best.second && extent(e.shape(at)) > extent(best.first)))
+      best = {e.shape(at), n};
   }
   return best;
 }
@@ -121,6 +128,63 @@ Lowered<Nest> open_nest(Emission& e, int group) {
   return nest;
 }
 
+// The group's element-wise values broadcast along the batch dim its nest carries a reduction over
+// (fusion.cpp: a 1 there, or no such dim): the same in every trip of the loop over it.
+std::vector<int> broadcast_values(const Emission& e, const Nest& nest) {
+  std::vector<int> out;
+  if (nest.carry < 0) return out;
+  const auto& nodes = e.plan.groups[nest.group];
+  auto [shape, batch_dims] = batch_dims_of(e, nodes);
+  int carried = batch_dims - 1, rank = static_cast<int>(shape.size());
+  for (int n : nodes) {
+    const ir::Node& node = e.kernel.nodes[n];
+    if (is_matmul(node) || e.is_transposed(n) || reduces_batch(e.kernel, n) ||
+        e.prefix.has_axis[static_cast<std::size_t>(n)] || e.plan.absorbed.count(n))
+      continue;
+    const auto& s = e.shape(n);
+    int d = carried - (rank - static_cast<int>(s.size()));
+    if (d < 0 || s[static_cast<std::size_t>(d)] == 1) out.push_back(n);
+  }
+  return out;
+}
+
+// `values` (broadcast_values) computed once per strip, before the carried loop, and kept for
+// all of its trips (never a reused buffer, never written over): whole rows, read a free tile at a
+// time where the nest tiles its rows (RowOps::operand).
+std::optional<NoProgram> hoist(Emission& e, Nest& nest, const std::vector<int>& values) {
+  if (values.empty()) return std::nullopt;
+  auto block = [&](int b) -> Block& {
+    return e.builder.program().blocks[static_cast<std::size_t>(b)];
+  };
+  int loop = nest.body;  // the carried loop: the block around the body just inside `carry`
+  while (block(loop).parent != nest.carry) loop = block(loop).parent;
+  Nest inside = nest;
+  nest.body = nest.carry;
+  nest.free_loop = -1;
+  nest.free_tile = 0;
+  for (int n : values)
+    if (!nest.last_read.empty()) nest.last_read[n] = std::numeric_limits<std::size_t>::max();
+  RowOps run{e, nest};
+  for (int n : values)
+    if (auto no = run.emit(n)) return no;
+  nest.body = inside.body;
+  nest.free_loop = inside.free_loop;
+  nest.free_tile = inside.free_tile;
+  // What the run appended after the carried loop, moved before it (constants a run makes may go
+  // elsewhere in the block: the loop is found by its block).
+  std::vector<Item>& items = block(nest.carry).items;
+  auto at =
+      std::find_if(items.begin(), items.end(), [&](const Item& i) { return i.block == loop; });
+  std::vector<Item> moved(at + 1, items.end());
+  items.erase(at + 1, items.end());
+  at = std::find_if(items.begin(), items.end(), [&](const Item& i) { return i.block == loop; });
+  items.insert(at, moved.begin(), moved.end());
+  nest.carried = static_cast<std::size_t>(
+      std::find_if(items.begin(), items.end(), [&](const Item& i) { return i.block == loop; }) -
+      items.begin());
+  return std::nullopt;
+}
+
 }  // namespace
 
 // Operand `i` of `source` (the op whose operands a node reads: itself, or the producer fused into
@@ -140,10 +204,16 @@ Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
     if (!buffer) return buffer.no_program();
     return Tile{*buffer, {}, tile};
   }
-  if (auto v = nest.values.find(in); v != nest.values.end())
+  if (auto v = nest.values.find(in); v != nest.values.end()) {
+    if (nest.free_tile > 0 && v->second.cols > nest.free_tile)  // a hoisted whole row
+      return Tile{v->second.buffer,
+                  row_window(nest, row_tile, v->second.cols, {{nest.free_loop, nest.free_tile}},
+                             nest.free_tile),
+                  {nest.tiling.pt, nest.free_tile}};
     return Tile{v->second.buffer,
                 row_window(nest, row_tile, v->second.cols),
                 {nest.tiling.pt, v->second.cols}};
+  }
   auto it = loaded.find(in);
   if (it == loaded.end()) {
     // A reduction's input is placed in its own frame ([.., rows, cols]); an element-wise
@@ -242,6 +312,9 @@ std::optional<NoProgram> emit_group(Emission& e, int group) {
   if (streams(e, nest)) return emit_streamed(e, nest);
   if (nest.tiling.online > 0) return emit_online(e, nest);
   plan_reuse(e, nest);
+  std::vector<int> hoisted = broadcast_values(e, nest);
+  if (auto no = hoist(e, nest, hoisted)) return no;
+  auto was_hoisted = [&](int node) { return std::count(hoisted.begin(), hoisted.end(), node) > 0; };
   // A swap site's values wait until something reads them (only the site's consumer does),
   // then run together in one loop over their chunks.
   std::vector<int> pending;
@@ -256,6 +329,10 @@ std::optional<NoProgram> emit_group(Emission& e, int group) {
   std::size_t i = 0;
   while (i < nodes.size()) {
     int node = nodes[i];
+    if (was_hoisted(node)) {
+      ++i;
+      continue;
+    }
     if (e.is_transposed(node)) {
       pending.push_back(node);
       ++i;
@@ -273,6 +350,7 @@ std::optional<NoProgram> emit_group(Emission& e, int group) {
     RowOps run{e, nest};
     std::size_t j = i;
     for (; j < nodes.size() && row_wise(nodes[j]) && (j == i || !reads_pending(nodes[j])); ++j) {
+      if (was_hoisted(nodes[j])) continue;
       if (auto no = run.emit(nodes[j])) return no;
       release_read(nest, j);
     }

@@ -123,7 +123,9 @@ std::vector<Place> places(const Nest& nest, const Frame& f, const std::vector<st
   int lead = f.rank - static_cast<int>(shape.size());
   for (std::size_t d = 0; d < shape.size(); ++d) {
     int od = static_cast<int>(d) + lead;  // the output dim above it
-    bool broadcast = shape[d] == 1 && od >= 0 && out[od] != 1;
+    // (A batch dim of 1 is read at 0 also where the output has a 1 there: a value broadcast
+    // along a dim its nest loops over, fusion.cpp.)
+    bool broadcast = shape[d] == 1 && od >= 0 && (out[od] != 1 || (od != f.row && od != f.col));
     if (broadcast) continue;
     if (od == f.row) {
       result[d].terms = {{nest.strip, nest.strip_rows()}, {row_tile, nest.tiling.pt}};
