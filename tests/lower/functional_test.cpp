@@ -899,6 +899,35 @@ TEST(HoistedBroadcasts, RunOncePerStripAndMatchTheReference) {
   EXPECT_GT(hoisted, 0);
 }
 
+// exp(d) broadcast along S: hoisted like d * u; and a variant that sums a [1, C, M] value over its
+// dim of 1 (sum(sum(x, axis=0) * exp(d), axis=0): the loop over that dim has one trip, nothing is
+// hoisted). The first version walked past the top block looking for that loop and never
+// returned; every sampled candidate of every variant now lowers and matches the reference.
+TEST(HoistedBroadcasts, OneTripCarriedLoopHoistsNothing) {
+  const target::Target& t = target::builtin_target("trn1");
+  ir::Module m = ir::parse_module(
+      "def f(x: f32[S, C, M], d: f32[1, C, M]) -> f32[C, M]:\n"
+      "    return sum(x * exp(d), axis=0)\n",
+      "t.py", sem::OpTable::builtin());
+  const ir::Kernel& k = m.kernels.front();
+  auto prepared = prepare(k, t, 8);
+  sem::DimEnv dims = {{"S", 4}, {"C", 256}, {"M", 512}};
+  lower::CandidateSpace space(prepared->pk.space_variants(), t, dims, {});
+  auto inputs = sweep::check_inputs(k, dims, 7);
+  auto ref = ir::evaluate(k, dims, inputs, ir::Precision::F64);
+  int checked = 0;
+  for (const auto& sec : space.sections())
+    for (std::int64_t i = sec.first; i < sec.first + sec.size;
+         i += std::max<std::int64_t>(1, sec.size / 4)) {
+      lower::Lowered<lower::Program> p = space.materialize(i);
+      if (!p) continue;
+      ASSERT_TRUE(matches(sim::execute(*p, inputs), ref))
+          << "candidate " << i << " (" << space.describe(i) << ")";
+      ++checked;
+    }
+  EXPECT_GT(checked, 0);
+}
+
 // A matmul whose left operand is a transposed input, read as it lies as the stationary operand
 // (no transpose instruction, no transposing DMA), on numbers at several K tiles and row tiles;
 // the strip's operand loaded in one DMA per K tile, each [K tile, the strip's rows] (regression:

@@ -136,6 +136,7 @@ std::vector<int> broadcast_values(const Emission& e, const Nest& nest) {
   const auto& nodes = e.plan.groups[nest.group];
   auto [shape, batch_dims] = batch_dims_of(e, nodes);
   int carried = batch_dims - 1, rank = static_cast<int>(shape.size());
+  if (carried < 0 || shape[static_cast<std::size_t>(carried)] <= 1) return out;  // one trip
   for (int n : nodes) {
     const ir::Node& node = e.kernel.nodes[n];
     if (is_matmul(node) || e.is_transposed(n) || reduces_batch(e.kernel, n) ||
@@ -157,7 +158,8 @@ std::optional<NoProgram> hoist(Emission& e, Nest& nest, const std::vector<int>& 
     return e.builder.program().blocks[static_cast<std::size_t>(b)];
   };
   int loop = nest.body;  // the carried loop: the block around the body just inside `carry`
-  while (block(loop).parent != nest.carry) loop = block(loop).parent;
+  while (loop > 0 && block(loop).parent != nest.carry) loop = block(loop).parent;
+  if (loop <= 0 || loop == nest.carry) return std::nullopt;  // no loop over the dim
   Nest inside = nest;
   nest.body = nest.carry;
   nest.free_loop = -1;
