@@ -78,6 +78,23 @@ struct Online {
   bool skips(const verify::TileMask& mask, double fill) const;
   void skip_masked(int key_loop);
   std::optional<NoProgram> emit();
+  // A loop over the key tiles in the strip, as the nest's free-tile loop; `close_key_tiles` returns
+  // the nest to the strip level, forgetting the tiles' wide values.
+  int open_key_tiles() {
+    int f = nest_loop(e, strip_body, "f", row / w);
+    nest.free_loop = loop_var(f, strip_body);
+    nest.free_tile = w;
+    nest.streamed = true;
+    nest.body = f;
+    return f;
+  }
+  void close_key_tiles() {
+    std::erase_if(nest.values, [&](const auto& v) { return cols(v.first) == row; });
+    nest.free_loop = -1;
+    nest.free_tile = 0;
+    nest.streamed = false;
+    nest.body = strip_body;
+  }
 };
 
 // The semantics the rule models (tile_skip.h) as sem::to_string writes an instruction's.
@@ -481,11 +498,7 @@ std::optional<NoProgram> Online::emit() {
   Window first = window({}, 1), second = window({}, 1);
   second.offset = 1;
   // The key tiles.
-  int f = nest_loop(e, strip_body, "f", row / w);
-  nest.free_loop = loop_var(f, strip_body);
-  nest.free_tile = w;
-  nest.streamed = true;
-  nest.body = f;
+  int f = open_key_tiles();
   {
     RowOps tile{e, nest};
     tile.stores = false;
@@ -525,7 +538,7 @@ std::optional<NoProgram> Online::emit() {
       if (auto no = product(tile, Tile{*acc, {}, {pt, N}}, *c)) return no;
     skip_masked(f);
   }
-  std::erase_if(nest.values, [&](const auto& v) { return cols(v.first) == row; });
+  close_key_tiles();
   nest.values.erase(statistic);
   bool read_after = std::any_of(tail.begin(), tail.end(), [&](int n) {
     const auto& in = e.kernel.nodes[n].inputs;
@@ -540,10 +553,6 @@ std::optional<NoProgram> Online::emit() {
       return no;
     nest.values[statistic] = {value, 1};
   }
-  nest.free_loop = -1;
-  nest.free_tile = 0;
-  nest.streamed = false;
-  nest.body = strip_body;
   // The running values as the group's values, then the tail.
   RowOps strip{e, nest};
   for (auto [r, buf] : runs) {
@@ -570,11 +579,7 @@ std::optional<NoProgram> Online::emit() {
   if (again.empty()) return std::nullopt;
   // The second pass: each key tile's streamed value and wide values again, from the final
   // statistic, then the row-wide ops after the key tiles on them, stored tile by tile.
-  int f2 = nest_loop(e, strip_body, "f", row / w);
-  nest.free_loop = loop_var(f2, strip_body);
-  nest.free_tile = w;
-  nest.streamed = true;
-  nest.body = f2;
+  open_key_tiles();
   {
     RowOps tile{e, nest};
     for (int n : made)
@@ -586,11 +591,7 @@ std::optional<NoProgram> Online::emit() {
     for (int n : again)
       if (auto no = tile.emit(n)) return no;
   }
-  std::erase_if(nest.values, [&](const auto& v) { return cols(v.first) == row; });
-  nest.free_loop = -1;
-  nest.free_tile = 0;
-  nest.streamed = false;
-  nest.body = strip_body;
+  close_key_tiles();
   return std::nullopt;
 }
 
