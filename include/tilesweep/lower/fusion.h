@@ -3,8 +3,11 @@
 // the fused group keeps the values between them on chip. Independent branches over the same
 // rows (the RMS branch beside the matmul branch of RMSNorm + MatMul, three projections of one x)
 // join too, and so do independent element-wise chains over the same rows (a whole element-wise
-// DAG in one nest: adamw's four chains, rope's four products). Shape-independent: groups are
-// decided on symbolic dims.
+// DAG in one nest: adamw's four chains, rope's four products). A value broadcast along the batch
+// dim a group carries a reduction over (a 1 there: mamba's delta * u) joins it too, computed once
+// per strip before that loop (group_nest.cpp); where it would sit in a group that carries no such
+// reduction, the groups are the same-rows ones. Shape-independent: groups are decided on symbolic
+// dims.
 #pragma once
 
 #include <vector>
