@@ -151,15 +151,19 @@ std::vector<int> broadcast_values(const Emission& e, const Nest& nest) {
 
 // `values` (broadcast_values) computed once per strip, before the carried loop, and kept for
 // all of its trips (never a reused buffer, never written over): whole rows, read a free tile at a
-// time where the nest tiles its rows (RowOps::operand).
-std::optional<NoProgram> hoist(Emission& e, Nest& nest, const std::vector<int>& values) {
+// time where the nest tiles its rows (RowOps::operand). `values` is emptied where there is no loop
+// to hoist them out of: they are then emitted in place like any other.
+std::optional<NoProgram> hoist(Emission& e, Nest& nest, std::vector<int>& values) {
   if (values.empty()) return std::nullopt;
   auto block = [&](int b) -> Block& {
     return e.builder.program().blocks[static_cast<std::size_t>(b)];
   };
   int loop = nest.body;  // the carried loop: the block around the body just inside `carry`
   while (loop > 0 && block(loop).parent != nest.carry) loop = block(loop).parent;
-  if (loop <= 0 || loop == nest.carry) return std::nullopt;  // no loop over the dim
+  if (loop <= 0 || loop == nest.carry) {  // no loop over the dim
+    values.clear();
+    return std::nullopt;
+  }
   Nest inside = nest;
   nest.body = nest.carry;
   nest.free_loop = -1;
