@@ -19,7 +19,8 @@ bool same_structure(const Candidate& a, const Candidate& b) {
         a.tiling[g].store != b.tiling[g].store || a.tiling[g].panel != b.tiling[g].panel ||
         a.tiling[g].in_place != b.tiling[g].in_place ||
         a.tiling[g].pipeline != b.tiling[g].pipeline ||
-        a.tiling[g].onchip_steps != b.tiling[g].onchip_steps)
+        a.tiling[g].onchip_steps != b.tiling[g].onchip_steps ||
+        a.tiling[g].pe_broadcast != b.tiling[g].pe_broadcast)
       return false;
   return true;
 }

@@ -85,12 +85,15 @@ void each_size(const sem::InstrSpec& in, Visit visit) {
   }
 }
 
-// Cycles of one issue of `in` on these tiles: its formula, times the copies over its limits.
+// Cycles of one issue of `in` on these tiles: its formula at the faster of its operands' memory
+// cases (`psum_sbuf`), times the copies over its limits.
 double cycles(const target::Target& t, const sem::InstrSpec& in,
               const std::vector<target::TileShape>& operands, const target::TileShape& out,
               ir::DType dtype) {
   target::InstrVars v = instr_vars(t, in, operands, out, dtype);
-  return target::formula_value(in, v.vars) * v.repeat;
+  double general = target::formula_value(in, v.vars);
+  v.vars.set("psum_sbuf", 1);
+  return std::min(general, target::formula_value(in, v.vars)) * v.repeat;
 }
 
 // Data operations one element of the result costs in `e`: arithmetic, calls and reductions

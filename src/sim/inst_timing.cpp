@@ -96,6 +96,17 @@ double stride_factor(const Program& p, const target::Target& t, const Inst& in) 
   return half ? 2.0 : 1.0;
 }
 
+// 1 when one tile operand of `in` is in PSUM and another in SBUF (S0: tensor_tensor then runs
+// at one element per cycle, not two).
+bool psum_sbuf(const Program& p, const Inst& in) {
+  bool psum = false, sbuf = false;
+  for (int b : in.in) {
+    psum = psum || p.buffers[b].memory == sem::Memory::Psum;
+    sbuf = sbuf || p.buffers[b].memory == sem::Memory::Sbuf;
+  }
+  return psum && sbuf;
+}
+
 // The formula with the variables the materializer computed when they are all there (no copy),
 // else with the defaults filled in; x2 for an operand access strided past the full rate.
 InstTiming compute_timing(const Program& p, const target::Target& t, const Inst& in) {
@@ -103,7 +114,13 @@ InstTiming compute_timing(const Program& p, const target::Target& t, const Inst&
   r.engine = static_cast<int>(in.engine);
   double cycles = 0;
   try {
-    cycles = formula_value(*in.spec, in.vars);
+    if (psum_sbuf(p, in)) {
+      lower::CostVars v = in.vars;
+      v.set("psum_sbuf", 1);
+      cycles = formula_value(*in.spec, v);
+    } else {
+      cycles = formula_value(*in.spec, in.vars);
+    }
   } catch (const UserError&) {
     cycles = formula_value(*in.spec, cost_vars(p, t, in));
   }
@@ -139,6 +156,7 @@ lower::CostVars cost_vars(const Program& p, const target::Target& t, const Inst&
   v.set_default("N", elements / partitions);
   v.set_default("fp32", fp32 ? 1.0 : 0.0);
   v.set_default("bytes", tile ? static_cast<double>(tile->bytes()) : 0.0);
+  v.set("psum_sbuf", !in.dma && psum_sbuf(p, in) ? 1.0 : 0.0);
   return v;
 }
 

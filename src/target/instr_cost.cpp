@@ -89,6 +89,8 @@ bool is_fixed_name(std::string_view name) {
       return name == "bytes";
     case 6:
       return name == "MIN_II";
+    case 9:
+      return name == "psum_sbuf";
     default:
       return false;
   }
@@ -146,6 +148,7 @@ InstrVars instr_vars(const Target& t, const sem::InstrSpec& in, std::span<const 
   r.vars.add_new("MIN_II", t.overheads.min_ii_cycles);
   r.vars.add_new("fp32", dtype == ir::DType::F32 ? 1 : 0);
   r.vars.add_new("bytes", whole * ir::dtype_bytes(dtype));
+  r.vars.add_new("psum_sbuf", 0);  // where the operands are is the simulator's (inst_timing.cpp)
   return r;
 }
 
@@ -174,6 +177,7 @@ double instr_ns(const Target& t, const ir::Kernel& program, int id, const sem::D
   vars.set("MIN_II", t.overheads.min_ii_cycles);
   vars.set("fp32", n.dtype == ir::DType::F32 ? 1 : 0);
   vars.set("bytes", bytes);
+  vars.set("psum_sbuf", 0);
   double value = formula_value(*in, vars);
   sem::Engine engine = in->engines.front();
   if (engine == sem::Engine::Dma) {

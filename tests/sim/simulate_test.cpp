@@ -108,6 +108,39 @@ TEST(Calibration, StridedOperandsPastTheFullRateStrideRunAtHalfRate) {
   }
 }
 
+// S0: tensor_tensor takes 2N cycles with both inputs in SBUF (or both in PSUM), N with one in
+// each (`psum_sbuf`); a PSUM input also pays the PSUM read (64 cycles, A1). The same with the
+// cost variables the materializer gives (psum_sbuf 0: the simulator sets it) and with none.
+TEST(Calibration, TensorTensorWithOneInputInPsumRunsAtOneElementPerCycle) {
+  struct Case {
+    const char* name;
+    bool a_psum, b_psum, lowered_vars;
+    double cycles;  // formula + 144 fixed + 64 per PSUM input
+  };
+  const Case cases[] = {
+      {"both sbuf", false, false, false, 1024 + 144},
+      {"psum, sbuf", true, false, false, 512 + 144 + 64},
+      {"sbuf, psum", false, true, false, 512 + 144 + 64},
+      {"both psum", true, true, false, 1024 + 144 + 2 * 64},
+      {"psum, sbuf (lowered vars)", true, false, true, 512 + 144 + 64},
+      {"both sbuf (lowered vars)", false, false, true, 1024 + 144},
+  };
+  for (const auto& c : cases) {
+    ProgramBuilder b(trn2());
+    int a = c.a_psum ? b.psum("a", {128, 512}) : b.sbuf("a", ir::DType::F32, {128, 512});
+    int x = c.b_psum ? b.psum("x", {128, 512}) : b.sbuf("x", ir::DType::F32, {128, 512});
+    int y = b.sbuf("y", ir::DType::F32, {128, 512});
+    int loop = b.loop(0, 8);
+    lower::CostVars vars;
+    if (c.lowered_vars)
+      vars = {{"p", 128},     {"f", 512},  {"P", 128},        {"N", 512},
+              {"MIN_II", 64}, {"fp32", 1}, {"bytes", 262144}, {"psum_sbuf", 0}};
+    b.op(loop, "tensor_tensor", Engine::Vector, {a, x}, y, vars);
+    SimResult r = run(b.p);
+    EXPECT_NEAR(r.busy(Engine::Vector), 8 * c.cycles / 0.96, 1e-6) << c.name;
+  }
+}
+
 TEST(Calibration, DependentChainPaysAccessInit) {
   // y = f(x); x = f(y); ...: each result is readable 60 cycles (SBUF access init) after its end.
   ProgramBuilder b(trn2());

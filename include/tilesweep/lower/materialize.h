@@ -87,6 +87,12 @@ struct GroupTiling {
   // with that step, instead of by a strided DMA (runs of one element). Offered where a nest reads
   // such a slice.
   bool onchip_steps = false;
+  // Partition broadcasts on the PE (pe_broadcast.cpp): an HBM operand that is one row broadcast
+  // across the tile's partitions is loaded as that row and broadcast into PSUM by a matmul with a
+  // ones stationary, instead of by a DMA writing the row into every partition; its readers read
+  // PSUM (a Vector tensor_tensor with its other input in SBUF at one element per cycle, S0).
+  // Offered where a nest reads such an operand and the twin fits.
+  bool pe_broadcast = false;
 };
 
 // The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the

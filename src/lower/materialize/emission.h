@@ -211,6 +211,15 @@ using StridedLoads = std::map<std::vector<std::int64_t>, int>;
 std::optional<Lowered<Tile>> load_steps_on_chip(Emission& e, int block, int value,
                                                 const std::vector<Place>& places, const Shape& tile,
                                                 Depth depth, StridedLoads& loads);
+// ---- partition broadcasts on the PE (pe_broadcast.cpp, GroupTiling::pe_broadcast) ----
+// True when a [rows, cols] `tile` of a value at `places` reads one row broadcast across its
+// partitions (no value dim feeds the tile's rows).
+bool broadcast_across_partitions(const std::vector<Place>& places, const Shape& tile);
+// That row loaded ([1, cols]) and broadcast into a PSUM tile [rows, cols] by nc_matmul with a
+// ones stationary.
+Lowered<Tile> load_broadcast_on_pe(Emission& e, int block, int value,
+                                   const std::vector<Place>& places, const Shape& tile,
+                                   Depth depth);
 std::optional<NoProgram> store(Emission& e, int block, const Tile& from, int value,
                                const std::vector<Place>& places);
 Lowered<int> constant_tile(Emission& e, double value, const Shape& shape, ir::DType dt);

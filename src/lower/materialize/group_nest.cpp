@@ -235,7 +235,10 @@ Lowered<Tile> RowOps::operand(int source, std::size_t i, ir::DType dtype) {
         if (!*strided) return strided->no_program();
         return loaded.emplace(in, **strided).first->second;
       }
-    Lowered<Tile> tile_loaded = load(e, block, in, at, tile, nest.strip_depth());
+    Lowered<Tile> tile_loaded =
+        nest.tiling.pe_broadcast && !all_rows && broadcast_across_partitions(at, tile)
+            ? load_broadcast_on_pe(e, block, in, at, tile, nest.strip_depth())
+            : load(e, block, in, at, tile, nest.strip_depth());
     if (!tile_loaded) return tile_loaded.no_program();
     it = loaded.emplace(in, *tile_loaded).first;
   }
