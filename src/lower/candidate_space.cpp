@@ -260,7 +260,7 @@ std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, const Group
            h.online == t.online && h.hoist >= t.hoist && h.resident >= t.resident &&
            h.store >= t.store && h.panel >= t.panel && h.in_place == t.in_place &&
            h.pipeline == t.pipeline && h.onchip_steps == t.onchip_steps &&
-           h.pe_broadcast == t.pe_broadcast &&
+           h.pe_broadcast == t.pe_broadcast && h.psum_partials == t.psum_partials &&
            (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store ||
             h.panel != t.panel) &&
            (h.resident == t.resident || strips(t) >= 4) && (h.panel == t.panel || panels(t) >= 4);
@@ -647,7 +647,7 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
       if (options_.onchip_steps && (fused || all.size() == 1))
         if (auto twin = onchip_steps_twin(k, plan, g, t)) ok.push_back(*twin);
       if (options_.pe_broadcast && (fused || all.size() == 1))
-        if (auto twin = pe_broadcast_twin(k, plan, g, t)) ok.push_back(*twin);
+        for (const auto& twin : psum_operand_twins(k, plan, g, t)) ok.push_back(twin);
     }
     if (ok.empty())  // the section would have no candidate: say which group and why
       return NoProgram{fmt::format("group {} ({}): {}", g, group_label(k, plan.groups[g]),
@@ -709,23 +709,41 @@ std::optional<GroupTiling> CandidateSpace::onchip_steps_twin(const ir::Kernel& k
   return p.tiling[g];
 }
 
-std::optional<GroupTiling> CandidateSpace::pe_broadcast_twin(const ir::Kernel& k,
-                                                             const ProgramPlan& plan, std::size_t g,
-                                                             const GroupTiling& t) const {
-  if (t.spill || t.online > 0) return std::nullopt;
-  ProgramPlan p = plan;
-  p.tiling[g] = t;
-  p.tiling[g].pe_broadcast = true;
-  Lowered<Program> twin = lower::materialize(k, dims_, target_, p);
-  if (!twin || !fits(*twin, target_, g, plan.groups.size())) return std::nullopt;
-  // Offered only where the nest broadcasts some operand on the PE (else the twin is t).
-  bool broadcasts = std::any_of(twin->insts.begin(), twin->insts.end(), [&](const Inst& in) {
+std::vector<GroupTiling> CandidateSpace::psum_operand_twins(const ir::Kernel& k,
+                                                            const ProgramPlan& plan, std::size_t g,
+                                                            const GroupTiling& t) const {
+  std::vector<GroupTiling> out;
+  if (t.spill || t.online > 0) return out;
+  // A twin is offered where its program differs: some instruction off the Tensor engine writes
+  // PSUM (psum_partials), some matmul broadcasts a row with a constant stationary (pe_broadcast).
+  auto offered = [&](const GroupTiling& twin, auto&& differs) {
+    ProgramPlan p = plan;
+    p.tiling[g] = twin;
+    Lowered<Program> program = lower::materialize(k, dims_, target_, p);
+    if (!program || !fits(*program, target_, g, plan.groups.size())) return false;
+    return std::any_of(program->insts.begin(), program->insts.end(),
+                       [&](const Inst& in) { return differs(*program, in); });
+  };
+  auto broadcasts = [](const Program& p, const Inst& in) {
     return in.spec->op.name == "nc_matmul" && in.in.size() == 2 &&
-           twin->buffers[static_cast<std::size_t>(in.in[0])].constant &&
-           twin->buffers[static_cast<std::size_t>(in.in[0])].shape.front() == 1;
-  });
-  if (!broadcasts) return std::nullopt;
-  return p.tiling[g];
+           p.buffers[static_cast<std::size_t>(in.in[0])].constant &&
+           p.buffers[static_cast<std::size_t>(in.in[0])].shape.front() == 1;
+  };
+  auto writes_partial = [](const Program& p, const Inst& in) {
+    return in.engine != sem::Engine::Tensor && in.out >= 0 &&
+           p.buffers[static_cast<std::size_t>(in.out)].memory == sem::Memory::Psum;
+  };
+  GroupTiling pe = t, partials = t, both = t;
+  pe.pe_broadcast = true;
+  partials.psum_partials = true;
+  both.pe_broadcast = both.psum_partials = true;
+  bool has_pe = offered(pe, broadcasts);
+  if (has_pe) out.push_back(pe);
+  if (offered(partials, writes_partial)) {
+    out.push_back(partials);
+    if (has_pe && offered(both, writes_partial)) out.push_back(both);
+  }
+  return out;
 }
 
 // The alternate policy moves the ops' instructions and the copies around them (PSUM
@@ -965,11 +983,11 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text += fmt::format(
-        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
+        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
         t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
         t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
         t.in_place ? " inplace" : "", t.pipeline ? " pipe" : "", t.onchip_steps ? " steps" : "",
-        t.pe_broadcast ? " pe-broadcast" : "",
+        t.pe_broadcast ? " pe-broadcast" : "", t.psum_partials ? " psum-partials" : "",
         streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "",
         t.online > 0 ? fmt::format(" online={}", t.online) : "",
         t.free > 0 && group_extent(*variants_[c.variant].kernel, s.form.groups[g], dims_).chunkable

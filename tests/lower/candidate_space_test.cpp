@@ -19,6 +19,28 @@ std::string without_engines(std::string text) {
   return text;
 }
 
+// A kernel of views alone (no op to lower: its output a broadcast, a reshape or a transpose of
+// an input) has candidates that copy the input through, on every target. Regression: its space
+// took the largest engine count of no op (dereferenced an empty list's end) and crashed.
+TEST(CandidateSpace, KernelOfViewsAloneHasCandidates) {
+  const char* sources[] = {
+      "def f(x: f32[1, N], y: f32[M, N]) -> f32[M, N]:\n    return broadcast_to(x, (M, N))\n",
+      "def f(x: f32[M, N]) -> f32[N, M]:\n    return x.T\n",
+  };
+  const sem::DimEnv dims{{"M", 256}, {"N", 512}};
+  for (const char* src : sources)
+    for (const char* name : {"trn1", "trn2"}) {
+      const target::Target& t = target::builtin_target(name);
+      ir::Module m = ir::parse_module(src, "t.py", sem::OpTable::builtin());
+      const ir::Kernel& k = m.kernels.front();
+      SynthesisCache cache;
+      KernelChoices choices = instruction_choices(k, t.isa, cache);
+      CandidateSpace space({{&k, &choices}}, t, dims);
+      ASSERT_GT(space.size(), 0) << src;
+      EXPECT_TRUE(space.materialize(0)) << src;
+    }
+}
+
 // Per op, the space holds more candidates than the policy's; two candidates that differ only in
 // one op's engine digit build the same program but for the engines of that op's instructions,
 // each on one of the engines its instruction allows. (An alternate engine that breaks the

@@ -1,7 +1,8 @@
 // Partition broadcasts on the PE (pe_broadcast.cpp, GroupTiling::pe_broadcast): the matmul of a
 // ones stationary [1, P] and a row [1, F] proved equal to the row broadcast across P partitions
 // by Z3 over unbounded P and F, on every bundled target's nc_matmul (and a stationary of twos
-// refused); where the twin is offered; and its candidates on numbers against the reference.
+// refused); where the twins (and psum-partials, carried_reduction.cpp) are offered; and their
+// candidates on numbers against the reference.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -72,7 +73,8 @@ struct NumbersCase {
   std::string name;
   std::string source;  // empty: jobs/kernels/nkibench/mamba.py
   sem::DimEnv dims;
-  bool offered;  // some candidate broadcasts on the PE
+  bool offered;   // some candidate broadcasts on the PE
+  bool partials;  // some candidate writes a batch reduction's partials to PSUM
 };
 
 void PrintTo(const NumbersCase& c, std::ostream* os) { *os << c.name; }
@@ -80,7 +82,8 @@ void PrintTo(const NumbersCase& c, std::ostream* os) { *os << c.name; }
 class PeBroadcasts : public ::testing::TestWithParam<NumbersCase> {};
 
 // Sampled candidates run by the functional ISA interpreter against the reference; those that
-// broadcast on the PE say so in their description, and hold the broadcast tile in PSUM.
+// broadcast on the PE say so in their description, and hold the broadcast tile in PSUM; those
+// with psum-partials write a Vector result to PSUM.
 TEST_P(PeBroadcasts, MatchTheReference) {
   const NumbersCase& nc = GetParam();
   ir::Module m =
@@ -90,22 +93,32 @@ TEST_P(PeBroadcasts, MatchTheReference) {
           : parse(nc.source);
   const ir::Kernel& k = m.kernels.front();
   const target::Target& t = target::builtin_target("trn1");
-  test::Prepared p(k, t, 4);
+  test::Prepared p(k, t, 10);
   SpaceOptions so;
   so.max_block = 2;
   CandidateSpace space(p.pk.space_variants(), t, nc.dims, so);
   ASSERT_GT(space.size(), 0);
   auto inputs = sweep::check_inputs(k, nc.dims, 7);
   auto ref = ir::evaluate(k, nc.dims, inputs, ir::Precision::F64);
-  int broadcast = 0, checked = 0;
-  for (std::int64_t i = 0; i < space.size() && broadcast < 12;
-       i += std::max<std::int64_t>(1, space.size() / 400)) {
+  int broadcast = 0, partials = 0, checked = 0;
+  for (std::int64_t i = 0; i < space.size(); i += std::max<std::int64_t>(1, space.size() / 2000)) {
     bool pe = space.describe(i).find(" pe-broadcast") != std::string::npos;
-    if (!pe && checked - broadcast >= 12) continue;
+    bool psum = space.describe(i).find(" psum-partials") != std::string::npos;
+    if ((pe && broadcast >= 12) || (psum && partials >= 12) ||
+        (!pe && !psum && checked - broadcast - partials >= 12))
+      continue;
     Lowered<Program> program = space.materialize(i);
     if (!program) continue;
     ASSERT_TRUE(test::matches(sim::execute(*program, inputs), ref)) << space.describe(i);
     ++checked;
+    if (psum) {
+      ++partials;
+      bool written = std::any_of(program->insts.begin(), program->insts.end(), [&](const Inst& in) {
+        return in.engine == sem::Engine::Vector && in.out >= 0 &&
+               program->buffers[static_cast<std::size_t>(in.out)].memory == sem::Memory::Psum;
+      });
+      EXPECT_TRUE(written) << space.describe(i);
+    }
     if (!pe) continue;
     ++broadcast;
     bool in_psum = std::any_of(program->insts.begin(), program->insts.end(), [&](const Inst& in) {
@@ -116,6 +129,7 @@ TEST_P(PeBroadcasts, MatchTheReference) {
     EXPECT_TRUE(in_psum) << space.describe(i);
   }
   EXPECT_GT(checked, 0);
+  EXPECT_EQ(partials > 0, nc.partials) << partials << " psum-partials candidates";
   if (nc.offered)
     EXPECT_GT(broadcast, 0) << "no candidate of " << nc.name << " broadcasts on the PE";
   else
@@ -128,17 +142,26 @@ INSTANTIATE_TEST_SUITE_P(
                                   "def f(x: f32[M, N], b: f32[1, N]) -> f32[M, N]:\n"
                                   "    return x * b + x\n",
                                   {{"M", 256}, {"N", 1024}},
-                                  true},
+                                  true,
+                                  false},
                       NumbersCase{"bf16_row",
                                   "def f(x: bf16[M, N], b: bf16[1, N]) -> bf16[M, N]:\n"
                                   "    return x * b\n",
                                   {{"M", 128}, {"N", 768}},
+                                  true,
+                                  false},
+                      NumbersCase{"mamba", "", {{"C", 128}, {"M", 48}, {"S", 4}}, true, true},
+                      NumbersCase{"sum_over_batch",
+                                  "def f(x: f32[S, M, N], y: f32[S, M, N]) -> f32[M, N]:\n"
+                                  "    return sum(x * y, axis=0)\n",
+                                  {{"S", 4}, {"M", 256}, {"N", 512}},
+                                  false,
                                   true},
-                      NumbersCase{"mamba", "", {{"C", 128}, {"M", 48}, {"S", 4}}, true},
                       NumbersCase{"per_row_scalar",
                                   "def f(x: f32[M, N], s: f32[M, 1]) -> f32[M, N]:\n"
                                   "    return x * s\n",
                                   {{"M", 256}, {"N", 512}},
+                                  false,
                                   false}),
     [](const auto& info) { return info.param.name; });
 

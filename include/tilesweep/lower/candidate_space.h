@@ -45,8 +45,8 @@ struct SpaceOptions {
   // On-chip steps (GroupTiling::onchip_steps) offered where a nest reads a slice with a step;
   // off only to compare against.
   bool onchip_steps = true;
-  // Partition broadcasts on the PE (GroupTiling::pe_broadcast) offered where a nest reads an HBM
-  // operand broadcast across its partitions.
+  // Operands in PSUM (GroupTiling::pe_broadcast, psum_partials) offered where a nest reads an HBM
+  // operand broadcast across its partitions or folds a partial into a batch reduction.
   bool pe_broadcast = true;
 };
 
@@ -145,10 +145,12 @@ class CandidateSpace {
   // Whether tiling t of group g has a software-pipelined twin that fits (fits_pipelined).
   bool fits_pipelined(const ir::Kernel& k, const ProgramPlan& plan, std::size_t g,
                       const GroupTiling& t) const;
-  // Tiling `t` of group `g` with its partition broadcasts on the PE (GroupTiling::pe_broadcast),
-  // where the nest has one and the twin fits; else nullopt.
-  std::optional<GroupTiling> pe_broadcast_twin(const ir::Kernel& k, const ProgramPlan& plan,
-                                               std::size_t g, const GroupTiling& t) const;
+  // Tiling `t` of group `g` with operands in PSUM where Vector reads them faster: its partition
+  // broadcasts on the PE (GroupTiling::pe_broadcast), its batch reductions' partials in PSUM
+  // (GroupTiling::psum_partials), and both; each where the nest has such an operand and the twin
+  // fits.
+  std::vector<GroupTiling> psum_operand_twins(const ir::Kernel& k, const ProgramPlan& plan,
+                                              std::size_t g, const GroupTiling& t) const;
   // Tiling `t` of group `g` with its stepped slices read on chip (GroupTiling::onchip_steps),
   // where the nest reads one, the twin's program reads a strided window and fits; else nullopt.
   std::optional<GroupTiling> onchip_steps_twin(const ir::Kernel& k, const ProgramPlan& plan,

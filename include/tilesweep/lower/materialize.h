@@ -93,6 +93,12 @@ struct GroupTiling {
   // PSUM (a Vector tensor_tensor with its other input in SBUF at one element per cycle, S0).
   // Offered where a nest reads such an operand and the twin fits.
   bool pe_broadcast = false;
+  // Partials in PSUM (carried_reduction.cpp): an fp32 element-wise value of the nest that only
+  // batch reductions of the nest read (each trip's slice they fold into their running values) is
+  // written to PSUM, so that the fold, a Vector tensor_tensor with its running value in SBUF,
+  // runs at one element per cycle instead of two (S0). Offered where a nest has such a value and
+  // the twin fits.
+  bool psum_partials = false;
 };
 
 // The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the

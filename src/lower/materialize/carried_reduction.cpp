@@ -3,8 +3,12 @@
 // strip, the running value ([pt, block x cols], one copy) starts at the reducer's identity (a
 // memset before that loop); each iteration folds its slice in with the reduction's step lowering
 // (the reducer's element-wise combine, tile_op.h), writing the running value in place; after the
-// loop it is stored once. Nothing of the reduced operand goes through HBM.
+// loop it is stored once. Nothing of the reduced operand goes through HBM. With psum_partials
+// (GroupTiling) the slice, an element-wise value only the reductions read, is written to PSUM:
+// the fold reads one input from each memory, which S0 runs at one element per cycle.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "emission.h"
 #include "row_ops.h"
@@ -33,6 +37,25 @@ std::optional<NoProgram> start_running(Emission& e, const Nest& nest, int buffer
 }
 
 }  // namespace
+
+bool RowOps::partial_in_psum(int node) const {
+  const ir::Node& n = e.kernel.nodes[node];
+  if (!nest.tiling.psum_partials || n.dtype != ir::DType::F32 ||
+      e.prefix.views[static_cast<std::size_t>(node)] ||
+      e.prefix.has_axis[static_cast<std::size_t>(node)])
+    return false;
+  bool read = false;
+  for (std::size_t r = 0; r < e.kernel.nodes.size(); ++r) {
+    const auto& in = e.kernel.nodes[r].inputs;
+    if (std::find(in.begin(), in.end(), node) == in.end()) continue;
+    if (e.prefix.group_of[r] != nest.group || !reduces_batch(e.kernel, static_cast<int>(r)) ||
+        e.plan.absorbed.count(static_cast<int>(r)))
+      return false;
+    read = true;
+  }
+  return read && std::find(e.kernel.outputs.begin(), e.kernel.outputs.end(), node) ==
+                     e.kernel.outputs.end();
+}
 
 std::optional<NoProgram> RowOps::carry(int node) {
   const ir::Node& n = e.kernel.nodes[node];

@@ -77,6 +77,9 @@ struct RowOps {
                                     const Shape& buffer_shape, const Tile& own);
   // True when an op of the group emitted after `position` reads kernel node `in`.
   bool read_after(int in, std::size_t position) const;
+  // True when `node`'s value goes to PSUM (GroupTiling::psum_partials, carried_reduction.cpp):
+  // an fp32 element-wise value that only batch reductions of the nest read, not stored.
+  bool partial_in_psum(int node) const;
   // A reduction along a batch dim (carried_reduction.cpp): folded into its running value.
   std::optional<NoProgram> carry(int node);
   // A scan along the free axis in a nest that cuts rows into chunks (scan_chunks.cpp): its chunk
