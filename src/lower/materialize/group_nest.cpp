@@ -291,10 +291,13 @@ std::optional<NoProgram> RowOps::emit(int node) {
   if (!operands) return operands.no_program();
   Shape form = {nest.tiling.pt, nest.tiling.block * out_cols};
   Tile dest{-1, row_window(nest, row_tile, out_cols), {nest.tiling.pt, out_cols}};
-  if (partial_in_psum(node))
-    dest.buffer = value_buffer(e, nest, n.label.empty() ? "v" : n.label, sem::Memory::Psum, n.dtype,
-                               form, nest.strip_depth());
-  else if (auto over = in_place_dest(node, *operands, n.dtype, form, dest))
+  if (partial_in_psum(node)) {
+    if (auto over = in_place_dest(node, *operands, n.dtype, form, dest, sem::Memory::Psum))
+      dest = *over;
+    else
+      dest.buffer = value_buffer(e, nest, n.label.empty() ? "v" : n.label, sem::Memory::Psum,
+                                 n.dtype, form, nest.strip_depth());
+  } else if (auto over = in_place_dest(node, *operands, n.dtype, form, dest))
     dest = *over;
   else
     dest.buffer = value_buffer(e, nest, n.label.empty() ? "v" : n.label, sem::Memory::Sbuf, n.dtype,

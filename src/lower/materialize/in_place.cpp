@@ -62,8 +62,10 @@ bool RowOps::read_after(int in, std::size_t position) const {
 
 std::optional<Tile> RowOps::in_place_dest(int node, const std::vector<Tile>& operands,
                                           ir::DType dtype, const Shape& buffer_shape,
-                                          const Tile& own) {
-  if (!nest.tiling.in_place || nest.last_read.empty()) return std::nullopt;
+                                          const Tile& own, sem::Memory memory) {
+  // (A partial in PSUM always takes a dead PSUM operand's tile: PSUM's few banks are the point.)
+  if ((!nest.tiling.in_place && memory == sem::Memory::Sbuf) || nest.last_read.empty())
+    return std::nullopt;
   const auto& nodes = e.plan.groups[nest.group];
   std::size_t position = emitted_at(e, nodes, node);
   const ir::Kernel* lowering = e.plan.picks.at(node).lowering;
@@ -72,7 +74,7 @@ std::optional<Tile> RowOps::in_place_dest(int node, const std::vector<Tile>& ope
     const Tile& t = operands.at(static_cast<std::size_t>(k));
     if (t.buffer < 0) continue;
     const Buffer& b = e.builder.buffer(t.buffer);
-    if (b.memory != sem::Memory::Sbuf || b.constant || b.dtype != dtype || t.shape != own.shape ||
+    if (b.memory != memory || b.constant || b.dtype != dtype || t.shape != own.shape ||
         !std::equal(b.shape.begin(), b.shape.end(), buffer_shape.begin(), buffer_shape.end()))
       continue;
     // A value of the nest past its last reader.

@@ -71,10 +71,12 @@ struct RowOps {
   std::optional<NoProgram> emit(int node);
   // The operand tile `node` writes its result over (GroupTiling::in_place, in_place.cpp), given
   // its operand tiles and the form of a value buffer of its own (dtype, buffer shape, and `own`:
-  // the result's window and tile shape in it); nullopt when none may be. The operand's value (or
+  // the result's window and tile shape in it) in `memory` (PSUM: a partial in PSUM, taken
+  // whatever GroupTiling::in_place says); nullopt when none may be. The operand's value (or
   // the run's load) is forgotten: the tile now holds `node`'s result.
   std::optional<Tile> in_place_dest(int node, const std::vector<Tile>& operands, ir::DType dtype,
-                                    const Shape& buffer_shape, const Tile& own);
+                                    const Shape& buffer_shape, const Tile& own,
+                                    sem::Memory memory = sem::Memory::Sbuf);
   // True when an op of the group emitted after `position` reads kernel node `in`.
   bool read_after(int in, std::size_t position) const;
   // True when `node`'s value goes to PSUM (GroupTiling::psum_partials, carried_reduction.cpp):
