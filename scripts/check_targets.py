@@ -243,7 +243,7 @@ ATTR_TYPES = {"bool", "int", "float", "dim", "dims", "axis", "axes", "name", "fu
 ENGINES = {"tensor", "vector", "scalar", "gpsimd", "dma"}
 MEMORIES = {"sbuf", "psum", "hbm"}
 REDUCE_KINDS = {"add", "mul", "max", "min"}
-COST_VARS = {"N", "P", "MIN_II", "fp32", "bytes"}
+COST_VARS = {"N", "P", "MIN_II", "fp32", "bytes", "psum_sbuf"}
 SOURCE_KEY = re.compile(r"\b(A[1-3]|H[1-7]|HV1|I[1-4]h?|P[1-6]|S[0-4]|L[12]|C[1-5]|T[1-3]|R1|K[1-4]|N1|X[1-8]|"
                         r"DERIVED|ASSUMPTION|FITTED)\b")
 
@@ -532,15 +532,16 @@ def check_instr(where: str, name: str, t: dict, ops: dict[str, int]):
         return
     env = {d: float(limits.get(d, 128)) for d in in_dims | set(out_dims)}
     env.update(N=512.0, P=128.0, MIN_II=64.0, bytes=65536.0)
-    for fp32 in (0.0, 1.0):
-        env["fp32"] = fp32
+    for fp32, psum_sbuf in ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)):
+        env["fp32"], env["psum_sbuf"] = fp32, psum_sbuf
         try:
             v = evaluate(c, env)
         except Exception as err:  # noqa: BLE001 - any evaluation failure is a problem
             problem(where, f"cost cannot be evaluated at the limits: {err}")
             return
         if not (math.isfinite(v) and v > 0):
-            problem(where, f"cost evaluates to {v} at the limits (fp32={int(fp32)}); expected a positive number")
+            problem(where, f"cost evaluates to {v} at the limits (fp32={int(fp32)}, "
+                    f"psum_sbuf={int(psum_sbuf)}); expected a positive number")
 
 
 def check_legality(where: str, leg: dict, instrs: dict) -> None:

@@ -31,7 +31,7 @@ struct ScoreOpts {
   std::string mesh = "1", cache, nki_dir, nki_api = "current", nki_shapes = "generic";
   int top = 5, threads = 0, max_variants = 16, max_block = 8, max_lowerings = 3;
   bool json = false, engines_per_op = false, no_in_place = false, no_prune = false,
-       no_pipeline = false, no_onchip_steps = false;
+       no_pipeline = false, no_onchip_steps = false, no_psum_operands = false;
 };
 
 // One searched configuration: a sharding (or none) and its best candidates. Latencies on the
@@ -132,6 +132,7 @@ Outcome search(const sweep::PreparedKernel& pk, const target::Target& t, sweep::
   so.in_place = !o.no_in_place;
   so.pipeline = !o.no_pipeline;
   so.onchip_steps = !o.no_onchip_steps;
+  so.psum_operands = !o.no_psum_operands;
   so.cores = o.kernel.cores;
   lower::CandidateSpace space(pk.space_variants(), t, setting.local, so);
   Outcome out;
@@ -278,6 +279,10 @@ VerbRun add_score(CLI::App& app) {
   cmd->add_flag("--no-onchip-steps", o->no_onchip_steps,
                 "do not offer stepped slices loaded contiguously and read through strided "
                 "windows (`steps` candidates), to compare");
+  cmd->add_flag("--no-psum-operands", o->no_psum_operands,
+                "do not offer rows broadcast across partitions on the PE or batch-reduction "
+                "partials written to PSUM (`pe-broadcast`, `psum-partials` candidates), to "
+                "compare");
   o->kernel.add_cores(cmd);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");

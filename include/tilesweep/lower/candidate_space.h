@@ -47,7 +47,7 @@ struct SpaceOptions {
   bool onchip_steps = true;
   // Operands in PSUM (GroupTiling::pe_broadcast, psum_partials) offered where a nest reads an HBM
   // operand broadcast across its partitions or folds a partial into a batch reduction.
-  bool pe_broadcast = true;
+  bool psum_operands = true;
 };
 
 // One variant of the kernel with its instruction choices.
