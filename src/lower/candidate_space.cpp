@@ -261,6 +261,7 @@ std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, const Group
            h.store >= t.store && h.panel >= t.panel && h.in_place == t.in_place &&
            h.pipeline == t.pipeline && h.onchip_steps == t.onchip_steps &&
            h.pe_broadcast == t.pe_broadcast && h.psum_partials == t.psum_partials &&
+           h.psum_values == t.psum_values &&
            (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store ||
             h.panel != t.panel) &&
            (h.resident == t.resident || strips(t) >= 4) && (h.panel == t.panel || panels(t) >= 4);
@@ -715,7 +716,8 @@ std::vector<GroupTiling> CandidateSpace::psum_operand_twins(const ir::Kernel& k,
   std::vector<GroupTiling> out;
   if (t.spill || t.online > 0) return out;
   // A twin is offered where its program differs: some instruction off the Tensor engine writes
-  // PSUM (psum_partials), some matmul broadcasts a row with a constant stationary (pe_broadcast).
+  // PSUM (psum_partials, psum_values), some matmul broadcasts a row with a constant stationary
+  // (pe_broadcast).
   auto offered = [&](const GroupTiling& twin, auto&& differs) {
     ProgramPlan p = plan;
     p.tiling[g] = twin;
@@ -733,16 +735,18 @@ std::vector<GroupTiling> CandidateSpace::psum_operand_twins(const ir::Kernel& k,
     return in.engine != sem::Engine::Tensor && in.out >= 0 &&
            p.buffers[static_cast<std::size_t>(in.out)].memory == sem::Memory::Psum;
   };
-  GroupTiling pe = t, partials = t, both = t;
+  GroupTiling pe = t, partials = t, both = t, values = t;
   pe.pe_broadcast = true;
   partials.psum_partials = true;
   both.pe_broadcast = both.psum_partials = true;
+  values.psum_values = true;
   bool has_pe = offered(pe, broadcasts);
   if (has_pe) out.push_back(pe);
   if (offered(partials, writes_partial)) {
     out.push_back(partials);
     if (has_pe && offered(both, writes_partial)) out.push_back(both);
   }
+  if (offered(values, writes_partial)) out.push_back(values);
   return out;
 }
 
@@ -983,11 +987,12 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text += fmt::format(
-        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
+        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
         t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
         t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
         t.in_place ? " inplace" : "", t.pipeline ? " pipe" : "", t.onchip_steps ? " steps" : "",
         t.pe_broadcast ? " pe-broadcast" : "", t.psum_partials ? " psum-partials" : "",
+        t.psum_values ? " psum-values" : "",
         streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "",
         t.online > 0 ? fmt::format(" online={}", t.online) : "",
         t.free > 0 && group_extent(*variants_[c.variant].kernel, s.form.groups[g], dims_).chunkable

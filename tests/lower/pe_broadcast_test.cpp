@@ -72,10 +72,11 @@ INSTANTIATE_TEST_SUITE_P(
 
 struct NumbersCase {
   std::string name;
-  std::string source;  // empty: jobs/kernels/nkibench/mamba.py
+  std::string source;  // a kernel's text, or an NKIBench kernel's name (empty: mamba)
   sem::DimEnv dims;
   bool offered;   // some candidate broadcasts on the PE
   bool partials;  // some candidate writes a batch reduction's partials to PSUM
+  bool values;    // some candidate moves a value to PSUM (psum-values)
 };
 
 void PrintTo(const NumbersCase& c, std::ostream* os) { *os << c.name; }
@@ -84,14 +85,15 @@ class PeBroadcasts : public ::testing::TestWithParam<NumbersCase> {};
 
 // Sampled candidates run by the functional ISA interpreter against the reference; those that
 // broadcast on the PE say so in their description, and hold the broadcast tile in PSUM; those
-// with psum-partials write a Vector result to PSUM.
+// with psum-partials write a Vector result to PSUM; those with psum-values read no two inputs
+// of one Vector instruction from PSUM, and some read one input from each memory.
 TEST_P(PeBroadcasts, MatchTheReference) {
   const NumbersCase& nc = GetParam();
-  ir::Module m =
-      nc.source.empty()
-          ? ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/nkibench/mamba.py",
-                            sem::OpTable::builtin())
-          : parse(nc.source);
+  ir::Module m = nc.source.find("def ") == std::string::npos
+                     ? ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/nkibench/" +
+                                           (nc.source.empty() ? "mamba" : nc.source) + ".py",
+                                       sem::OpTable::builtin())
+                     : parse(nc.source);
   const ir::Kernel& k = m.kernels.front();
   const target::Target& t = target::builtin_target("trn1");
   test::Prepared p(k, t, 10);
@@ -101,17 +103,34 @@ TEST_P(PeBroadcasts, MatchTheReference) {
   ASSERT_GT(space.size(), 0);
   auto inputs = sweep::check_inputs(k, nc.dims, 7);
   auto ref = ir::evaluate(k, nc.dims, inputs, ir::Precision::F64);
-  int broadcast = 0, partials = 0, checked = 0;
+  int broadcast = 0, partials = 0, values = 0, values_mixed = 0, checked = 0;
   for (std::int64_t i = 0; i < space.size(); i += std::max<std::int64_t>(1, space.size() / 2000)) {
     bool pe = space.describe(i).find(" pe-broadcast") != std::string::npos;
     bool psum = space.describe(i).find(" psum-partials") != std::string::npos;
-    if ((pe && broadcast >= 12) || (psum && partials >= 12) ||
-        (!pe && !psum && checked - broadcast - partials >= 12))
+    bool moved = space.describe(i).find(" psum-values") != std::string::npos;
+    if ((pe && broadcast >= 12) || (psum && partials >= 12) || (moved && values >= 12) ||
+        (!pe && !psum && !moved && checked - broadcast - partials - values >= 12))
       continue;
     Lowered<Program> program = space.materialize(i);
     if (!program) continue;
     ASSERT_TRUE(test::matches(sim::execute(*program, inputs), ref)) << space.describe(i);
     ++checked;
+    if (moved) {
+      // Some Vector instruction reads one input in PSUM and the other in SBUF; none reads two.
+      ++values;
+      int mixed = 0;
+      for (const Inst& in : program->insts) {
+        if (in.engine != sem::Engine::Vector || in.in.size() != 2) continue;
+        int psum_inputs = 0;
+        for (int b : in.in)
+          psum_inputs += program->buffers[static_cast<std::size_t>(b)].memory == sem::Memory::Psum;
+        mixed += psum_inputs == 1;
+        EXPECT_LT(psum_inputs, 2) << space.describe(i);
+      }
+      // (Where the op picks an instruction without the faster case nothing moves: the program
+      // is the tiling's own.)
+      values_mixed += mixed > 0;
+    }
     if (psum) {
       ++partials;
       bool written = std::any_of(program->insts.begin(), program->insts.end(), [&](const Inst& in) {
@@ -142,6 +161,8 @@ TEST_P(PeBroadcasts, MatchTheReference) {
   }
   EXPECT_GT(checked, 0);
   EXPECT_EQ(partials > 0, nc.partials) << partials << " psum-partials candidates";
+  EXPECT_EQ(values_mixed > 0, nc.values) << values << " psum-values candidates, " << values_mixed
+                                         << " reading one input from each memory";
   if (nc.offered)
     EXPECT_GT(broadcast, 0) << "no candidate of " << nc.name << " broadcasts on the PE";
   else
@@ -155,24 +176,30 @@ INSTANTIATE_TEST_SUITE_P(
                                   "    return x * b + x\n",
                                   {{"M", 256}, {"N", 1024}},
                                   true,
+                                  false,
                                   false},
                       NumbersCase{"bf16_row",
                                   "def f(x: bf16[M, N], b: bf16[1, N]) -> bf16[M, N]:\n"
                                   "    return x * b\n",
                                   {{"M", 128}, {"N", 768}},
                                   true,
+                                  false,
                                   false},
-                      NumbersCase{"mamba", "", {{"C", 128}, {"M", 48}, {"S", 4}}, true, true},
+                      NumbersCase{
+                          "mamba", "", {{"C", 128}, {"M", 48}, {"S", 4}}, true, true, false},
                       NumbersCase{"sum_over_batch",
                                   "def f(x: f32[S, M, N], y: f32[S, M, N]) -> f32[M, N]:\n"
                                   "    return sum(x * y, axis=0)\n",
                                   {{"S", 4}, {"M", 256}, {"N", 512}},
                                   false,
-                                  true},
+                                  true,
+                                  false},
+                      NumbersCase{"adamw", "adamw", {{"M", 128}, {"N", 1024}}, false, false, true},
                       NumbersCase{"per_row_scalar",
                                   "def f(x: f32[M, N], s: f32[M, 1]) -> f32[M, N]:\n"
                                   "    return x * s\n",
                                   {{"M", 256}, {"N", 512}},
+                                  false,
                                   false,
                                   false}),
     [](const auto& info) { return info.param.name; });

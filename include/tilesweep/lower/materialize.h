@@ -99,6 +99,11 @@ struct GroupTiling {
   // runs at one element per cycle instead of two (S0). Offered where a nest has such a value and
   // the twin fits.
   bool psum_partials = false;
+  // Values in PSUM (psum_values.cpp): after the nest is emitted, where a Vector instruction's
+  // cost formula is lower with one input in PSUM (tensor_tensor, S0) and both are in SBUF, one of
+  // them (an fp32 value of the nest that only compute instructions allowing PSUM touch, at most a
+  // quarter of PSUM) is moved to PSUM. Offered where that moves a value and the twin fits.
+  bool psum_values = false;
 };
 
 // The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the

@@ -211,6 +211,10 @@ using StridedLoads = std::map<std::vector<std::int64_t>, int>;
 std::optional<Lowered<Tile>> load_steps_on_chip(Emission& e, int block, int value,
                                                 const std::vector<Place>& places, const Shape& tile,
                                                 Depth depth, StridedLoads& loads);
+// ---- values in PSUM (psum_values.cpp, GroupTiling::psum_values) ----
+// Buffers of nests with psum_values moved to PSUM where a Vector instruction then reads one
+// input from each memory (the faster case of its cost formula).
+void place_psum_values(Program& p, const target::Target& t, const ProgramPlan& plan);
 // ---- partition broadcasts on the PE (pe_broadcast.cpp, GroupTiling::pe_broadcast) ----
 // True when a [rows, cols] `tile` of a value at `places` reads one row broadcast across its
 // partitions (no value dim feeds the tile's rows).

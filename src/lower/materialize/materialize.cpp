@@ -77,6 +77,7 @@ Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const
   for (std::size_t g = 0; g < plan.groups.size(); ++g)
     if (plan.tiling.at(g).pipeline) pipeline_nest(p, nests[g].first, nests[g].second);
   p.cores = plan.cores;
+  place_psum_values(p, t, plan);
   // The candidate's engine picks, kept where the target's rules allow them (operands in a memory
   // the engine reaches, its ALU operators): after this every instruction keeps the rules on its
   // engine (nothing below changes an instruction; tests check sampled programs instruction by
