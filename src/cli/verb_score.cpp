@@ -280,9 +280,9 @@ VerbRun add_score(CLI::App& app) {
                 "do not offer stepped slices loaded contiguously and read through strided "
                 "windows (`steps` candidates), to compare");
   cmd->add_flag("--no-psum-operands", o->no_psum_operands,
-                "do not offer rows broadcast across partitions on the PE or batch-reduction "
-                "partials written to PSUM (`pe-broadcast`, `psum-partials` candidates), to "
-                "compare");
+                "do not offer operands in PSUM: rows broadcast across partitions on the PE, "
+                "batch-reduction partials and values read by Vector with an SBUF operand "
+                "(`pe-broadcast`, `psum-partials`, `psum-values` candidates), to compare");
   o->kernel.add_cores(cmd);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");
