@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -54,6 +55,49 @@ void expr_constituents(const sem::Expr& e, const sem::OpSpec& op, std::set<std::
   for (const auto& a : e.args) expr_constituents(*a, op, out);
 }
 
+// A decimal v = digits * 10^exp10, from the shortest text that prints a double (as the encoder
+// reads a literal); nullopt where it does not fit 18 digits.
+struct Decimal {
+  __int128 digits = 0;
+  int exp10 = 0;
+};
+
+std::optional<Decimal> decimal_of(double v) {
+  std::string s = fmt::format("{}", v);
+  Decimal d;
+  bool negative = !s.empty() && s[0] == '-';
+  if (negative) s = s.substr(1);
+  if (auto e = s.find_first_of("eE"); e != std::string::npos) {
+    d.exp10 = std::atoi(s.c_str() + e + 1);
+    s = s.substr(0, e);
+  }
+  if (auto dot = s.find('.'); dot != std::string::npos) {
+    d.exp10 -= static_cast<int>(s.size() - dot - 1);
+    s.erase(dot, 1);
+  }
+  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  d.digits = std::stoll(s) * (negative ? -1 : 1);
+  return d;
+}
+
+// 1 - v for a literal v in (0, 1) (a decay rate, a momentum: `x - c * x` is `x * (1 - c)`) where
+// the double 1 - v prints as exactly the decimal 1 - v, so a proof over the printed literals holds.
+std::optional<double> exact_complement(double v) {
+  if (!(v > 0.0 && v < 1.0)) return std::nullopt;
+  auto a = decimal_of(v), b = decimal_of(1.0 - v);
+  if (!a || !b || a->exp10 < -18 || b->exp10 < -18 || a->exp10 > 0 || b->exp10 > 0)
+    return std::nullopt;
+  int e = std::min(a->exp10, b->exp10);  // both sides scaled by 10^-e
+  auto scale = [](__int128 x, int k) {
+    for (int i = 0; i < k; ++i) x *= 10;
+    return x;
+  };
+  __int128 one = scale(1, -e);
+  if (one - scale(a->digits, a->exp10 - e) != scale(b->digits, b->exp10 - e)) return std::nullopt;
+  return 1.0 - v;
+}
+
 class Synthesizer {
  public:
   Synthesizer(const ir::Kernel& op, const sem::InstrTable& isa, const SynthesisOptions& o,
@@ -65,6 +109,10 @@ class Synthesizer {
           if (const double* v = std::get_if<double>(&it->second))
             if (std::find(literals_.begin(), literals_.end(), *v) == literals_.end())
               literals_.push_back(*v);
+    for (std::size_t i = 0, n = literals_.size(); i < n; ++i)
+      if (auto c = exact_complement(literals_[i]))
+        if (std::find(literals_.begin(), literals_.end(), *c) == literals_.end())
+          literals_.push_back(*c);
     for (const auto& n : op_.nodes)
       if (n.op == "dim" && n.inputs.empty())
         if (const auto* d = std::get_if<sem::Dim>(&n.attrs.at("value")))
@@ -515,7 +563,8 @@ class Synthesizer {
   }
 
   ir::Kernel op_;
-  std::vector<double> literals_;  // the op kernel's literal constants (a region's), in node order
+  // The op kernel's literal constants (a region's), in node order, then their exact complements.
+  std::vector<double> literals_;
   std::vector<sem::Dim> positions_;  // the tile origins a mask's tile form reads (index_source.h)
   const sem::InstrTable& isa_;
   std::vector<SketchStep> path_;  // the sketch being extended

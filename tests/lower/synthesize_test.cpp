@@ -257,3 +257,40 @@ TEST(SynthesizeOnBundledTargets, SinglePassFusesSquareWithItsMean) {
 
 }  // namespace
 }  // namespace ts::lower
+
+namespace ts::lower {
+namespace {
+
+// A literal c in (0, 1) also offers 1 - c where the double prints as exactly that decimal, so
+// `x - c * x` is one instruction scaling x by 1 - c (proved over the printed literals); where the
+// double 1 - c is not the decimal (1 - 0.9 prints 0.09999999999999998) no such literal is offered.
+TEST(SynthesizeOnBundledTargets, ExactComplementOfALiteralScalesInOneInstruction) {
+  struct Case {
+    const char* body;
+    const char* complement;  // printed in some lowering, or nullptr: none offered
+    const char* absent;      // printed in no lowering
+  };
+  for (const Case& c : {Case{"x - 1e-05 * x", "0.99999", "0.9999899"},
+                        Case{"x - 0.001 * x", "0.999", "0.9989"},
+                        Case{"x - 0.25 * x", "0.75", "0.7499"},
+                        Case{"x - 0.9 * x", nullptr, "0.0999"}}) {
+    ir::Module m = ir::parse_module(std::string("def f(x: f32[P, F]):\n    return ") + c.body + "\n",
+                                    "op.py", sem::OpTable::builtin());
+    for (const char* t : {"trn1", "trn2"}) {
+      SynthesisResult r = synthesize(m.kernels[0], target::builtin_target(t).isa);
+      bool complement = false;
+      for (const auto& l : r.lowerings) {
+        EXPECT_TRUE(l.proof.proved()) << l.text;
+        EXPECT_EQ(l.text.find(c.absent), std::string::npos) << c.body << ": " << l.text;
+        if (c.complement && l.text.find(c.complement) != std::string::npos) {
+          complement = true;
+          EXPECT_EQ(l.depth, 1) << l.text;
+        }
+      }
+      EXPECT_EQ(complement, c.complement != nullptr) << t << " " << c.body;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ts::lower
