@@ -29,6 +29,27 @@ struct CandidateSpace::SectionForm {
   std::shared_ptr<const Prefix> prefix;  // what every program of the section starts with
 };
 
+namespace {
+
+// True when some instruction of `program` has a cost that names `psum_sbuf` (one input in PSUM,
+// the other in SBUF: faster on Vector). The formula is walked with a stack of its nodes.
+bool reads_psum_faster(const ir::Kernel& program, const sem::InstrTable& isa) {
+  for (const auto& n : program.nodes) {
+    const sem::InstrSpec* in = isa.find(n.op);
+    if (!in || !in->cost) continue;
+    std::vector<const sem::Expr*> todo = {in->cost.get()};
+    while (!todo.empty()) {
+      const sem::Expr* e = todo.back();
+      todo.pop_back();
+      if (e->kind == sem::Expr::Name && e->name == "psum_sbuf") return true;
+      for (const auto& a : e->args) todo.push_back(a.get());
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 struct CandidateSpace::OpLowerings {
   std::vector<int> nodes;                          // compute node per op
   std::vector<std::string> labels;                 // per op
@@ -593,7 +614,7 @@ std::optional<NoProgram> CandidateSpace::drop_unplaceable(SpaceSection& s, const
 // The tilings of each group that fit on chip with the plan's other choices: as they are, or in
 // a fused form with the nest's matmul results spilled to HBM.
 Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
-    const ir::Kernel& k, bool fused, const ProgramPlan& plan,
+    const ir::Kernel& k, bool fused, const ProgramPlan& plan, const ProgramPlan& values_plan,
     const std::vector<std::vector<GroupTiling>>& all) const {
   std::vector<std::vector<GroupTiling>> feasible;
   for (std::size_t g = 0; g < all.size(); ++g) {
@@ -648,7 +669,8 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
       if (options_.onchip_steps && (fused || all.size() == 1))
         if (auto twin = onchip_steps_twin(k, plan, g, t)) ok.push_back(*twin);
       if (options_.psum_operands && (fused || all.size() == 1))
-        for (const auto& twin : psum_operand_twins(k, plan, g, t)) ok.push_back(twin);
+        for (const auto& twin : psum_operand_twins(k, plan, values_plan, g, t))
+          ok.push_back(twin);
     }
     if (ok.empty())  // the section would have no candidate: say which group and why
       return NoProgram{fmt::format("group {} ({}): {}", g, group_label(k, plan.groups[g]),
@@ -711,15 +733,17 @@ std::optional<GroupTiling> CandidateSpace::onchip_steps_twin(const ir::Kernel& k
 }
 
 std::vector<GroupTiling> CandidateSpace::psum_operand_twins(const ir::Kernel& k,
-                                                            const ProgramPlan& plan, std::size_t g,
+                                                            const ProgramPlan& plan,
+                                                            const ProgramPlan& values_plan,
+                                                            std::size_t g,
                                                             const GroupTiling& t) const {
   std::vector<GroupTiling> out;
   if (t.spill || t.online > 0) return out;
   // A twin is offered where its program differs: some instruction off the Tensor engine writes
   // PSUM (psum_partials, psum_values), some matmul broadcasts a row with a constant stationary
   // (pe_broadcast).
-  auto offered = [&](const GroupTiling& twin, auto&& differs) {
-    ProgramPlan p = plan;
+  auto offered = [&](const GroupTiling& twin, auto&& differs, const ProgramPlan& base) {
+    ProgramPlan p = base;
     p.tiling[g] = twin;
     Lowered<Program> program = lower::materialize(k, dims_, target_, p);
     if (!program || !fits(*program, target_, g, plan.groups.size())) return false;
@@ -740,13 +764,14 @@ std::vector<GroupTiling> CandidateSpace::psum_operand_twins(const ir::Kernel& k,
   partials.psum_partials = true;
   both.pe_broadcast = both.psum_partials = true;
   values.psum_values = true;
-  bool has_pe = offered(pe, broadcasts);
+  bool has_pe = offered(pe, broadcasts, plan);
   if (has_pe) out.push_back(pe);
-  if (offered(partials, writes_partial)) {
+  if (offered(partials, writes_partial, plan)) {
     out.push_back(partials);
-    if (has_pe && offered(both, writes_partial)) out.push_back(both);
+    if (has_pe && offered(both, writes_partial, plan)) out.push_back(both);
   }
-  if (offered(values, writes_partial)) out.push_back(values);
+  if (offered(values, writes_partial, plan) || offered(values, writes_partial, values_plan))
+    out.push_back(values);
   return out;
 }
 
@@ -830,7 +855,16 @@ std::optional<CandidateSpace::SpaceSection> CandidateSpace::section(
   for (const auto& a : all)
     configs = s.form.fused ? configs * static_cast<double>(a.size())
                            : std::max(configs, static_cast<double>(a.size()));
-  auto tilings = feasible_tilings(k, s.form.fused, plan, all);
+  // The plan a psum-values twin is judged with: each op's first kept lowering with an
+  // instruction faster with an operand in PSUM, where it has one (the working pick otherwise).
+  ProgramPlan values_plan = plan;
+  for (std::size_t j = 0; j < s.ops.nodes.size(); ++j)
+    for (std::size_t l = 0; l < s.ops.kept[j].size(); ++l)
+      if (reads_psum_faster(s.ops.kept[j][l]->program, target_.isa)) {
+        values_plan.picks[s.ops.nodes[j]] = s.ops.pick(j, l);
+        break;
+      }
+  auto tilings = feasible_tilings(k, s.form.fused, plan, values_plan, all);
   if (!tilings) return no_section(variant, s, tilings.no_program());
   s.tilings = std::move(*tilings);
   if (s.form.fused) s.pairs = instruction_pairs(s, kc);

@@ -134,8 +134,9 @@ class CandidateSpace {
   std::optional<NoProgram> drop_unplaceable(SpaceSection& s, const ir::Kernel& k,
                                             ProgramPlan& plan) const;
   void cap_lowerings(SpaceSection& s) const;
+  // `values_plan`: the plan with picks that read PSUM faster, for psum-values twins.
   Lowered<std::vector<std::vector<GroupTiling>>> feasible_tilings(
-      const ir::Kernel& k, bool fused, const ProgramPlan& plan,
+      const ir::Kernel& k, bool fused, const ProgramPlan& plan, const ProgramPlan& values_plan,
       const std::vector<std::vector<GroupTiling>>& all) const;
   // True when tiling `t` of group `g` (materialized: `plain`) also pays with its element-wise
   // results written in place (GroupTiling::in_place); `deepest`: a tiling's deepest fitting
@@ -149,9 +150,11 @@ class CandidateSpace {
   // Tiling `t` of group `g` with operands in PSUM where Vector reads them faster: its partition
   // broadcasts on the PE (GroupTiling::pe_broadcast), its batch reductions' partials in PSUM
   // (GroupTiling::psum_partials), both, and values moved to PSUM (GroupTiling::psum_values); each
-  // where the nest has such an operand with the plan's picks and the twin fits.
+  // where the nest has such an operand with the plan's picks (values: or `values_plan`'s, each
+  // op's first lowering faster with an operand in PSUM) and the twin fits.
   std::vector<GroupTiling> psum_operand_twins(const ir::Kernel& k, const ProgramPlan& plan,
-                                              std::size_t g, const GroupTiling& t) const;
+                                              const ProgramPlan& values_plan, std::size_t g,
+                                              const GroupTiling& t) const;
   // Tiling `t` of group `g` with its stepped slices read on chip (GroupTiling::onchip_steps),
   // where the nest reads one, the twin's program reads a strided window and fits; else nullopt.
   std::optional<GroupTiling> onchip_steps_twin(const ir::Kernel& k, const ProgramPlan& plan,
