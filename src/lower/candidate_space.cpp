@@ -669,8 +669,7 @@ Lowered<std::vector<std::vector<GroupTiling>>> CandidateSpace::feasible_tilings(
       if (options_.onchip_steps && (fused || all.size() == 1))
         if (auto twin = onchip_steps_twin(k, plan, g, t)) ok.push_back(*twin);
       if (options_.psum_operands && (fused || all.size() == 1))
-        for (const auto& twin : psum_operand_twins(k, plan, values_plan, g, t))
-          ok.push_back(twin);
+        for (const auto& twin : psum_operand_twins(k, plan, values_plan, g, t)) ok.push_back(twin);
     }
     if (ok.empty())  // the section would have no candidate: say which group and why
       return NoProgram{fmt::format("group {} ({}): {}", g, group_label(k, plan.groups[g]),

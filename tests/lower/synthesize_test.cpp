@@ -270,12 +270,12 @@ TEST(SynthesizeOnBundledTargets, ExactComplementOfALiteralScalesInOneInstruction
     const char* complement;  // printed in some lowering, or nullptr: none offered
     const char* absent;      // printed in no lowering
   };
-  for (const Case& c : {Case{"x - 1e-05 * x", "0.99999", "0.9999899"},
-                        Case{"x - 0.001 * x", "0.999", "0.9989"},
-                        Case{"x - 0.25 * x", "0.75", "0.7499"},
-                        Case{"x - 0.9 * x", nullptr, "0.0999"}}) {
-    ir::Module m = ir::parse_module(std::string("def f(x: f32[P, F]):\n    return ") + c.body + "\n",
-                                    "op.py", sem::OpTable::builtin());
+  for (const Case& c :
+       {Case{"x - 1e-05 * x", "0.99999", "0.9999899"}, Case{"x - 0.001 * x", "0.999", "0.9989"},
+        Case{"x - 0.25 * x", "0.75", "0.7499"}, Case{"x - 0.9 * x", nullptr, "0.0999"}}) {
+    ir::Module m =
+        ir::parse_module(std::string("def f(x: f32[P, F]):\n    return ") + c.body + "\n", "op.py",
+                         sem::OpTable::builtin());
     for (const char* t : {"trn1", "trn2"}) {
       SynthesisResult r = synthesize(m.kernels[0], target::builtin_target(t).isa);
       bool complement = false;
