@@ -40,6 +40,9 @@ struct Buffer {
   // On-chip: the fewest copies the program needs whatever the candidate's depth (a software-
   // pipelined loop's stage reads the copy an earlier iteration wrote: Inst::in_lag + 1).
   int min_bufs = 1;
+  // PSUM: a tile the PE writes (a matmul's accumulator, a transpose's result), given the banks
+  // its nest leaves free at the candidate's deepest multi-buffering (materialize/psum_depth.cpp).
+  bool fills_psum = false;
   int param = -1;   // HBM: the kernel parameter it holds
   int output = -1;  // HBM: the kernel output it holds
   int alias =

@@ -12,6 +12,7 @@
 //   panel_rhs.cpp        a matmul's right-hand side loaded in [K, W] column panels
 //   wide_store.cpp       a matmul result stored several N tiles at a time
 //   buffer_reuse.cpp     a dead value's buffer reused by a later value of the nest
+//   psum_depth.cpp       the PE's PSUM tiles deepened into the banks left free (bufs >= 3)
 //   output_copy.cpp      after the groups: the outputs that are views copied into their tensors
 //   in_place.cpp         an element-wise op's result written over a dead operand's tile
 //   op_emission.cpp      one op's lowering program as instructions on tiles
@@ -215,6 +216,13 @@ std::optional<Lowered<Tile>> load_steps_on_chip(Emission& e, int block, int valu
 // Buffers of nests with psum_values moved to PSUM where a Vector instruction then reads one
 // input from each memory (the faster case of its cost formula).
 void place_psum_values(Program& p, const target::Target& t, const ProgramPlan& plan);
+// ---- PSUM depth (psum_depth.cpp) ----
+// In each nest whose candidate multi-buffers at depth 3 or more, the PE's PSUM tiles
+// (Buffer::fills_psum: matmul accumulators, transposes) take, one copy at a time in turn, the
+// banks the nest leaves free (nest_use), up to one copy per bank: the PE then runs that many
+// tiles ahead of the engine evacuating them, which has the rest of the chain (the exp of a
+// softmax row) to run in between.
+void fill_psum_banks(Program& p, const target::Target& t, const ProgramPlan& plan);
 // ---- partition broadcasts on the PE (pe_broadcast.cpp, GroupTiling::pe_broadcast) ----
 // True when a [rows, cols] `tile` of a value at `places` reads one row broadcast across its
 // partitions (no value dim feeds the tile's rows).

@@ -78,6 +78,7 @@ Lowered<Program> materialize(const ir::Kernel& k, const sem::DimEnv& dims, const
     if (plan.tiling.at(g).pipeline) pipeline_nest(p, nests[g].first, nests[g].second);
   p.cores = plan.cores;
   place_psum_values(p, t, plan);
+  fill_psum_banks(p, t, plan);
   // The candidate's engine picks, kept where the target's rules allow them (operands in a memory
   // the engine reaches, its ALU operators): after this every instruction keeps the rules on its
   // engine (nothing below changes an instruction; tests check sampled programs instruction by
@@ -111,6 +112,7 @@ void rebind(Program& p, const ProgramPlan& plan) {
     if (b.bufs_cap > 0)
       b.bufs = std::max(
           b.min_bufs, std::min(b.bufs_cap, plan.tiling.at(static_cast<std::size_t>(b.nest)).bufs));
+  if (plan.target) fill_psum_banks(p, *plan.target, plan);
 }
 
 Lowered<std::shared_ptr<const Prefix>> make_prefix(const ir::Kernel& k, const sem::DimEnv& dims,

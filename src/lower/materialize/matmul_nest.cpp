@@ -131,6 +131,7 @@ std::optional<NoProgram> emit_matmul(Emission& e, Nest& nest, int node) {
   int accumulator =
       add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {nest.tiling.pt, nest.tiling.block * n_tile},
                  {std::min(2, nest.tiling.bufs), 2});
+  e.builder.buffer(accumulator).fills_psum = true;  // deepened at the end (psum_depth.cpp)
   Tile sum{accumulator, row_window(nest, row_tile, n_tile), {nest.tiling.pt, n_tile}};
   Lowered<Tile> product =
       emit_lowering(e, rows_loop, node, {*lhs, *rhs}, &sum, k_var, nest.strip_depth(),

@@ -396,6 +396,7 @@ std::optional<NoProgram> Online::score(RowOps& run, int node, int strip_lhs_buff
   if (!lhs) return lhs.no_program();
   int psum = add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {pt, n_tile},
                         {std::min(2, nest.tiling.bufs), 2});
+  e.builder.buffer(psum).fills_psum = true;  // psum_depth.cpp
   Tile sum{psum, {}, {pt, n_tile}};
   bool hoisted = strip_lhs_buffer >= 0 && !pick.stationary;
   Lowered<Tile> product = emit_lowering(e, k_loop, node, {*lhs, *rhs}, &sum, k_var, depth(),
@@ -453,6 +454,7 @@ std::optional<NoProgram> Online::product(RowOps& run, const Tile& acc, const Til
   if (!lhs) return lhs.no_program();
   int psum =
       add_buffer(e, "pv", sem::Memory::Psum, n.dtype, {pt, N}, {std::min(2, nest.tiling.bufs), 2});
+  e.builder.buffer(psum).fills_psum = true;  // psum_depth.cpp
   Tile sum{psum, {}, {pt, N}};
   Lowered<Tile> pv = emit_lowering(e, k_loop, matmul, {*lhs, *rhs}, &sum, k_var, depth());
   if (!pv) return pv.no_program();

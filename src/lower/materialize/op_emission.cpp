@@ -220,6 +220,8 @@ std::optional<NoProgram> OpEmission::emit_instruction(std::size_t m, const sem::
   sem::Memory memory = writes(sem::Memory::Sbuf) ? sem::Memory::Sbuf : out_memory.front();
   Tile out =
       into_dest ? *dest : Tile{add_buffer(e, "t", memory, dtype, out_shape, depth), {}, out_shape};
+  if (!into_dest && memory == sem::Memory::Psum)  // a PE transpose's result (psum_depth.cpp)
+    e.builder.buffer(out.buffer).fills_psum = true;
   in.out = out.buffer;
   in.out_window = out.window;
   if (static_cast<int>(m) == root) {
@@ -230,6 +232,31 @@ std::optional<NoProgram> OpEmission::emit_instruction(std::size_t m, const sem::
   e.builder.place(block, in);
   tiles[m] = std::move(out);
   return std::nullopt;
+}
+
+// A result that is a tile just loaded from HBM (the lowering was the load itself, or a DMA
+// instruction fused into it: a dma_transpose of x for a hoisted x^T) and that nothing has read
+// yet: the load writes `dest` directly instead of a copy following it on a compute engine (which
+// would also order the matmul reading `dest` behind that engine's other work). True when done;
+// the load's buffer, made last for this load alone, is dropped.
+bool load_into_dest(Emission& e, const Tile& result, const Tile& dest) {
+  Program& p = e.builder.program();
+  if (p.insts.empty() || result.buffer + 1 != static_cast<int>(p.buffers.size()) ||
+      !result.window.whole() || result.shape != dest.shape)
+    return false;
+  auto loaded_by = std::find_if(e.load_of.begin(), e.load_of.end(),
+                                [&](const auto& l) { return l.first == result.buffer; });
+  if (loaded_by == e.load_of.end() || loaded_by->second + 1 != static_cast<int>(p.insts.size()))
+    return false;
+  const Buffer &from = p.buffers.back(), &to = e.builder.buffer(dest.buffer);
+  if (from.memory != to.memory || from.dtype != to.dtype) return false;
+  Inst& load = p.insts.back();
+  load.out = dest.buffer;
+  load.out_window = dest.window;
+  loaded_by->first = dest.buffer;
+  if (e.fusable_load == result.buffer) e.fusable_load = -1;
+  p.buffers.pop_back();
+  return true;
 }
 
 }  // namespace
@@ -248,7 +275,10 @@ Lowered<Tile> emit_lowering(Emission& e, int block, int node, const std::vector<
     if (auto no = op.emit_step(m)) return *no;
   Tile result = *op.tiles[static_cast<std::size_t>(op.root)];
   if (dest && result.buffer != dest->buffer) {
-    if (auto no = copy_tile(e, block, node, result, *dest, "copy")) return *no;
+    if (load_into_dest(e, result, *dest)) {
+    } else if (auto no = copy_tile(e, block, node, result, *dest, "copy")) {
+      return *no;
+    }
     result = *dest;
   }
   e.emitted.push_back({node, result.buffer, first, e.builder.program().insts.size()});

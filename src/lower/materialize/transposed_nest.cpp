@@ -69,6 +69,7 @@ std::optional<NoProgram> emit_transposed_matmul(Emission& e, Nest& nest, int nod
       row_tile = loop_var(rows_loop, k_loop);
   int accumulator = add_buffer(e, "acc", sem::Memory::Psum, n.dtype, {n_tile, S},
                                {std::min(2, nest.tiling.bufs), 2});
+  e.builder.buffer(accumulator).fills_psum = true;  // psum_depth.cpp
   Tile lhs{*x_transposed, window({{k_var, S}, {row_tile, rows}}, rows), {k_tile, rows}};
   Tile sum{accumulator, window({{row_tile, rows}}, rows), {n_tile, rows}};
   Lowered<Tile> product =
