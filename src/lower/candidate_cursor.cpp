@@ -22,7 +22,8 @@ bool same_structure(const Candidate& a, const Candidate& b) {
         a.tiling[g].onchip_steps != b.tiling[g].onchip_steps ||
         a.tiling[g].pe_broadcast != b.tiling[g].pe_broadcast ||
         a.tiling[g].psum_partials != b.tiling[g].psum_partials ||
-        a.tiling[g].psum_values != b.tiling[g].psum_values)
+        a.tiling[g].psum_values != b.tiling[g].psum_values ||
+        a.tiling[g].psum_loads != b.tiling[g].psum_loads)
       return false;
   return true;
 }

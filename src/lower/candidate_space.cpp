@@ -282,7 +282,7 @@ std::vector<GroupTiling> drop_dominated(std::vector<GroupTiling> ok, const Group
            h.store >= t.store && h.panel >= t.panel && h.in_place == t.in_place &&
            h.pipeline == t.pipeline && h.onchip_steps == t.onchip_steps &&
            h.pe_broadcast == t.pe_broadcast && h.psum_partials == t.psum_partials &&
-           h.psum_values == t.psum_values &&
+           h.psum_values == t.psum_values && h.psum_loads == t.psum_loads &&
            (h.hoist != t.hoist || h.resident != t.resident || h.store != t.store ||
             h.panel != t.panel) &&
            (h.resident == t.resident || strips(t) >= 4) && (h.panel == t.panel || panels(t) >= 4);
@@ -771,6 +771,18 @@ std::vector<GroupTiling> CandidateSpace::psum_operand_twins(const ir::Kernel& k,
   }
   if (offered(values, writes_partial, plan) || offered(values, writes_partial, values_plan))
     out.push_back(values);
+  // Loads copied into PSUM: a compute instruction writes PSUM from a tile a DMA loaded.
+  auto copies_load = [](const Program& p, const Inst& in) {
+    if (in.dma || in.in.size() != 1 || in.out < 0 ||
+        p.buffers[static_cast<std::size_t>(in.out)].memory != sem::Memory::Psum)
+      return false;
+    return std::any_of(p.insts.begin(), p.insts.end(),
+                       [&](const Inst& w) { return w.dma && !w.store && w.out == in.in[0]; });
+  };
+  GroupTiling loads = values;
+  loads.psum_loads = true;
+  if (offered(loads, copies_load, plan) || offered(loads, copies_load, values_plan))
+    out.push_back(loads);
   return out;
 }
 
@@ -1020,12 +1032,12 @@ std::string CandidateSpace::describe(std::int64_t index) const {
   for (std::size_t g = 0; g < c.tiling.size(); ++g) {
     const auto& t = c.tiling[g];
     text += fmt::format(
-        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
+        " | g{}: pt={} block={} free={}{}{}{}{}{}{}{}{}{}{}{}{}{}{}{}", g, t.pt, t.block, t.free,
         t.store > 0 ? fmt::format(" store={}", t.store) : "", t.hoist ? " hoist" : "",
         t.resident ? " resident" : "", t.panel ? " panel" : "", t.spill ? " spill" : "",
         t.in_place ? " inplace" : "", t.pipeline ? " pipe" : "", t.onchip_steps ? " steps" : "",
         t.pe_broadcast ? " pe-broadcast" : "", t.psum_partials ? " psum-partials" : "",
-        t.psum_values ? " psum-values" : "",
+        t.psum_values ? " psum-values" : "", t.psum_loads ? " psum-loads" : "",
         streamed(*variants_[c.variant].kernel, s.form.groups[g], t) ? " stream" : "",
         t.online > 0 ? fmt::format(" online={}", t.online) : "",
         t.free > 0 && group_extent(*variants_[c.variant].kernel, s.form.groups[g], dims_).chunkable

@@ -104,6 +104,11 @@ struct GroupTiling {
   // them (an fp32 value of the nest that only compute instructions allowing PSUM touch, at most a
   // quarter of PSUM) is moved to PSUM. Offered where that moves a value and the twin fits.
   bool psum_values = false;
+  // Loads in PSUM (psum_values.cpp, with psum_values): where such an instruction's inputs are
+  // both loaded tiles (no DMA writes PSUM), one of them is copied into PSUM by the Scalar engine
+  // right after its load, and its Vector readers read the copy (rope's products of x with cos and
+  // sin). Offered where that copies a tile and the twin fits.
+  bool psum_loads = false;
 };
 
 // The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the
