@@ -281,8 +281,9 @@ VerbRun add_score(CLI::App& app) {
                 "windows (`steps` candidates), to compare");
   cmd->add_flag("--no-psum-operands", o->no_psum_operands,
                 "do not offer operands in PSUM: rows broadcast across partitions on the PE, "
-                "batch-reduction partials and values read by Vector with an SBUF operand "
-                "(`pe-broadcast`, `psum-partials`, `psum-values` candidates), to compare");
+                "batch-reduction partials, values read by Vector with an SBUF operand and loads "
+                "copied there (`pe-broadcast`, `psum-partials`, `psum-values`, `psum-loads` "
+                "candidates), to compare");
   o->kernel.add_cores(cmd);
   cmd->add_option("--cache", o->cache, "proof cache file, read and updated");
   cmd->add_flag("--json", o->json, "print one JSON object for scripts");

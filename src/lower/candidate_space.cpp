@@ -771,9 +771,11 @@ std::vector<GroupTiling> CandidateSpace::psum_operand_twins(const ir::Kernel& k,
   }
   if (offered(values, writes_partial, plan) || offered(values, writes_partial, values_plan))
     out.push_back(values);
-  // Loads copied into PSUM: a compute instruction writes PSUM from a tile a DMA loaded.
+  // Loads copied into PSUM: a tensor_copy off the Tensor engine writes PSUM from a tile a DMA
+  // loaded (a transpose of a loaded tile on the PE does not count).
   auto copies_load = [](const Program& p, const Inst& in) {
-    if (in.dma || in.in.size() != 1 || in.out < 0 ||
+    if (in.dma || in.engine == sem::Engine::Tensor || in.spec->op.name != "tensor_copy" ||
+        in.in.size() != 1 || in.out < 0 ||
         p.buffers[static_cast<std::size_t>(in.out)].memory != sem::Memory::Psum)
       return false;
     return std::any_of(p.insts.begin(), p.insts.end(),

@@ -45,9 +45,10 @@ struct SpaceOptions {
   // On-chip steps (GroupTiling::onchip_steps) offered where a nest reads a slice with a step;
   // off only to compare against.
   bool onchip_steps = true;
-  // Operands in PSUM (GroupTiling::pe_broadcast, psum_partials, psum_values) offered where a nest
-  // reads an HBM operand broadcast across its partitions, folds a partial into a batch reduction
-  // or reads two SBUF inputs in an instruction faster with one in PSUM.
+  // Operands in PSUM (GroupTiling::pe_broadcast, psum_partials, psum_values, psum_loads) offered
+  // where a nest reads an HBM operand broadcast across its partitions, folds a partial into a
+  // batch reduction or reads two SBUF inputs (computed or loaded) in an instruction faster with
+  // one in PSUM.
   bool psum_operands = true;
 };
 
@@ -149,9 +150,10 @@ class CandidateSpace {
                       const GroupTiling& t) const;
   // Tiling `t` of group `g` with operands in PSUM where Vector reads them faster: its partition
   // broadcasts on the PE (GroupTiling::pe_broadcast), its batch reductions' partials in PSUM
-  // (GroupTiling::psum_partials), both, and values moved to PSUM (GroupTiling::psum_values); each
-  // where the nest has such an operand with the plan's picks (values: or `values_plan`'s, each
-  // op's first lowering faster with an operand in PSUM) and the twin fits.
+  // (GroupTiling::psum_partials), both, values moved to PSUM (GroupTiling::psum_values) and those
+  // with loads copied there too (GroupTiling::psum_loads); each where the nest has such an
+  // operand with the plan's picks (values and loads: or `values_plan`'s, each op's first lowering
+  // faster with an operand in PSUM) and the twin fits.
   std::vector<GroupTiling> psum_operand_twins(const ir::Kernel& k, const ProgramPlan& plan,
                                               const ProgramPlan& values_plan, std::size_t g,
                                               const GroupTiling& t) const;
