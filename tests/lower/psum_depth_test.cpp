@@ -34,9 +34,9 @@ int banks_of(const Buffer& b, const target::Target& t) {
 
 TEST_P(PsumDepth, AccumulatorsTakeTheFreeBanks) {
   const DepthCase& c = GetParam();
-  ir::Module m = ir::load_module(
-      std::string(TS_SOURCE_DIR) + "/jobs/kernels/nkibench/" + c.kernel + ".py",
-      sem::OpTable::builtin());
+  ir::Module m =
+      ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/nkibench/" + c.kernel + ".py",
+                      sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
   const target::Target& t = target::builtin_target(c.target);
   test::Prepared p(k, t, 1);
@@ -52,8 +52,8 @@ TEST_P(PsumDepth, AccumulatorsTakeTheFreeBanks) {
     if (!program) continue;
     ++programs;
     const std::string what = space.describe(i);
-    const bool deep = what.find(" bufs=1") == std::string::npos &&
-                      what.find(" bufs=2") == std::string::npos;
+    const bool deep =
+        what.find(" bufs=1") == std::string::npos && what.find(" bufs=2") == std::string::npos;
     ASSERT_LE(on_chip_use(*program, t.psum.bank_bytes).psum_banks, t.psum.banks) << what;
     const int groups = static_cast<int>(space.decode(i).tiling.size());
     for (const Buffer& b : program->buffers) {
@@ -66,8 +66,7 @@ TEST_P(PsumDepth, AccumulatorsTakeTheFreeBanks) {
       EXPECT_GE(b.bufs, 2) << what;
       // Another copy of it would not fit beside its nest's other buffers.
       if (b.bufs < t.psum.banks)
-        EXPECT_GT(nest_use(*program, t.psum.bank_bytes, b.nest, groups).psum_banks +
-                      banks_of(b, t),
+        EXPECT_GT(nest_use(*program, t.psum.bank_bytes, b.nest, groups).psum_banks + banks_of(b, t),
                   t.psum.banks)
             << b.name << " x" << b.bufs << ": " << what;
       deepened += b.bufs > 3;

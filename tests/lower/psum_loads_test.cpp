@@ -39,12 +39,11 @@ std::pair<int, std::size_t> position(const Program& p, int id) {
 
 TEST_P(PsumLoads, MatchTheReference) {
   const LoadsCase& c = GetParam();
-  ir::Module m =
-      c.source.find("def ") == std::string::npos
-          ? ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/nkibench/" + c.source +
-                                ".py",
-                            sem::OpTable::builtin())
-          : ir::parse_module(c.source, "t.py", sem::OpTable::builtin());
+  ir::Module m = c.source.find("def ") == std::string::npos
+                     ? ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/nkibench/" +
+                                           c.source + ".py",
+                                       sem::OpTable::builtin())
+                     : ir::parse_module(c.source, "t.py", sem::OpTable::builtin());
   const ir::Kernel& k = m.kernels.front();
   const target::Target& t = target::builtin_target(c.target);
   test::Prepared p(k, t, 2);
@@ -91,23 +90,22 @@ TEST_P(PsumLoads, MatchTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kernels, PsumLoads,
-    ::testing::Values(
-        LoadsCase{"rope", "rope", "trn2", {{"D", 128}, {"L", 1024}}, true},
-        // tensor_copy does not run on the Scalar engine of NeuronCore-v2.
-        LoadsCase{"rope", "rope", "trn1", {{"D", 128}, {"L", 1024}}, false},
-        LoadsCase{"product",
-                  "def f(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:\n"
-                  "    return x * y\n",
-                  "trn2",
-                  {{"M", 256}, {"N", 1024}},
-                  true},
-        // A bf16 tile is not moved (the fast case is written for fp32 operands only).
-        LoadsCase{"bf16_product",
-                  "def f(x: bf16[M, N], y: bf16[M, N]) -> bf16[M, N]:\n"
-                  "    return x * y\n",
-                  "trn2",
-                  {{"M", 256}, {"N", 1024}},
-                  false}),
+    ::testing::Values(LoadsCase{"rope", "rope", "trn2", {{"D", 128}, {"L", 1024}}, true},
+                      // tensor_copy does not run on the Scalar engine of NeuronCore-v2.
+                      LoadsCase{"rope", "rope", "trn1", {{"D", 128}, {"L", 1024}}, false},
+                      LoadsCase{"product",
+                                "def f(x: f32[M, N], y: f32[M, N]) -> f32[M, N]:\n"
+                                "    return x * y\n",
+                                "trn2",
+                                {{"M", 256}, {"N", 1024}},
+                                true},
+                      // A bf16 tile is not moved (the fast case is written for fp32 operands only).
+                      LoadsCase{"bf16_product",
+                                "def f(x: bf16[M, N], y: bf16[M, N]) -> bf16[M, N]:\n"
+                                "    return x * y\n",
+                                "trn2",
+                                {{"M", 256}, {"N", 1024}},
+                                false}),
     [](const auto& info) { return info.param.name + "_" + info.param.target; });
 
 }  // namespace
