@@ -7,8 +7,7 @@ namespace ts::lower {
 
 namespace {
 
-// Same program structure: everything but the engines and the buffering depths (but the depth of
-// a nest whose values may move to PSUM).
+// Same program structure: everything but the engines and the buffering depths.
 bool same_structure(const Candidate& a, const Candidate& b) {
   if (a.section != b.section || a.lowering != b.lowering ||
       a.instruction_fusion != b.instruction_fusion || a.tiling.size() != b.tiling.size())
@@ -24,10 +23,7 @@ bool same_structure(const Candidate& a, const Candidate& b) {
         a.tiling[g].pe_broadcast != b.tiling[g].pe_broadcast ||
         a.tiling[g].psum_partials != b.tiling[g].psum_partials ||
         a.tiling[g].psum_values != b.tiling[g].psum_values ||
-        a.tiling[g].psum_loads != b.tiling[g].psum_loads ||
-        // Which values move to PSUM depends on the depth (a quarter of PSUM with the copies).
-        ((a.tiling[g].psum_values || a.tiling[g].psum_loads) &&
-         a.tiling[g].bufs != b.tiling[g].bufs))
+        a.tiling[g].psum_loads != b.tiling[g].psum_loads)
       return false;
   return true;
 }

@@ -23,9 +23,6 @@ struct Case {
   bool per_op;
   std::int64_t walk;  // indices visited in order from 0 (then as many in a jumping order), at most
   int cores = 1;      // SpaceOptions::cores
-  // Candidates per program built in order, at least (a nest whose values may move to PSUM is
-  // rebuilt per depth: which values move depends on it).
-  int per_build = 3;
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -91,7 +88,7 @@ TEST_P(CursorCase, EqualsMaterializeAtEveryIndex) {
   // In order, a program is built once per engine-policy x depth run at most.
   CandidateCursor walker(space);
   for (std::int64_t i = 0; i < n; ++i) walker.at(i);
-  EXPECT_LE(walker.built() * c.per_build, n) << "built " << walker.built() << " of " << n;
+  EXPECT_LE(walker.built() * 3, n) << "built " << walker.built() << " of " << n;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -102,8 +99,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"gqa", {{"M", 256}, {"N", 256}}, false, 2000},
                       Case{"rmsnorm_matmul", {{"M", 256}, {"K", 256}, {"N", 256}}, false, 2000, 8},
                       Case{"softmax_matmul", {{"M", 256}, {"K", 256}, {"N", 256}}, true, 2000, 2},
-                      // psum-loads twins: a copy into PSUM the engines' rebinding keeps.
-                      Case{"rope", {{"M", 256}, {"N", 1024}}, false, 2000, 1, 1}),
+                      // psum-values and psum-loads twins: the values moved to PSUM are the
+                      // same at every depth (rope candidate 398 once kept v10 in PSUM from its
+                      // bufs=2 neighbour, where bufs=3 alone moved nothing).
+                      Case{"rope", {{"M", 256}, {"N", 1024}}, false, 2000}),
     [](const auto& info) {
       return std::string(info.param.kernel) + (info.param.per_op ? "_per_op" : "") +
              (info.param.cores > 1 ? "_cores" + std::to_string(info.param.cores) : "");

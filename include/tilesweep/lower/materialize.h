@@ -102,7 +102,7 @@ struct GroupTiling {
   // Values in PSUM (psum_values.cpp): after the nest is emitted, where a Vector instruction's
   // cost formula is lower with one input in PSUM (tensor_tensor, S0) and both are in SBUF, one of
   // them (an fp32 value of the nest that only compute instructions allowing PSUM touch, at most a
-  // quarter of PSUM) is moved to PSUM. Offered where that moves a value and the twin fits.
+  // quarter of PSUM per copy) is moved to PSUM. Offered where that moves a value and the twin fits.
   bool psum_values = false;
   // Loads in PSUM (psum_values.cpp, with psum_values): where such an instruction's inputs are
   // both loaded tiles (no DMA writes PSUM), one of them is copied into PSUM by the Scalar engine

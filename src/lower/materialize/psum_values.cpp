@@ -4,13 +4,15 @@
 // cost formula is lower with its inputs in PSUM and SBUF (`psum_sbuf`) and whose two inputs are
 // both in SBUF, one of them (the second first) moves to PSUM where it can: an fp32 buffer of the
 // nest written and read only by compute instructions whose operand lists allow PSUM there, no
-// DMA touching it, no reader whose other input is already in PSUM, and at most a quarter of
-// PSUM per partition with its copies. Engines that cannot reach PSUM (GpSimd) are then replaced
-// by the target's rules (materialize.cpp: make_engine_legal), or the plan has no program.
+// DMA touching it, no reader whose other input is already in PSUM, and each copy at most a
+// quarter of PSUM per partition — whatever the depth, so that the values moved are the same at
+// every depth (the candidate cursor rebinds depths on one program); a depth whose copies do not
+// fit PSUM has no program. Engines that cannot reach PSUM (GpSimd) are then replaced by the
+// target's rules (materialize.cpp: make_engine_legal), or the plan has no program.
 //
 // Loads in PSUM (GroupTiling::psum_loads): no DMA writes PSUM, so where both inputs of such an
 // instruction are loaded tiles (rope: x times cos), one of them (the one more such readers read,
-// the second on a tie; fp32, loaded whole by one DMA, at most a quarter of PSUM with its copies)
+// the second on a tie; fp32, loaded whole by one DMA, each copy at most a quarter of PSUM)
 // is copied into PSUM right after its load by the Scalar engine's tensor_copy (NeuronCore-v3 on:
 // on NeuronCore-v2 tensor_copy does not run there), and every reader that may read PSUM there
 // (a compute instruction off the Tensor engine, no other input in PSUM) reads the copy: the
@@ -45,7 +47,7 @@ bool faster_with_one_in_psum(const Inst& in) {
 bool movable(const Program& p, const target::Target& t, int buffer) {
   const Buffer& b = p.buffers[static_cast<std::size_t>(buffer)];
   if (b.memory != sem::Memory::Sbuf || b.constant || b.dtype != ir::DType::F32 ||
-      b.bytes_per_partition() * b.bufs > t.psum.bytes_per_partition / 4)
+      b.bytes_per_partition() > t.psum.bytes_per_partition / 4)
     return false;
   for (const Inst& in : p.insts) {
     bool writes = in.out == buffer;
@@ -92,12 +94,12 @@ bool may_read_psum(const Program& p, const Inst& in, std::size_t k) {
   return true;
 }
 
-// The one DMA load writing all of `buffer` (an fp32 SBUF tile that fits a quarter of PSUM with its
-// copies), or -1.
+// The one DMA load writing all of `buffer` (an fp32 SBUF tile of at most a quarter of PSUM), or
+// -1.
 int whole_load(const Program& p, const target::Target& t, int buffer) {
   const Buffer& b = p.buffers[static_cast<std::size_t>(buffer)];
   if (b.memory != sem::Memory::Sbuf || b.constant || b.dtype != ir::DType::F32 ||
-      b.bytes_per_partition() * b.bufs > t.psum.bytes_per_partition / 4)
+      b.bytes_per_partition() > t.psum.bytes_per_partition / 4)
     return -1;
   int load = -1;
   for (std::size_t i = 0; i < p.insts.size(); ++i) {
