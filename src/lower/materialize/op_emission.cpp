@@ -2,7 +2,8 @@
 // picked lowering program (or another program of its pick: a transposed producer's pre), in
 // program order at the end of `block`. Constants become constant tiles, operands an instruction
 // cannot read where they are are copied to SBUF, the root instruction writes `dest` when its
-// memory allows (else a copy follows) and accumulates over `accumulate`'s iterations. Returns the
+// memory allows (else a copy follows; a tile just loaded is loaded into `dest` instead) and
+// accumulates over `accumulate`'s iterations. Returns the
 // result's tile, or NoProgram when the target lacks an instruction of the program.
 #include <fmt/format.h>
 
@@ -275,10 +276,8 @@ Lowered<Tile> emit_lowering(Emission& e, int block, int node, const std::vector<
     if (auto no = op.emit_step(m)) return *no;
   Tile result = *op.tiles[static_cast<std::size_t>(op.root)];
   if (dest && result.buffer != dest->buffer) {
-    if (load_into_dest(e, result, *dest)) {
-    } else if (auto no = copy_tile(e, block, node, result, *dest, "copy")) {
-      return *no;
-    }
+    if (!load_into_dest(e, result, *dest))
+      if (auto no = copy_tile(e, block, node, result, *dest, "copy")) return *no;
     result = *dest;
   }
   e.emitted.push_back({node, result.buffer, first, e.builder.program().insts.size()});
