@@ -999,6 +999,41 @@ void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
   for (auto& t : c.tiling) t.bufs = c.bufs;
 }
 
+// The radices of a section's digits, innermost first, in decode()'s order.
+std::vector<std::int64_t> CandidateSpace::digit_radices(const SpaceSection& s) const {
+  std::vector<std::int64_t> r = {s.engine.policies, static_cast<std::int64_t>(options_.bufs.size()),
+                                 core_choice_count(options_.cores)};
+  if (s.engine.per_op)
+    for (const auto& pairs : s.engine.op_choices)
+      r.push_back(static_cast<std::int64_t>(pairs.size()));
+  else
+    for (const auto& l : s.ops.kept) r.push_back(static_cast<std::int64_t>(l.size()));
+  if (!s.pairs.nodes.empty()) r.push_back(2);
+  if (s.form.fused)
+    for (const auto& t : s.tilings) r.push_back(static_cast<std::int64_t>(t.size()));
+  else
+    r.push_back(tiling_radix(s));
+  return r;
+}
+
+std::vector<std::int64_t> CandidateSpace::neighbours(std::int64_t index) const {
+  TS_CHECK(index >= 0 && index < size_, "candidate {} of {}", index, size_);
+  auto it = std::upper_bound(sections_.begin(), sections_.end(), index,
+                             [](std::int64_t i, const SpaceSection& s) { return i < s.first; });
+  const SpaceSection& s = *(it - 1);
+  std::vector<std::int64_t> out;
+  std::int64_t r = index - s.first, weight = 1;
+  for (std::int64_t radix : digit_radices(s)) {
+    const std::int64_t d = r % radix;
+    r /= radix;
+    for (std::int64_t v = 0; v < radix; ++v)
+      if (v != d) out.push_back(index + (v - d) * weight);
+    weight *= radix;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::string CandidateSpace::describe(std::int64_t index) const {
   Candidate c = decode(index);
   const SpaceSection& s = sections_[c.section];

@@ -49,4 +49,20 @@ std::int64_t SpaceSample::index(std::int64_t position) const {
          static_cast<std::int64_t>(draw % static_cast<std::uint64_t>(hi - lo));
 }
 
+std::optional<std::int64_t> SpaceSample::position(std::int64_t index) const {
+  auto it = std::upper_bound(parts_.begin(), parts_.end(), index,
+                             [](std::int64_t i, const Part& p) { return i < p.section.first; });
+  if (it == parts_.begin()) return std::nullopt;
+  const Part& part = *(it - 1);
+  const std::int64_t r = index - part.section.first;
+  if (r < 0 || r >= part.section.size) return std::nullopt;
+  if (!part.sampled()) return part.first + r;
+  // The stratum holding r (strata are floor(k * size / count) apart), then its one draw.
+  auto k = static_cast<std::int64_t>(static_cast<__int128>(r) * part.count / part.section.size);
+  while (k + 1 < part.count && stratum_start(k + 1, part.section.size, part.count) <= r) ++k;
+  while (k > 0 && stratum_start(k, part.section.size, part.count) > r) --k;
+  if (this->index(part.first + k) != index) return std::nullopt;
+  return part.first + k;
+}
+
 }  // namespace ts::sweep

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -39,6 +40,81 @@ TEST(CandidateSpace, KernelOfViewsAloneHasCandidates) {
       ASSERT_GT(space.size(), 0) << src;
       EXPECT_TRUE(space.materialize(0)) << src;
     }
+}
+
+// CandidateSpace::neighbours: each neighbour of a candidate is in its section and differs from it
+// in exactly one choice (the engine policy, the depth, the cores, one op's lowering with its
+// engine, instruction fusion, one fused group's tiling or the unfused tiling policy); the
+// relation is symmetric and the list increasing. Over kernels with one and several groups, with
+// instruction pairs, per-op engines and cores.
+struct NeighbourCase {
+  const char* file;
+  const char* target;
+  sem::DimEnv dims;
+  bool per_op;
+  int cores;
+};
+
+int choices_changed(const Candidate& a, const Candidate& b) {
+  int n = (a.engines != b.engines) + (a.bufs != b.bufs) + (a.cores != b.cores) +
+          (a.instruction_fusion != b.instruction_fusion);
+  for (std::size_t j = 0; j < a.lowering.size(); ++j)
+    n += a.lowering[j] != b.lowering[j] ||
+         (j < a.op_engines.size() && a.op_engines[j] != b.op_engines[j]);
+  auto depthless = [](GroupTiling t) {
+    t.bufs = 0;
+    return t;
+  };
+  if (a.fused) {
+    for (std::size_t g = 0; g < a.tiling.size(); ++g)
+      n += !(depthless(a.tiling[g]) == depthless(b.tiling[g]));
+  } else {
+    bool same = true;
+    for (std::size_t g = 0; g < a.tiling.size(); ++g)
+      same = same && depthless(a.tiling[g]) == depthless(b.tiling[g]);
+    n += !same;
+  }
+  return n;
+}
+
+TEST(CandidateSpace, NeighboursDifferInOneChoice) {
+  const NeighbourCase cases[] = {
+      {"softmax.py", "trn2", {{"M", 256}, {"N", 512}}, false, 1},
+      {"softmax.py", "trn2", {{"M", 256}, {"N", 512}}, true, 1},
+      {"rmsnorm_matmul.py", "trn1", {{"M", 512}, {"K", 512}, {"N", 512}}, false, 2},
+      {"swiglu_mlp.py", "trn1", {{"M", 256}, {"K", 256}, {"N", 256}}, false, 1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.file) + (c.per_op ? " per op" : ""));
+    const target::Target& t = target::builtin_target(c.target);
+    ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.file,
+                                   sem::OpTable::builtin());
+    const ir::Kernel& k = m.kernels.front();
+    SynthesisCache cache;
+    KernelChoices choices = instruction_choices(k, t.isa, cache);
+    SpaceOptions o;
+    o.max_block = 2;
+    o.engines_per_op = c.per_op;
+    o.cores = c.cores;
+    CandidateSpace space({{&k, &choices}}, t, c.dims, o);
+    ASSERT_GT(space.size(), 1);
+    for (std::int64_t i = 0; i < space.size(); i += std::max<std::int64_t>(1, space.size() / 97)) {
+      const Candidate ci = space.decode(i);
+      std::vector<std::int64_t> around = space.neighbours(i);
+      EXPECT_FALSE(around.empty()) << i;
+      EXPECT_TRUE(std::is_sorted(around.begin(), around.end())) << i;
+      EXPECT_EQ(std::set<std::int64_t>(around.begin(), around.end()).size(), around.size()) << i;
+      for (std::int64_t n : around) {
+        ASSERT_GE(n, 0);
+        ASSERT_LT(n, space.size());
+        const Candidate cn = space.decode(n);
+        EXPECT_EQ(cn.section, ci.section) << i << " " << n;
+        EXPECT_EQ(choices_changed(ci, cn), 1) << i << " " << n;
+        const std::vector<std::int64_t> back = space.neighbours(n);
+        EXPECT_TRUE(std::binary_search(back.begin(), back.end(), i)) << i << " " << n;
+      }
+    }
+  }
 }
 
 // Per op, the space holds more candidates than the policy's; two candidates that differ only in

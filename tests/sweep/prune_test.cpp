@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <tuple>
 
 #include "tilesweep/ir/frontend.h"
@@ -23,6 +24,26 @@ struct PruneCase {
   sem::DimEnv dims;
   std::int64_t keep;
   std::int64_t per_section;  // SpaceSample: 0 every candidate
+};
+
+// A case's space (max_block 4) and sample, with what they refer to.
+struct CaseSpace {
+  explicit CaseSpace(const PruneCase& c)
+      : t(target::builtin_target(c.target)),
+        m(ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.file,
+                          sem::OpTable::builtin())),
+        choices(lower::instruction_choices(m.kernels.front(), t.isa, cache)) {
+    lower::SpaceOptions so;
+    so.max_block = 4;
+    space.emplace(std::vector<lower::SpaceVariant>{{&m.kernels.front(), &choices}}, t, c.dims, so);
+    sample = SpaceSample(space->sections(), c.per_section, 7);
+  }
+  const target::Target& t;
+  ir::Module m;
+  lower::SynthesisCache cache;
+  lower::KernelChoices choices;
+  std::optional<lower::CandidateSpace> space;
+  SpaceSample sample;
 };
 
 void expect_same(const RangeResult& a, const RangeResult& b) {
@@ -48,16 +69,10 @@ TEST(Prune, SameTopAndBaselines) {
   std::int64_t pruned = 0;
   for (const auto& c : cases) {
     SCOPED_TRACE(std::string(c.file) + " on " + c.target);
-    const target::Target& t = target::builtin_target(c.target);
-    ir::Module m = ir::load_module(std::string(TS_SOURCE_DIR) + "/jobs/kernels/axon/" + c.file,
-                                   sem::OpTable::builtin());
-    const ir::Kernel& k = m.kernels.front();
-    lower::SynthesisCache cache;
-    lower::KernelChoices choices = lower::instruction_choices(k, t.isa, cache);
-    lower::SpaceOptions so;
-    so.max_block = 4;
-    lower::CandidateSpace space({{&k, &choices}}, t, c.dims, so);
-    SpaceSample sample(space.sections(), c.per_section, 7);
+    const CaseSpace cs(c);
+    const target::Target& t = cs.t;
+    const lower::CandidateSpace& space = *cs.space;
+    const SpaceSample& sample = cs.sample;
     PruneOptions po;
     po.keep = c.keep;
     po.seeds = 16;
@@ -95,6 +110,44 @@ TEST(Prune, SameTopAndBaselines) {
     EXPECT_EQ(none.pruned, 0);
   }
   EXPECT_GT(pruned, 0);
+}
+
+// The descent (PruneOptions::descent_rounds) never loosens a bound and, from seeds spread thin,
+// tightens the keep threshold and prunes more: over the cases, strictly so in sum.
+TEST(Prune, DescentTightensTheBounds) {
+  const PruneCase cases[] = {
+      {"swiglu_mlp.py", "trn1", {{"M", 512}, {"K", 512}, {"N", 512}}, 8, 0},
+      {"rmsnorm_matmul.py", "trn2", {{"M", 512}, {"K", 512}, {"N", 512}}, 4, 0},
+      {"softmax.py", "trn1", {{"M", 1024}, {"N", 1024}}, 4, 0},
+  };
+  std::int64_t pruned_without = 0, pruned_with = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.file) + " on " + c.target);
+    const CaseSpace cs(c);
+    const target::Target& t = cs.t;
+    const lower::CandidateSpace& space = *cs.space;
+    const SpaceSample& sample = cs.sample;
+    PruneOptions po;
+    po.keep = c.keep;
+    po.seeds = 8;
+    po.refine = 1;
+    PruneOptions flat = po;
+    flat.descent_rounds = 0;
+    const PruneBounds with = prune_bounds(space, sample, t, po);
+    const PruneBounds without = prune_bounds(space, sample, t, flat);
+    EXPECT_LE(with.keep_ns, without.keep_ns);
+    EXPECT_LE(with.variant0_ns, without.variant0_ns);
+    EXPECT_LE(with.unfused_ns, without.unfused_ns);
+    EXPECT_GT(with.seeds, without.seeds);
+    const auto keep = static_cast<std::size_t>(c.keep);
+    Pruner tight(with, {}), loose(without, {});
+    RangeResult a = score_range(space, sample, 0, sample.size(), t, keep, nullptr, &tight);
+    RangeResult b = score_range(space, sample, 0, sample.size(), t, keep, nullptr, &loose);
+    expect_same(a, b);
+    EXPECT_GE(a.pruned, b.pruned);
+    pruned_with += a.pruned, pruned_without += b.pruned;
+  }
+  EXPECT_GT(pruned_with, pruned_without);
 }
 
 TEST(Prune, KeepAllPrunesNothing) {

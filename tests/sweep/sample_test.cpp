@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 namespace ts::sweep {
@@ -51,6 +52,27 @@ TEST(SpaceSample, TheSeedDecidesTheDraw) {
     differ += a.index(p) != c.index(p);
   }
   EXPECT_GT(differ, 50);
+}
+
+// position() inverts index() on the scored candidates and says which are not scored: every index
+// of the space, sampled or not, against the positions that draw it.
+TEST(SpaceSample, PositionInvertsIndex) {
+  const std::pair<std::int64_t, std::uint64_t> cases[] = {{0, 1}, {100, 7}, {3, 2}, {999, 5}};
+  for (const auto& [per_section, seed] : cases) {
+    SCOPED_TRACE(per_section);
+    SpaceSample s(kSections, per_section, seed);
+    std::map<std::int64_t, std::int64_t> drawn;  // index -> position
+    for (std::int64_t p = 0; p < s.size(); ++p) drawn[s.index(p)] = p;
+    for (std::int64_t i = 0; i < s.space_size(); ++i) {
+      auto it = drawn.find(i);
+      if (it == drawn.end())
+        EXPECT_EQ(s.position(i), std::nullopt) << i;
+      else
+        EXPECT_EQ(s.position(i), it->second) << i;
+    }
+    EXPECT_EQ(s.position(-1), std::nullopt);
+    EXPECT_EQ(s.position(s.space_size()), std::nullopt);
+  }
 }
 
 }  // namespace

@@ -91,6 +91,11 @@ class CandidateSpace {
   Candidate decode(std::int64_t index) const;
   void decode(std::int64_t index, Candidate& into) const;  // reusing `into`'s storage
   std::string describe(std::int64_t index) const;          // the candidate's configuration in words
+  // The candidates that differ from `index` in one choice: its engine policy, depth, core count,
+  // one op's lowering (and engine), instruction fusion, or one group's tiling (unfused: the one
+  // tiling policy); in increasing order. Good candidates have good neighbours (a descent from
+  // them finds better ones: sweep/prune.h).
+  std::vector<std::int64_t> neighbours(std::int64_t index) const;
   // The program of candidate `index` (its `config` left empty: describe() fills it when needed),
   // or NoProgram (with the reason) when this combination has none at the shape.
   Lowered<Program> materialize(std::int64_t index) const;
@@ -166,6 +171,7 @@ class CandidateSpace {
                                   const ProgramPlan& plan) const;
   std::optional<SpaceSection> no_section(int variant, const SpaceSection& s, const NoProgram& why);
   static std::int64_t tiling_radix(const SpaceSection& s);
+  std::vector<std::int64_t> digit_radices(const SpaceSection& s) const;
   static std::int64_t choice_radix(const SpaceSection& s);
   static const char* form_name(const SpaceSection& s);
 

@@ -109,6 +109,8 @@ struct GroupTiling {
   // right after its load, and its Vector readers read the copy (rope's products of x with cos and
   // sin). Offered where that copies a tile and the twin fits.
   bool psum_loads = false;
+
+  bool operator==(const GroupTiling&) const = default;
 };
 
 // The panel width of a swap site's right-hand sides with N columns (GroupTiling::panel): the

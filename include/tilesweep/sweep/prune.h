@@ -1,6 +1,6 @@
 // Sound pruning of a sweep's candidates. Before a space is scored, a few of its candidates (the
 // seeds: evenly spread over the scored positions, plus each section's first, then the neighbours
-// of the best of them) are simulated;
+// of the best of them in position and, in a descent, in choices) are simulated;
 // their latencies bound what the rows the sweep keeps can be:
 //  - keep_ns: the keep-th best seed latency. The space's best `keep` candidates are no slower,
 //    so a candidate slower than it is not among the kept rows (/candidates, /best).
@@ -45,6 +45,12 @@ struct PruneOptions {
   // Then the neighbourhood (`around` positions on each side) of each of the best `refine` seeds:
   // neighbours share a tiling, so good seeds lead to better ones and tighter thresholds.
   std::int64_t refine = 8, around = 16;
+  // Then a descent: rounds of the neighbours (CandidateSpace::neighbours: one choice changed) of
+  // the best `keep` seeds and the ablation classes' best, each stopped past the bounds so far;
+  // until a round finds no new leader, `descent_rounds` rounds or `descent` more seeds. Good
+  // candidates have good neighbours, so the thresholds close in on the kept rows' latencies.
+  int descent_rounds = 8;
+  std::int64_t descent = 8192;
 };
 
 // Simulates the seeds of `sample` (all cores, TBB) and returns the thresholds.

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tilesweep/lower/candidate_space.h"
@@ -33,6 +34,8 @@ class SpaceSample {
   bool sampled() const { return size_ < space_size_; }
   const std::vector<Part>& parts() const { return parts_; }
   std::int64_t index(std::int64_t position) const;  // candidate index at a position
+  // The position of candidate `index`; nullopt when it is not scored (its stratum drew another).
+  std::optional<std::int64_t> position(std::int64_t index) const;
 
  private:
   std::vector<Part> parts_;
