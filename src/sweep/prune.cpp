@@ -141,14 +141,17 @@ PruneBounds prune_bounds(const lower::CandidateSpace& space, const SpaceSample& 
   // scored positions only, best leader first, up to `descent` seeds in all.
   std::set<std::int64_t> expanded;
   const std::int64_t limit = seeds.count() + std::max<std::int64_t>(o.descent, 0);
-  for (int round = 0; round < o.descent_rounds && seeds.count() < limit; ++round) {
+  bool full = false;  // a leader's neighbourhood did not fit in the limit: this round is the last
+  for (int round = 0; round < o.descent_rounds && !full; ++round) {
     std::set<std::int64_t> next;
     for (std::int64_t leader : seeds.leaders()) {
-      if (!expanded.insert(leader).second) continue;
+      if (expanded.count(leader)) continue;
       std::set<std::int64_t> around;
       for (std::int64_t n : space.neighbours(sample.index(leader)))
         if (auto p = sample.position(n); p && !seeds.has(*p) && !next.count(*p)) around.insert(*p);
-      if (seeds.count() + static_cast<std::int64_t>(next.size() + around.size()) > limit) break;
+      full = seeds.count() + static_cast<std::int64_t>(next.size() + around.size()) > limit;
+      if (full) break;
+      expanded.insert(leader);
       next.insert(around.begin(), around.end());
     }
     if (next.empty()) break;
