@@ -955,18 +955,24 @@ Candidate CandidateSpace::decode(std::int64_t index) const {
   return c;
 }
 
-void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
+// The number of the section holding candidate `index`.
+std::size_t CandidateSpace::section_at(std::int64_t index) const {
   TS_CHECK(index >= 0 && index < size_, "candidate {} of {}", index, size_);
   auto it = std::upper_bound(sections_.begin(), sections_.end(), index,
                              [](std::int64_t i, const SpaceSection& s) { return i < s.first; });
-  const SpaceSection& s = *(it - 1);
+  return static_cast<std::size_t>(it - 1 - sections_.begin());
+}
+
+void CandidateSpace::decode(std::int64_t index, Candidate& c) const {
+  const std::size_t at = section_at(index);
+  const SpaceSection& s = sections_[at];
   std::int64_t r = index - s.first;
   c.lowering.clear();
   c.op_engines.clear();
   c.tiling.clear();
   c.variant = s.form.variant;
   c.fused = s.form.fused;
-  c.section = static_cast<int>(it - 1 - sections_.begin());
+  c.section = static_cast<int>(at);
   auto digit = [&](std::size_t radix) {
     auto d = static_cast<int>(r % static_cast<std::int64_t>(radix));
     r /= static_cast<std::int64_t>(radix);
@@ -1017,10 +1023,8 @@ std::vector<std::int64_t> CandidateSpace::digit_radices(const SpaceSection& s) c
 }
 
 std::vector<std::int64_t> CandidateSpace::neighbours(std::int64_t index) const {
-  TS_CHECK(index >= 0 && index < size_, "candidate {} of {}", index, size_);
-  auto it = std::upper_bound(sections_.begin(), sections_.end(), index,
-                             [](std::int64_t i, const SpaceSection& s) { return i < s.first; });
-  const SpaceSection& s = *(it - 1);
+  const std::size_t at = section_at(index);
+  const SpaceSection& s = sections_[at];
   std::vector<std::int64_t> out;
   std::int64_t r = index - s.first, weight = 1;
   for (std::int64_t radix : digit_radices(s)) {

@@ -172,6 +172,7 @@ class CandidateSpace {
   std::optional<SpaceSection> no_section(int variant, const SpaceSection& s, const NoProgram& why);
   static std::int64_t tiling_radix(const SpaceSection& s);
   std::vector<std::int64_t> digit_radices(const SpaceSection& s) const;
+  std::size_t section_at(std::int64_t index) const;
   static std::int64_t choice_radix(const SpaceSection& s);
   static const char* form_name(const SpaceSection& s);
 
